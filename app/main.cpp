@@ -1,0 +1,77 @@
+// meshbench: main only dispatches to the subcommands, which each module owns.
+#include <array>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include "analysis/commands.hpp"
+#include "bench/commands.hpp"
+#include "common/error.hpp"
+#include "common/version.hpp"
+#include "mapping/commands.hpp"
+#include "slurm/commands.hpp"
+#include "topology/commands.hpp"
+
+namespace {
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const meshbench::Args&);
+};
+
+constexpr std::array kSubcommands = {
+    Subcommand{"topo", "discover or load the cluster topology and print it", meshbench::topology::topo_command},
+    Subcommand{"groups", "print Megatron-Core's rank groups for a parallel layout", meshbench::mapping::groups_command},
+    Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
+    Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
+    Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},
+    Subcommand{"compare", "compare two results files and flag regressions", meshbench::analysis::compare_command},
+    Subcommand{"doctor", "pre-flight checks: environment, versions, provider, devices, clocks", meshbench::analysis::doctor_command},
+    Subcommand{"logs", "parse NCCL logs and merge logs into one time-ordered view", meshbench::analysis::logs_command},
+    Subcommand{"slurm", "write sbatch job scripts for HyperPod and ParallelCluster", meshbench::slurm::slurm_command},
+};
+
+void print_usage(std::ostream& out) {
+  out << "usage: meshbench [--help] [--version] SUBCOMMAND [options]\n\n"
+         "meshbench finds the placement of EP/DP/TP/PP groups on a cluster's GPUs that communicates\n"
+         "fastest, and tells whether a driver, NCCL or libfabric upgrade made anything slower.\n\n"
+         "subcommands:\n";
+  for (const auto& s : kSubcommands) {
+    out << "  " << s.name << std::string(10 - s.name.size(), ' ') << s.summary << "\n";
+  }
+  out << "\n'meshbench SUBCOMMAND --help' lists a subcommand's options with their defaults.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return meshbench::kExitBadInput;
+  }
+  const std::string_view first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    print_usage(std::cout);
+    return meshbench::kExitOk;
+  }
+  if (first == "--version") {
+    std::cout << "meshbench " << meshbench::kVersion << "\nbackends: " << meshbench::kBackends << "\n";
+    return meshbench::kExitOk;
+  }
+  for (const auto& s : kSubcommands) {
+    if (s.name != first) continue;
+    try {
+      return s.run(meshbench::Args(argv + 2, argv + argc));
+    } catch (const meshbench::InputError& e) {
+      std::cerr << "meshbench " << s.name << ": error: " << e.what() << "\n";
+      return meshbench::kExitBadInput;
+    } catch (const std::exception& e) {
+      std::cerr << "meshbench " << s.name << ": failed: " << e.what() << "\n";
+      return meshbench::kExitFailure;
+    }
+  }
+  std::cerr << "meshbench: error: unknown subcommand '" << first << "'; see 'meshbench --help'\n";
+  return meshbench::kExitBadInput;
+}

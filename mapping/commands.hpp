@@ -1,0 +1,9 @@
+#pragma once
+#include "common/cli.hpp"
+
+namespace meshbench::mapping {
+// meshbench groups
+int groups_command(const Args& args);
+// meshbench plan
+int plan_command(const Args& args);
+}

@@ -1,0 +1,44 @@
+# Sourced by quickstart.sh and test.sh: the Debian packages meshbench needs, installed when missing.
+# Debian 12 names; CUDA and NCCL are optional and never installed here.
+MESHBENCH_PACKAGES=(
+  g++ cmake make pkg-config
+  libopenmpi-dev openmpi-bin
+  libhwloc-dev hwloc-nox
+  libhdf5-dev hdf5-tools
+  libboost-program-options-dev
+  libgtest-dev
+  libpugixml-dev nlohmann-json3-dev
+  libfabric-dev libfabric-bin
+  python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
+  slurmctld slurmd slurm-client libpmix-dev
+  iproute2 util-linux procps
+)
+
+meshbench_install_deps() {
+  local missing=()
+  for p in "${MESHBENCH_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "meshbench: installing ${#missing[@]} missing Debian package(s): ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+      echo "meshbench: error: missing packages and not root; run: apt-get install -y ${missing[*]}" >&2
+      return 2
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q >/dev/null || return 2
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 2
+}
+
+# Configures and builds into $MESHBENCH_BUILD_DIR (default: build/). Extra CMake arguments
+# come from $MESHBENCH_CMAKE_ARGS.
+meshbench_build() {
+  local root="$1"
+  local build="${MESHBENCH_BUILD_DIR:-$root/build}"
+  # shellcheck disable=SC2086
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} || return 2
+  cmake --build "$build" -j "$(nproc)" || return 2
+}
