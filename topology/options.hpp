@@ -1,0 +1,42 @@
+#pragma once
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/cli.hpp"
+#include "topology/cluster.hpp"
+
+namespace meshbench::topology {
+
+// The options every subcommand that needs a topology takes.
+struct TopologyOptions {
+  std::string file;       // --topology FILE: NCCL or hwloc XML, told apart by content
+  std::string node_type;  // --node-type NAME: a catalog entry
+  int nodes = 0;          // --nodes N: how many such nodes; 0 = not given
+  bool given() const { return !file.empty() || !node_type.empty() || nodes != 0; }
+};
+
+void add_topology_options(po::options_description& options, TopologyOptions& values);
+
+// The topology the options describe, built offline (no MPI). InputError on a missing or
+// malformed file, an unknown node type, --nodes < 1, or no GPUs where `require_gpus`.
+ClusterTopology load_offline_topology(const TopologyOptions& options, bool require_gpus);
+
+// This node alone, discovered with hwloc; without GPUs, `cpu_slots` CPU slots.
+NodeTopology discover_this_node(int cpu_slots);
+
+// The live cluster under MPI (collective over `comm`): every rank reports its host, slot and
+// node; rank 0 assembles and broadcasts. Nodes are found with MPI_Comm_split_type(SHARED).
+struct LiveCluster {
+  ClusterTopology topology;
+  std::vector<int> slot_of_rank;      // world rank -> slot
+  std::vector<std::string> warnings;  // e.g. nodes whose layouts differ
+};
+LiveCluster discover_cluster(MPI_Comm comm);
+
+// True when this process was started by mpirun/srun (so MPI_Init joins a real job).
+bool launched_by_mpi_launcher();
+
+}  // namespace meshbench::topology
