@@ -1,0 +1,53 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/records.hpp"
+
+namespace meshbench::results {
+
+// One node of the stored topology, enough to name the hosts of a slow group.
+struct StoredNode {
+  std::string hostname;
+  int first_slot = 0;
+  int slot_count = 0;
+};
+
+// A results file read back. Refuses, with InputError naming the way out, a missing file, a
+// file that is not HDF5, an HDF5 file that meshbench did not write, and another schema version.
+class ResultsFile {
+ public:
+  static ResultsFile open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  int schema_version() const { return schema_version_; }
+  const RunInfo& run() const { return run_; }
+  const Provenance& provenance() const { return provenance_; }
+  const LayoutRecord& layout() const { return layout_; }
+  const std::vector<MappingRecord>& mappings() const { return mappings_; }
+  const std::vector<MeasurementRow>& measurements() const { return measurements_; }
+  const std::vector<GroupTiming>& group_timings() const { return group_timings_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+  const std::vector<Failure>& failures() const { return failures_; }
+  const std::vector<StoredNode>& nodes() const { return nodes_; }
+  const std::string& topology_json() const { return topology_json_; }
+  // The host a slot sits on ("" when out of range).
+  std::string host_of_slot(int slot) const;
+  const MappingRecord* find_mapping(const std::string& name) const;
+
+ private:
+  std::string path_;
+  int schema_version_ = 0;
+  RunInfo run_;
+  Provenance provenance_;
+  LayoutRecord layout_;
+  std::vector<MappingRecord> mappings_;
+  std::vector<MeasurementRow> measurements_;
+  std::vector<GroupTiming> group_timings_;
+  std::vector<Sample> samples_;
+  std::vector<Failure> failures_;
+  std::vector<StoredNode> nodes_;
+  std::string topology_json_;
+};
+
+}  // namespace meshbench::results

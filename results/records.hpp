@@ -1,0 +1,106 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "results/environment.hpp"
+
+namespace meshbench::results {
+
+// What the run was: written when the file is created and updated when it ends.
+struct RunInfo {
+  std::string meshbench_version;
+  std::string command_line;
+  std::string started_at;   // ISO-8601 UTC
+  std::string finished_at;  // empty while running
+  std::string status = "running";  // running | complete | failed
+  std::string backend;      // mpi | nccl
+  int world_size = 0;
+  std::vector<std::string> hosts;  // per world rank
+};
+
+// Versions, the allow-listed environment and the doctor result, recorded with every run.
+struct Provenance {
+  std::vector<std::pair<std::string, std::string>> versions;  // e.g. {"nccl", "2.28.9"}
+  Environment environment;
+  std::string doctor_json;  // the doctor report (analysis/doctor.hpp), empty if not run
+};
+
+// One mapping as stored: placement, groups, what the plan predicted.
+struct MappingRecord {
+  std::string name;
+  std::string how;
+  std::uint64_t digest = 0;                      // mapping::structure_digest
+  std::vector<int> slot_of_rank;                 // logical rank -> slot
+  std::vector<std::pair<std::string, std::vector<std::vector<int>>>> groups;  // dim -> logical rank groups
+  std::vector<std::pair<std::string, double>> predicted_us;  // dim -> predicted time; "step" for the total
+};
+
+// The layout the mappings share, and the workload when one was given.
+struct LayoutRecord {
+  int world = 0, tp = 1, cp = 1, pp = 1, ep = 1, etp = 1, dp = 1, edp = 1;
+  std::string order;
+  std::string workload_json;  // empty without a workload
+};
+
+// One row of /measurements: a mapping × dimension × op × size × timing mode.
+struct MeasurementRow {
+  std::string mapping;
+  std::string dim;
+  std::string op;
+  std::string backend;
+  std::string dtype;
+  std::uint64_t bytes = 0;        // nccl-tests' size convention (per-rank buffer)
+  int groups = 0;                 // groups that ran at once (1 when isolated)
+  int group_size = 0;
+  int iters = 0;                  // timed iterations (batched: ops per batch × batches)
+  int warmup = 0;
+  std::string timing;             // per_iteration | batched
+  std::string concurrency;        // concurrent | isolated
+  double t_min_us = 0, t_median_us = 0, t_p90_us = 0, t_p99_us = 0, t_max_us = 0, t_mean_us = 0;
+  double algbw_gbps = 0, busbw_gbps = 0;
+  std::int64_t wrong = -1;        // wrong elements summed over ranks; -1 when not checked
+  int slowest_group = -1;         // the group with the highest median
+};
+
+// Per-group medians of one point: the slowest group names the slow node or link.
+struct GroupTiming {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  int group = 0;  // index into the mapping's group list of that dimension
+  double t_median_us = 0, t_p90_us = 0, busbw_gbps = 0;
+};
+
+// Optional raw samples: per iteration, the slowest rank's time.
+struct Sample {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  int iteration = 0;
+  double t_us = 0;
+};
+
+// A point that did not complete (watchdog), recorded before the run ends.
+struct Failure {
+  std::string at;  // ISO-8601 UTC
+  std::string mapping, dim, op;
+  std::uint64_t bytes = 0;
+  std::string message;
+};
+
+// Everything one completed point adds to the file, written together.
+struct PointRecord {
+  MeasurementRow row;
+  std::vector<GroupTiming> groups;
+  std::vector<Sample> samples;
+};
+
+// A point's identity, for --resume.
+struct PointKey {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  auto operator<=>(const PointKey&) const = default;
+};
+PointKey key_of(const MeasurementRow& row);
+
+}  // namespace meshbench::results

@@ -1,0 +1,142 @@
+#include "results/reader.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "results/schema.hpp"
+#include "results/src/tables.hpp"
+
+namespace meshbench::results {
+
+using h5::Handle;
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> read_name_values(hid_t parent, const char* name) {
+  return tables::read_table<tables::NameValueH5, std::pair<std::string, std::string>>(
+      parent, name, tables::name_value_type(), [](const tables::NameValueH5& r) {
+        return std::pair<std::string, std::string>(r.name != nullptr ? r.name : "", r.value != nullptr ? r.value : "");
+      });
+}
+
+MappingRecord read_mapping(hid_t mappings, int index) {
+  const Handle g = h5::open_group(mappings, "M" + std::to_string(index));
+  MappingRecord m;
+  m.name = h5::read_string_attribute(g, "name");
+  m.how = h5::read_string_attribute(g, "how");
+  m.digest = tables::parse_digest_hex(h5::read_string_attribute(g, "digest"));
+  m.slot_of_rank = h5::read_ints(g, "slot_of_rank");
+  const Handle gg = h5::open_group(g, "groups");
+  H5G_info_t info{};
+  h5::check_status(H5Gget_info(gg, &info), "H5Gget_info groups");
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[64] = {};
+    H5Lget_name_by_idx(gg, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+    if (name[0] == '\0') H5Lget_name_by_idx(gg, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+    std::vector<hsize_t> dims;
+    const auto flat = h5::read_ints(gg, name, &dims);
+    std::vector<std::vector<int>> groups;
+    const std::size_t cols = dims.size() == 2 ? dims[1] : 0;
+    for (std::size_t r = 0; cols > 0 && r < dims[0]; ++r) groups.emplace_back(flat.begin() + static_cast<long>(r * cols), flat.begin() + static_cast<long>((r + 1) * cols));
+    m.groups.emplace_back(name, std::move(groups));
+  }
+  const Handle pg = h5::open_group(g, "predicted_us");
+  H5O_info_t oinfo{};
+  h5::check_status(H5Oget_info(pg, &oinfo), "H5Oget_info predicted_us");
+  for (hsize_t i = 0; i < oinfo.num_attrs; ++i) {
+    char name[64] = {};
+    H5Aget_name_by_idx(pg, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+    m.predicted_us.emplace_back(name, h5::read_double_attribute(pg, name));
+  }
+  return m;
+}
+
+}  // namespace
+
+ResultsFile ResultsFile::open(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw InputError("'" + path + "' does not exist; give the path of a results file written by 'meshbench run'");
+  const h5::QuietErrors quiet;
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError("'" + path + "' is not an HDF5 file; give a results file written by 'meshbench run'");
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (file.get() < 0) throw InputError("'" + path + "' cannot be opened as HDF5 (damaged or locked by a writer); check the file");
+  if (!h5::has_attribute(file, "schema_version") || !h5::has_attribute(file, "created_by") ||
+      h5::read_string_attribute(file, "created_by") != "meshbench") {
+    throw InputError("'" + path + "' is an HDF5 file but not a meshbench results file (no meshbench schema_version); give a file written by 'meshbench run'");
+  }
+  ResultsFile r;
+  r.path_ = path;
+  r.schema_version_ = static_cast<int>(h5::read_int_attribute(file, "schema_version"));
+  if (r.schema_version_ != kSchemaVersion) {
+    throw InputError("'" + path + "' has results schema version " + std::to_string(r.schema_version_) + " but this meshbench reads version " +
+                     std::to_string(kSchemaVersion) + "; read it with the meshbench release that wrote it (" +
+                     (h5::has_attribute(file, "meshbench_version") ? h5::read_string_attribute(file, "meshbench_version") : "unknown") + ")");
+  }
+  try {
+    r.run_.meshbench_version = h5::read_string_attribute(file, "meshbench_version");
+    r.run_.command_line = h5::read_string_attribute(file, "command_line");
+    r.run_.started_at = h5::read_string_attribute(file, "started_at");
+    r.run_.finished_at = h5::read_string_attribute(file, "finished_at");
+    r.run_.status = h5::read_string_attribute(file, "status");
+    r.run_.backend = h5::read_string_attribute(file, "backend");
+    r.run_.world_size = static_cast<int>(h5::read_int_attribute(file, "world_size"));
+    const Handle run = h5::open_group(file, "run");
+    r.run_.hosts = h5::read_strings(run, "hosts");
+
+    const Handle prov = h5::open_group(file, "provenance");
+    r.provenance_.versions = read_name_values(prov, "versions");
+    r.provenance_.environment = read_name_values(prov, "environment");
+    r.provenance_.doctor_json = h5::read_string_attribute(prov, "doctor_json");
+
+    const Handle topo = h5::open_group(file, "topology");
+    r.topology_json_ = h5::read_string_attribute(topo, "json");
+    if (h5::exists(topo, "nodes")) {
+      const Handle nodes = h5::open_group(topo, "nodes");
+      const auto hosts = h5::read_strings(nodes, "hostname");
+      const auto first = h5::read_ints(nodes, "first_slot");
+      const auto count = h5::read_ints(nodes, "slot_count");
+      for (std::size_t i = 0; i < hosts.size(); ++i) r.nodes_.push_back({hosts[i], first[i], count[i]});
+    }
+
+    const Handle layout = h5::open_group(file, "layout");
+    auto& l = r.layout_;
+    const std::pair<const char*, int*> sizes[] = {{"world", &l.world}, {"tp", &l.tp}, {"cp", &l.cp}, {"pp", &l.pp},
+                                                  {"ep", &l.ep}, {"etp", &l.etp}, {"dp", &l.dp}, {"edp", &l.edp}};
+    for (const auto& [name, field] : sizes) *field = static_cast<int>(h5::read_int_attribute(layout, name));
+    l.order = h5::read_string_attribute(layout, "order");
+    l.workload_json = h5::read_string_attribute(layout, "workload_json");
+
+    const Handle mappings = h5::open_group(file, "mappings");
+    const auto count = static_cast<int>(h5::table_size(mappings, "table"));
+    for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));
+
+    r.measurements_ = tables::read_table<tables::MeasurementH5, MeasurementRow>(file, tables::kMeasurements, tables::measurement_type(),
+                                                                                 [](const auto& h) { return tables::from_h5(h); });
+    r.group_timings_ = tables::read_table<tables::GroupTimingH5, GroupTiming>(file, tables::kGroupTimings, tables::group_timing_type(),
+                                                                              [](const auto& h) { return tables::from_h5(h); });
+    r.samples_ = tables::read_table<tables::SampleH5, Sample>(file, tables::kSamples, tables::sample_type(),
+                                                              [](const auto& h) { return tables::from_h5(h); });
+    r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
+                                                                 [](const auto& h) { return tables::from_h5(h); });
+  } catch (const h5::Error& e) {
+    throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() + "); rerun, or continue it with 'meshbench run --resume'");
+  }
+  return r;
+}
+
+std::string ResultsFile::host_of_slot(int slot) const {
+  for (const auto& n : nodes_) {
+    if (slot >= n.first_slot && slot < n.first_slot + n.slot_count) return n.hostname;
+  }
+  return "";
+}
+
+const MappingRecord* ResultsFile::find_mapping(const std::string& name) const {
+  for (const auto& m : mappings_) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+PointKey key_of(const MeasurementRow& row) { return {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes}; }
+
+}  // namespace meshbench::results

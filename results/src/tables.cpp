@@ -1,0 +1,146 @@
+#include "results/src/tables.hpp"
+
+#include <cstdio>
+
+namespace meshbench::results::tables {
+
+namespace {
+std::string str(const char* p) { return p != nullptr ? p : ""; }
+}  // namespace
+
+h5::Compound<MeasurementH5> measurement_type() {
+  using R = MeasurementH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("backend", &R::backend).add("dtype", &R::dtype)
+      .add("bytes", &R::bytes).add("groups", &R::groups).add("group_size", &R::group_size).add("iters", &R::iters)
+      .add("warmup", &R::warmup).add("timing", &R::timing).add("concurrency", &R::concurrency)
+      .add("t_min_us", &R::t_min_us).add("t_median_us", &R::t_median_us).add("t_p90_us", &R::t_p90_us)
+      .add("t_p99_us", &R::t_p99_us).add("t_max_us", &R::t_max_us).add("t_mean_us", &R::t_mean_us)
+      .add("algbw_gbps", &R::algbw_gbps).add("busbw_gbps", &R::busbw_gbps).add("wrong", &R::wrong)
+      .add("slowest_group", &R::slowest_group);
+  return t;
+}
+
+h5::Compound<GroupTimingH5> group_timing_type() {
+  using R = GroupTimingH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
+      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("group", &R::group)
+      .add("t_median_us", &R::t_median_us).add("t_p90_us", &R::t_p90_us).add("busbw_gbps", &R::busbw_gbps);
+  return t;
+}
+
+h5::Compound<SampleH5> sample_type() {
+  using R = SampleH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
+      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("iteration", &R::iteration).add("t_us", &R::t_us);
+  return t;
+}
+
+h5::Compound<FailureH5> failure_type() {
+  using R = FailureH5;
+  h5::Compound<R> t;
+  t.add("at", &R::at).add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("bytes", &R::bytes)
+      .add("message", &R::message);
+  return t;
+}
+
+h5::Compound<NameValueH5> name_value_type() {
+  h5::Compound<NameValueH5> t;
+  t.add("name", &NameValueH5::name).add("value", &NameValueH5::value);
+  return t;
+}
+
+h5::Compound<MappingH5> mapping_type() {
+  using R = MappingH5;
+  h5::Compound<R> t;
+  t.add("index", &R::index).add("name", &R::name).add("how", &R::how).add("digest", &R::digest)
+      .add("predicted_step_us", &R::predicted_step_us);
+  return t;
+}
+
+MeasurementH5 to_h5(const MeasurementRow& r) {
+  MeasurementH5 h;
+  h.mapping = r.mapping.c_str();
+  h.dim = r.dim.c_str();
+  h.op = r.op.c_str();
+  h.backend = r.backend.c_str();
+  h.dtype = r.dtype.c_str();
+  h.bytes = r.bytes;
+  h.groups = r.groups;
+  h.group_size = r.group_size;
+  h.iters = r.iters;
+  h.warmup = r.warmup;
+  h.timing = r.timing.c_str();
+  h.concurrency = r.concurrency.c_str();
+  h.t_min_us = r.t_min_us;
+  h.t_median_us = r.t_median_us;
+  h.t_p90_us = r.t_p90_us;
+  h.t_p99_us = r.t_p99_us;
+  h.t_max_us = r.t_max_us;
+  h.t_mean_us = r.t_mean_us;
+  h.algbw_gbps = r.algbw_gbps;
+  h.busbw_gbps = r.busbw_gbps;
+  h.wrong = r.wrong;
+  h.slowest_group = r.slowest_group;
+  return h;
+}
+
+MeasurementRow from_h5(const MeasurementH5& h) {
+  MeasurementRow r;
+  r.mapping = str(h.mapping);
+  r.dim = str(h.dim);
+  r.op = str(h.op);
+  r.backend = str(h.backend);
+  r.dtype = str(h.dtype);
+  r.bytes = h.bytes;
+  r.groups = h.groups;
+  r.group_size = h.group_size;
+  r.iters = h.iters;
+  r.warmup = h.warmup;
+  r.timing = str(h.timing);
+  r.concurrency = str(h.concurrency);
+  r.t_min_us = h.t_min_us;
+  r.t_median_us = h.t_median_us;
+  r.t_p90_us = h.t_p90_us;
+  r.t_p99_us = h.t_p99_us;
+  r.t_max_us = h.t_max_us;
+  r.t_mean_us = h.t_mean_us;
+  r.algbw_gbps = h.algbw_gbps;
+  r.busbw_gbps = h.busbw_gbps;
+  r.wrong = h.wrong;
+  r.slowest_group = h.slowest_group;
+  return r;
+}
+
+GroupTimingH5 to_h5(const GroupTiming& g) {
+  return {g.mapping.c_str(), g.dim.c_str(), g.op.c_str(), g.timing.c_str(), g.concurrency.c_str(), g.bytes, g.group,
+          g.t_median_us, g.t_p90_us, g.busbw_gbps};
+}
+
+GroupTiming from_h5(const GroupTimingH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.group, h.t_median_us, h.t_p90_us, h.busbw_gbps};
+}
+
+SampleH5 to_h5(const Sample& s) {
+  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(), s.timing.c_str(), s.concurrency.c_str(), s.bytes, s.iteration, s.t_us};
+}
+
+Sample from_h5(const SampleH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.iteration, h.t_us};
+}
+
+FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }
+
+Failure from_h5(const FailureH5& h) { return {str(h.at), str(h.mapping), str(h.dim), str(h.op), h.bytes, str(h.message)}; }
+
+std::string digest_hex(std::uint64_t digest) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(digest));
+  return buf;
+}
+
+std::uint64_t parse_digest_hex(const std::string& hex) { return std::stoull(hex, nullptr, 16); }
+
+}  // namespace meshbench::results::tables

@@ -1,0 +1,113 @@
+#pragma once
+// The compound row layouts of the results file's tables (docs/results-schema.md) and their
+// conversion from and to the records. Shared by the writer and the reader.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "results/records.hpp"
+#include "results/src/h5.hpp"
+
+namespace meshbench::results::tables {
+
+inline constexpr const char* kMeasurements = "measurements";
+inline constexpr const char* kGroupTimings = "group_timings";
+inline constexpr const char* kSamples = "samples";
+inline constexpr const char* kFailures = "failures";
+
+struct MeasurementH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* backend = nullptr;
+  const char* dtype = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t groups = 0;
+  std::int32_t group_size = 0;
+  std::int32_t iters = 0;
+  std::int32_t warmup = 0;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  double t_min_us = 0, t_median_us = 0, t_p90_us = 0, t_p99_us = 0, t_max_us = 0, t_mean_us = 0;
+  double algbw_gbps = 0, busbw_gbps = 0;
+  std::int64_t wrong = 0;
+  std::int32_t slowest_group = 0;
+};
+
+struct GroupTimingH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t group = 0;
+  double t_median_us = 0, t_p90_us = 0, busbw_gbps = 0;
+};
+
+struct SampleH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t iteration = 0;
+  double t_us = 0;
+};
+
+struct FailureH5 {
+  const char* at = nullptr;
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  std::uint64_t bytes = 0;
+  const char* message = nullptr;
+};
+
+struct NameValueH5 {
+  const char* name = nullptr;
+  const char* value = nullptr;
+};
+
+struct MappingH5 {
+  std::int32_t index = 0;
+  const char* name = nullptr;
+  const char* how = nullptr;
+  const char* digest = nullptr;  // 16 hex digits
+  double predicted_step_us = 0;
+};
+
+h5::Compound<MeasurementH5> measurement_type();
+h5::Compound<GroupTimingH5> group_timing_type();
+h5::Compound<SampleH5> sample_type();
+h5::Compound<FailureH5> failure_type();
+h5::Compound<NameValueH5> name_value_type();
+h5::Compound<MappingH5> mapping_type();
+
+MeasurementH5 to_h5(const MeasurementRow& r);
+GroupTimingH5 to_h5(const GroupTiming& g);
+SampleH5 to_h5(const Sample& s);
+FailureH5 to_h5(const Failure& f);
+MeasurementRow from_h5(const MeasurementH5& r);
+GroupTiming from_h5(const GroupTimingH5& g);
+Sample from_h5(const SampleH5& s);
+Failure from_h5(const FailureH5& f);
+
+std::string digest_hex(std::uint64_t digest);
+std::uint64_t parse_digest_hex(const std::string& hex);
+
+// Reads a whole table into records with `convert`, freeing HDF5's strings.
+template <typename Row, typename Record, typename Convert>
+std::vector<Record> read_table(hid_t parent, const char* name, const h5::Compound<Row>& type, Convert convert) {
+  std::vector<Record> out;
+  if (!h5::exists(parent, name)) return out;
+  std::vector<Row> rows(h5::table_size(parent, name));
+  h5::read_rows(parent, name, type.type(), rows.data(), rows.size());
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(convert(r));
+  h5::reclaim_rows(type.type(), rows.data(), rows.size());
+  return out;
+}
+
+}  // namespace meshbench::results::tables

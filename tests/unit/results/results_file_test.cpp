@@ -1,0 +1,156 @@
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "results/reader.hpp"
+#include "results/schema.hpp"
+#include "results/writer.hpp"
+
+namespace meshbench::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+topology::NodeTopology two_cpu_node() {
+  topology::NodeTopology n;
+  n.hostname = "hostA";
+  n.source = "test";
+  n.slots = {{0, topology::SlotKind::cpu, "", 0, "cpu", -1}, {1, topology::SlotKind::cpu, "", 0, "cpu", -1}};
+  n.links = {topology::LinkClass::LOC, topology::LinkClass::PHB, topology::LinkClass::PHB, topology::LinkClass::LOC};
+  n.bandwidth_gbps = {5000, 10, 10, 5000};
+  n.rails = {{}, {}};
+  return n;
+}
+
+class ResultsFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mb-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    topo_ = topology::ClusterTopology::replicate(two_cpu_node(), 2);
+    header_.run = {"0.1.0", "meshbench run --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
+    header_.provenance.versions = {{"mpi", "Open MPI 4.1.4"}};
+    header_.provenance.environment = {{"NCCL_PROTO", "LL128"}};
+    header_.layout = {4, 2, 1, 1, 1, 2, 2, 2, "tp-cp-ep-dp-pp", ""};
+    header_.mappings = {{"identity", "order tp-cp-ep-dp-pp", 0x1234abcdULL, {0, 1, 2, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"tp", 1.5}, {"step", 9.0}}},
+                        {"tp-across", "swap", 0x99ULL, {0, 2, 1, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"step", 20.0}}}};
+    header_.topology = &topo_;
+    header_.topology_json = R"({"nodes":[]})";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static PointRecord point(const std::string& mapping, std::uint64_t bytes, double median) {
+    PointRecord p;
+    p.row.mapping = mapping;
+    p.row.dim = "tp";
+    p.row.op = "all_reduce";
+    p.row.backend = "mpi";
+    p.row.dtype = "float32";
+    p.row.bytes = bytes;
+    p.row.groups = 2;
+    p.row.group_size = 2;
+    p.row.iters = 50;
+    p.row.timing = "per_iteration";
+    p.row.concurrency = "concurrent";
+    p.row.t_median_us = median;
+    p.row.busbw_gbps = static_cast<double>(bytes) / median / 1e3;
+    p.row.wrong = 0;
+    p.groups = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 0, median, median * 1.1, 1.0},
+                {mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 1, median * 2, median * 2.2, 0.5}};
+    p.samples = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 0, median}};
+    return p;
+  }
+
+  fs::path dir_;
+  topology::ClusterTopology topo_;
+  RunHeader header_;
+};
+
+TEST_F(ResultsFileTest, RoundTripsHeaderAndRows) {
+  const auto path = (dir_ / "run.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("identity", 1024, 10.0));
+  w.append(point("tp-across", 1024, 40.0));
+  w.finish("complete", "2026-11-29T10:05:00Z");
+
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.schema_version(), kSchemaVersion);
+  EXPECT_EQ(f.run().status, "complete");
+  EXPECT_EQ(f.run().hosts.size(), 4U);
+  EXPECT_EQ(f.provenance().environment.at(0).second, "LL128");
+  EXPECT_EQ(f.layout().tp, 2);
+  EXPECT_EQ(f.layout().order, "tp-cp-ep-dp-pp");
+  ASSERT_EQ(f.mappings().size(), 2U);
+  EXPECT_EQ(f.mappings()[1].name, "tp-across");
+  EXPECT_EQ(f.mappings()[0].digest, 0x1234abcdULL);
+  EXPECT_EQ(f.mappings()[1].slot_of_rank, (std::vector<int>{0, 2, 1, 3}));
+  ASSERT_EQ(f.measurements().size(), 2U);
+  EXPECT_DOUBLE_EQ(f.measurements()[1].t_median_us, 40.0);
+  EXPECT_EQ(f.measurements()[0].wrong, 0);
+  EXPECT_EQ(f.group_timings().size(), 4U);
+  EXPECT_EQ(f.group_timings()[3].group, 1);
+  EXPECT_EQ(f.samples().size(), 2U);
+  EXPECT_EQ(f.host_of_slot(3), "hostA-1");
+  EXPECT_EQ(f.host_of_slot(0), "hostA-0");
+  EXPECT_EQ(f.topology_json(), R"({"nodes":[]})");
+}
+
+TEST_F(ResultsFileTest, RefusesToOverwriteWithoutForce) {
+  const auto path = (dir_ / "run.h5").string();
+  ResultsWriter::create(path, header_, false);
+  EXPECT_THROW(ResultsWriter::create(path, header_, false), InputError);
+  EXPECT_NO_THROW(ResultsWriter::create(path, header_, true));
+  EXPECT_THROW(check_output_path((dir_ / "missing" / "x.h5").string(), false, false), InputError);
+  EXPECT_THROW(check_output_path((dir_ / "nothere.h5").string(), false, true), InputError);
+}
+
+TEST_F(ResultsFileTest, ResumeReturnsCompletedPointsAndChecksThePlan) {
+  const auto path = (dir_ / "run.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("identity", 1024, 10.0));
+  std::vector<PointKey> done;
+  ResultsWriter::resume(path, header_, done);
+  ASSERT_EQ(done.size(), 1U);
+  EXPECT_EQ(done[0].mapping, "identity");
+  EXPECT_EQ(done[0].bytes, 1024U);
+  auto other = header_;
+  other.mappings[1].digest = 0x77;
+  EXPECT_THROW(ResultsWriter::resume(path, other, done), InputError);
+  other = header_;
+  other.layout.tp = 4;
+  EXPECT_THROW(ResultsWriter::resume(path, other, done), InputError);
+}
+
+TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
+  const auto path = (dir_ / "run.h5").string();
+  ResultsWriter::create(path, header_, false);
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const std::int64_t v = kSchemaVersion + 1;
+    const hid_t a = H5Aopen(f, "schema_version", H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_INT64, &v);
+    H5Aclose(a);
+    H5Fclose(f);
+  }
+  try {
+    ResultsFile::open(path);
+    FAIL() << "opened a file of another schema version";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version " + std::to_string(kSchemaVersion + 1)), std::string::npos) << e.what();
+  }
+  const auto foreign = (dir_ / "foreign.h5").string();
+  H5Fclose(H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  EXPECT_THROW(ResultsFile::open(foreign), InputError);
+  EXPECT_THROW(ResultsFile::open((dir_ / "absent.h5").string()), InputError);
+  const auto text = dir_ / "text.h5";
+  std::FILE* t = std::fopen(text.c_str(), "w");
+  std::fputs("not hdf5", t);
+  std::fclose(t);
+  EXPECT_THROW(ResultsFile::open(text.string()), InputError);
+}
+
+}  // namespace
+}  // namespace meshbench::results
