@@ -104,3 +104,8 @@ struct PointKey {
 PointKey key_of(const MeasurementRow& row);
 
 }  // namespace meshbench::results
+
+namespace meshbench::results {
+// The current time as ISO-8601 UTC with seconds ("2026-11-29T10:05:00Z"), for run records.
+std::string utc_now_iso8601();
+}  // namespace meshbench::results

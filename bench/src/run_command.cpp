@@ -1,6 +1,254 @@
+// meshbench run: one launch measures every selected mapping; rank 0 writes the results file.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "bench/backend.hpp"
 #include "bench/commands.hpp"
+#include "bench/reporter.hpp"
+#include "bench/run_config.hpp"
+#include "bench/runner.hpp"
+#include "bench/src/mpi_util.hpp"
+#include "bench/src/run_plan.hpp"
+#include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/version.hpp"
+#include "mapping/mapping.hpp"
+#include "results/environment.hpp"
+#include "results/reader.hpp"
+#include "results/writer.hpp"
 
 namespace meshbench::bench {
-int run_command(const Args&) { throw InputError("'run' is not built yet"); }
+
+namespace {
+
+constexpr const char* kSummary =
+    "Measure the candidate mappings in one launch (under mpirun or srun, one process per slot):\n"
+    "each process plays the logical rank its slot gets in each mapping, and every dimension's\n"
+    "groups run their collectives at once. Results go to an HDF5 file as each point completes.";
+
+// The launcher's rank of this process before MPI starts, to print option errors once.
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  }
+  return 0;
 }
+
+std::string joined_command_line(const Args& args) {
+  std::string line = "meshbench run";
+  for (const auto& a : args) line += " " + a;
+  return line;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, const topology::ClusterTopology& topo,
+                               const std::vector<std::string>& hosts, const std::string& backend, const Args& args) {
+  results::RunHeader h;
+  h.run.meshbench_version = kVersion;
+  h.run.command_line = joined_command_line(args);
+  h.run.started_at = results::utc_now_iso8601();
+  h.run.backend = backend;
+  h.run.world_size = static_cast<int>(hosts.size());
+  h.run.hosts = hosts;
+  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(mpi_version, &len);
+  std::string mpi(mpi_version, static_cast<std::size_t>(len));
+  if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
+  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi}, {"backends_built", kBackends}};
+  h.provenance.environment = results::recorded_environment();
+  const auto& l = plan.layout;
+  h.layout = {l.world, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), l.dp(), l.edp(), l.order, plan.workload_json};
+  for (std::size_t i = 0; i < plan.mappings.size(); ++i) {
+    const auto& m = plan.mappings[i];
+    results::MappingRecord r;
+    r.name = m.name;
+    r.how = m.how;
+    r.digest = mapping::structure_digest(m);
+    r.slot_of_rank = m.slot_of_rank;
+    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), m.groups[dim]);
+    r.predicted_us = plan.predicted_us[i];
+    h.mappings.push_back(std::move(r));
+  }
+  h.topology = &topo;
+  (void)config;
+  return h;
+}
+
+std::vector<std::string> keys_to_lines(const std::vector<results::PointKey>& keys) {
+  std::vector<std::string> out;
+  for (const auto& k : keys) out.push_back(k.mapping + "\t" + k.dim + "\t" + k.op + "\t" + k.timing + "\t" + k.concurrency + "\t" + std::to_string(k.bytes));
+  return out;
+}
+
+std::vector<results::PointKey> lines_to_keys(const std::string& text) {
+  std::vector<results::PointKey> keys;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    results::PointKey k;
+    std::string bytes;
+    std::getline(f, k.mapping, '\t');
+    std::getline(f, k.dim, '\t');
+    std::getline(f, k.op, '\t');
+    std::getline(f, k.timing, '\t');
+    std::getline(f, k.concurrency, '\t');
+    std::getline(f, bytes);
+    k.bytes = std::stoull(bytes);
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+int run_under_mpi(const RunConfig& config, const Args& args) {
+  MPI_Comm world = MPI_COMM_WORLD;
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+
+  // Topology, plan and output are settled before any measurement; an input error on any rank
+  // ends every rank with status 2 and nothing written.
+  std::string error;
+  topology::ClusterTopology topo;
+  std::vector<int> slot_of_rank;
+  PlannedRun plan;
+  try {
+    if (config.topology.given()) {
+      topo = topology::load_offline_topology(config.topology, false);
+      for (int r = 0; r < size; ++r) slot_of_rank.push_back(r);
+    } else {
+      auto live = topology::discover_cluster(world);
+      topo = std::move(live.topology);
+      slot_of_rank = std::move(live.slot_of_rank);
+      if (rank == 0) {
+        for (const auto& w : live.warnings) std::cerr << "meshbench run: warning: " << w << "\n";
+      }
+    }
+    if (topo.slot_count() != size) {
+      throw InputError("the topology has " + std::to_string(topo.slot_count()) + " slots but " + std::to_string(size) +
+                       " ranks were launched; launch one rank per slot or change --nodes/--topology");
+    }
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  if (any_input_error(error, world, "run")) return kExitBadInput;
+
+  std::string wire;
+  if (rank == 0) {
+    try {
+      plan = plan_run(config, topo);
+      if (plan.layout.world != size) {
+        throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(size) +
+                         " were launched; launch " + std::to_string(plan.layout.world) + " ranks or plan again");
+      }
+      select_mappings(plan, config.mapping_names, config.top);
+      if (plan.mappings.empty()) throw InputError("the plan holds no mapping to measure");
+      results::check_output_path(config.output(), config.force, !config.resume.empty());
+      wire = to_wire(plan);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+  }
+  if (any_input_error(error, world, "run")) return kExitBadInput;
+  broadcast(wire, 0, world);
+  if (rank != 0) plan = from_wire(wire);
+
+  const std::string backend_name = config.backend.empty() ? "mpi" : config.backend;
+  if (backend_name == "nccl") {
+    if (rank == 0) std::cerr << "meshbench run: error: this build has no NCCL backend; use --backend mpi\n";
+    return kExitBadInput;
+  }
+  auto backend = make_mpi_backend();
+
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
+  if (!config.topology.given()) hosts = allgather(hostname(), world);
+
+  RunOptions options = config.run;
+  if (config.workload_sizes) options.dim_sizes = plan.workload_sizes;
+
+  std::optional<results::ResultsWriter> writer;
+  std::vector<results::PointKey> completed;
+  std::string completed_text;
+  if (rank == 0) {
+    const auto header = make_header(config, plan, topo, hosts, backend_name, args);
+    try {
+      writer = config.resume.empty() ? results::ResultsWriter::create(config.out, header, config.force)
+                                     : results::ResultsWriter::resume(config.resume, header, completed);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    for (const auto& line : keys_to_lines(completed)) completed_text += line + "\n";
+  }
+  if (any_input_error(error, world, "run")) return kExitBadInput;
+  broadcast(completed_text, 0, world);
+  completed = lines_to_keys(completed_text);
+
+  std::unique_ptr<ResultsFileReporter> file_reporter;
+  std::unique_ptr<ConsoleReporter> console;
+  std::unique_ptr<ProgressReporter> progress;
+  Reporters reporters;
+  if (rank == 0) {
+    file_reporter = std::make_unique<ResultsFileReporter>(*writer);
+    console = std::make_unique<ConsoleReporter>(std::cout);
+    reporters.add(console.get());
+    reporters.add(file_reporter.get());
+  }
+
+  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message) {
+    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+  });
+  Runner runner(world, *backend, options, slot_of_rank, &watchdog, rank == 0 ? &reporters : nullptr);
+  runner.skip(completed);
+  if (rank == 0) {
+    progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
+    reporters.add(progress.get());
+    if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
+  }
+  runner.run(plan.mappings);
+
+  int status = kExitOk;
+  if (rank == 0) {
+    writer->finish("complete", results::utc_now_iso8601());
+    // Resumed points count too: a wrong result is reported, never averaged away.
+    const auto written = results::ResultsFile::open(writer->path());
+    for (const auto& row : written.measurements()) {
+      if (row.wrong > 0) status = kExitFailure;
+    }
+    std::cout << "# results: " << writer->path() << "\n";
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, world);
+  return status;
+}
+
+}  // namespace
+
+int run_command(const Args& args) {
+  RunConfig config;
+  const auto options = run_options_description(config);
+  const bool quiet = launcher_rank() != 0;
+  std::ofstream null_stream;
+  try {
+    const auto vm = parse_command("run", kSummary, options, args, quiet ? null_stream : std::cout);
+    if (!vm) return kExitOk;
+    finish_run_config(*vm, config);
+  } catch (const InputError&) {
+    if (quiet) return kExitBadInput;  // rank 0 prints it, once
+    throw;
+  }
+  const MpiSession mpi;
+  return run_under_mpi(config, args);
+}
+
+}  // namespace meshbench::bench

@@ -1,0 +1,40 @@
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "bench/op_spec.hpp"
+
+namespace meshbench::bench {
+
+// One rank's place in one group of one dimension: runs that group's ops. The driver around it
+// (synchronisation, iteration counts, reductions) is shared by all backends.
+class GroupComm {
+ public:
+  virtual ~GroupComm() = default;
+  // Allocates this op's buffers at this size and fills the send buffer with the check pattern.
+  virtual void prepare(const OpLayout& layout) = 0;
+  // Runs one op to completion and returns its time in µs on the backend's own clock (MPI: the
+  // host's steady clock around the call; NCCL: CUDA events on the op's stream).
+  virtual double run_once() = 0;
+  // Runs `ops` ops back to back and returns the total µs on the host clock (nccl-tests style).
+  virtual double run_batch(int ops) = 0;
+  // Refills the buffers, runs one op and counts wrong elements of this rank's output.
+  // `corrupt` (test-only fault injection) damages one output element before counting.
+  virtual std::int64_t check(bool corrupt) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // This rank's group communicator, from the group's MPI sub-communicator. Called by every rank
+  // at once for one dimension (all groups of a dimension are created together).
+  virtual std::unique_ptr<GroupComm> make_group(MPI_Comm group) = 0;
+};
+
+std::unique_ptr<Backend> make_mpi_backend();
+
+}  // namespace meshbench::bench

@@ -1,0 +1,42 @@
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bench/traffic_matrix.hpp"
+#include "mapping/ops.hpp"
+
+namespace meshbench::bench {
+
+using mapping::Op;
+
+// Element type of every measured buffer: float32, whose sums of the check pattern stay exact.
+inline constexpr std::size_t kElementBytes = sizeof(float);
+inline constexpr const char* kDtypeName = "float32";
+
+// One rank's buffers for one op at one size, in elements, following nccl-tests' size
+// convention (reference/peers-nccl-osu.md §1.4). Every backend uses the same layout, so the
+// fill and check below serve all of them.
+struct OpLayout {
+  Op op = Op::all_reduce;
+  int rank = 0, n = 1;
+  std::size_t count = 0;  // all_reduce: elements; split ops: elements per peer/rank; send_recv: per message
+  std::size_t send = 0, recv = 0;
+  std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;  // all_to_allv
+  std::vector<std::size_t> sender_displs;  // all_to_allv: where each sender's block for this rank starts in its send buffer
+  std::vector<int> peers;                  // send_recv: neighbouring stages (group-local ranks)
+  std::uint64_t bytes = 0;        // the size column: per-rank buffer bytes as nccl-tests prints them
+  std::uint64_t algbw_bytes = 0;  // what algbw divides by the time
+};
+
+// `a2av` is the group's traffic matrix (only for all_to_allv).
+OpLayout op_layout(Op op, std::uint64_t bytes, int rank, int n, const TrafficMatrix* a2av = nullptr);
+
+// The check pattern: small integers, so sums over up to 66,000 ranks are exact in float32.
+float pattern(int src_rank, std::size_t index);
+
+void fill_send(const OpLayout& layout, std::span<float> send);
+// Wrong elements in this rank's output (nccl-tests' #wrong counts elements, summed over ranks).
+std::int64_t count_wrong(const OpLayout& layout, std::span<const float> recv);
+
+}  // namespace meshbench::bench

@@ -1,0 +1,36 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "bench/runner.hpp"
+#include "common/cli.hpp"
+#include "mapping/layout.hpp"
+#include "topology/options.hpp"
+
+namespace meshbench::bench {
+
+// Everything `meshbench run` was asked to do, parsed and checked before MPI work starts.
+struct RunConfig {
+  std::string out;
+  bool force = false;
+  std::string resume;             // the file to continue; also the output then
+  std::string plan_file;          // a plan written by `meshbench plan --out`
+  topology::TopologyOptions topology;
+  mapping::Layout layout;         // world comes from the topology / launch
+  std::string workload_file;
+  int top = 0;                    // 0: every candidate
+  std::vector<std::string> mapping_names;
+  std::string backend;            // mpi | nccl | "" (auto)
+  bool workload_sizes = false;    // --sizes workload
+  double grace_s = 10;
+  RunOptions run;
+  std::string output() const { return resume.empty() ? out : resume; }
+};
+
+// Adds run's options to `options`; `parse_run_config` then reads the parsed values.
+po::options_description run_options_description(RunConfig& config);
+// Resolves the option strings (sizes, ops, dimensions, timings) held in `vm` into `config`.
+// InputError on an unknown op or dimension, a malformed size spec, or contradictory options.
+void finish_run_config(const po::variables_map& vm, RunConfig& config);
+
+}  // namespace meshbench::bench

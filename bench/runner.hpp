@@ -1,0 +1,70 @@
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bench/backend.hpp"
+#include "bench/reporter.hpp"
+#include "bench/timing.hpp"
+#include "mapping/mapping.hpp"
+#include "results/records.hpp"
+
+namespace meshbench::bench {
+
+class Watchdog;
+
+struct RunOptions {
+  std::vector<mapping::Dim> dims;                           // empty: every non-trivial dimension
+  std::vector<mapping::Op> ops;                             // empty: each dimension's typical ops
+  std::vector<std::uint64_t> sizes;                         // requested per-rank sizes
+  std::map<mapping::Dim, std::vector<std::uint64_t>> dim_sizes;  // per dimension (a workload's), overrides `sizes`
+  std::vector<Timing> timings = {Timing::per_iteration, Timing::batched};
+  bool isolated = false;       // also measure each group alone
+  bool check = true;           // count wrong elements after each point
+  bool keep_samples = true;
+  TimingPolicy policy;
+  double a2av_skew = 1.0;
+  std::uint64_t seed = 1;
+  double watchdog_base_s = 60;
+  std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
+};
+
+// Measures mappings: for each one, the process on slot s plays the logical rank the mapping
+// assigns to s; every non-trivial dimension's groups become MPI sub-communicators, and each
+// dimension's ops run over all its groups at once. Results go to the reporters (rank 0).
+class Runner {
+ public:
+  Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog, Reporter* reporter);
+
+  // Points already in the file (--resume) are skipped.
+  void skip(const std::vector<results::PointKey>& completed);
+  // How many points run() will measure (for the progress line).
+  int count_points(const std::vector<mapping::Mapping>& mappings) const;
+  void run(const std::vector<mapping::Mapping>& mappings);
+
+ private:
+  struct DimPlan {
+    mapping::Dim dim;
+    std::vector<mapping::Op> ops;
+    std::string skipped;  // why not measured, if so
+  };
+  std::vector<DimPlan> plan_dimensions(const mapping::Mapping& m) const;
+  std::vector<std::uint64_t> sizes_for(mapping::Dim dim) const;
+  void run_mapping(const mapping::Mapping& m, int index, int count);
+  void run_dimension(const mapping::Mapping& m, const DimPlan& plan);
+
+  MPI_Comm world_;
+  int rank_ = 0;
+  Backend& backend_;
+  RunOptions options_;
+  std::vector<int> slot_of_world_rank_;
+  Watchdog* watchdog_;
+  Reporter* reporter_;
+  std::set<results::PointKey> completed_;
+};
+
+}  // namespace meshbench::bench

@@ -1,0 +1,206 @@
+#include "bench/measure.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "bench/watchdog.hpp"
+
+namespace meshbench::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Per-iteration (or per-batch) times: this rank's own, and the slowest rank's of `reduce`.
+struct Series {
+  std::vector<double> local, slowest;
+};
+
+class Sampler {
+ public:
+  Sampler(const PointContext& ctx, MPI_Comm sync, MPI_Comm reduce) : ctx_(ctx), sync_(sync), reduce_(reduce) {}
+
+  // The timed region holds the op alone; the barrier before it synchronises the groups.
+  double synced_op() {
+    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.op_limit_s);
+    MPI_Barrier(sync_);
+    const double t = ctx_.group->run_once();
+    if (ctx_.watchdog != nullptr) ctx_.watchdog->disarm();
+    return t;
+  }
+
+  double synced_batch(int ops) {
+    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.op_limit_s * ops);
+    MPI_Barrier(sync_);
+    const double t = ctx_.group->run_batch(ops) / ops;
+    if (ctx_.watchdog != nullptr) ctx_.watchdog->disarm();
+    return t;
+  }
+
+  // Warm-up, never counted; returns the slowest rank's time of the first op, which sizes the rest.
+  double warm_up(const TimingPolicy& p) {
+    double first = synced_op();
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+    const double allowed = 0.2 * p.budget_s * 1e6 / std::max(first, 1e-3);
+    const int more = std::clamp(static_cast<int>(allowed), 0, std::max(p.warmup - 1, 0));
+    for (int i = 0; i < more; ++i) synced_op();
+    return first;
+  }
+
+  Series per_iteration(const TimingPolicy& p) {
+    warm_up(p);
+    Series s;
+    const auto start = Clock::now();
+    int chunk = std::max(p.min_iters, 1);
+    for (;;) {
+      // Times stay in memory during the chunk; the reduction runs after it, outside any timing.
+      std::vector<double> buf(static_cast<std::size_t>(chunk) + 1);
+      for (int i = 0; i < chunk; ++i) buf[static_cast<std::size_t>(i)] = synced_op();
+      s.local.insert(s.local.end(), buf.begin(), buf.end() - 1);
+      buf.back() = seconds_since(start);
+      // The elapsed time rides along so that every rank takes the same stopping decision.
+      MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+      s.slowest.insert(s.slowest.end(), buf.begin(), buf.end() - 1);
+      const double elapsed = buf.back();
+      const int n = static_cast<int>(s.slowest.size());
+      if (n >= p.max_iters) break;
+      if (n >= p.min_iters && (elapsed >= p.budget_s || median_ci_relative_halfwidth(s.slowest) <= p.precision)) break;
+      const double per_iter = elapsed / n;
+      const double budget_left = (p.budget_s - elapsed) / std::max(per_iter, 1e-9);
+      chunk = std::clamp(static_cast<int>(std::min<double>(n, budget_left)), 1, p.max_iters - n);
+    }
+    return s;
+  }
+
+  Series batched(const TimingPolicy& p) {
+    const double first_us = warm_up(p);
+    // Fewer ops per batch when one op is slow, so that the point keeps to its budget.
+    const double per_batch_us = p.budget_s * 1e6 / std::max(p.batches, 1);
+    const int ops = std::clamp(static_cast<int>(per_batch_us / std::max(first_us, 1e-3)), 1, std::max(p.batch_ops, 1));
+    Series s;
+    for (int b = 0; b < std::max(p.batches, 1); ++b) s.local.push_back(synced_batch(ops));
+    s.slowest = s.local;
+    MPI_Allreduce(MPI_IN_PLACE, s.slowest.data(), static_cast<int>(s.slowest.size()), MPI_DOUBLE, MPI_MAX, reduce_);
+    ops_per_batch_ = ops;
+    return s;
+  }
+
+  Series run(Timing timing, const TimingPolicy& p) { return timing == Timing::per_iteration ? per_iteration(p) : batched(p); }
+  int iterations(Timing timing, const Series& s) const {
+    return timing == Timing::per_iteration ? static_cast<int>(s.slowest.size()) : ops_per_batch_ * static_cast<int>(s.slowest.size());
+  }
+
+ private:
+  const PointContext& ctx_;
+  MPI_Comm sync_, reduce_;
+  int ops_per_batch_ = 1;
+};
+
+int world_rank(MPI_Comm world) {
+  int r = 0;
+  MPI_Comm_rank(world, &r);
+  return r;
+}
+
+int comm_rank(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// Gathers one record per group (sent by the group's rank 0) to world rank 0.
+std::vector<std::vector<double>> gather_group_records(const PointContext& ctx, const std::vector<double>& mine, bool leader) {
+  const int width = static_cast<int>(mine.size()) + 1;
+  std::vector<double> send(static_cast<std::size_t>(width), -1.0);
+  if (leader) {
+    send[0] = ctx.group_index;
+    std::copy(mine.begin(), mine.end(), send.begin() + 1);
+  }
+  int size = 0;
+  MPI_Comm_size(ctx.world, &size);
+  const bool root = world_rank(ctx.world) == 0;
+  std::vector<double> all(root ? static_cast<std::size_t>(size * width) : 0);
+  MPI_Gather(send.data(), width, MPI_DOUBLE, all.data(), width, MPI_DOUBLE, 0, ctx.world);
+  std::vector<std::vector<double>> records;
+  for (int r = 0; root && r < size; ++r) {
+    const double* row = all.data() + static_cast<std::ptrdiff_t>(r) * width;
+    if (row[0] >= 0) records.emplace_back(row, row + width);
+  }
+  std::sort(records.begin(), records.end());
+  return records;
+}
+
+int slowest_of(const std::vector<GroupResult>& groups) {
+  int best = -1;
+  double worst = -1;
+  for (const auto& g : groups) {
+    if (g.median_us > worst) {
+      worst = g.median_us;
+      best = g.group;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy, bool check,
+                               bool corrupt) {
+  ctx.group->prepare(layout);
+  Sampler sampler(ctx, ctx.world, ctx.world);
+  const Series s = sampler.run(timing, policy);
+  PointResult r;
+  r.samples_us = s.slowest;
+  r.summary = summarize(s.slowest);
+  r.iters = sampler.iterations(timing, s);
+
+  // Per group: the slowest member per iteration, then that series' median and p90.
+  std::vector<double> group_series = s.local;
+  MPI_Allreduce(MPI_IN_PLACE, group_series.data(), static_cast<int>(group_series.size()), MPI_DOUBLE, MPI_MAX, ctx.group_comm);
+  const Summary gs = summarize(group_series);
+  for (const auto& rec : gather_group_records(ctx, {gs.median, gs.p90}, comm_rank(ctx.group_comm) == 0)) {
+    r.groups.push_back({static_cast<int>(rec[0]), rec[1], rec[2]});
+  }
+  r.slowest_group = slowest_of(r.groups);
+
+  if (check) {
+    if (ctx.watchdog != nullptr) ctx.watchdog->arm(ctx.op_limit_s);
+    std::int64_t wrong = ctx.group->check(corrupt);
+    if (ctx.watchdog != nullptr) ctx.watchdog->disarm();
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx.world);
+    r.wrong = wrong;
+  }
+  return r;
+}
+
+PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy) {
+  ctx.group->prepare(layout);
+  Summary mine;
+  int my_iters = 0;
+  for (int g = 0; g < ctx.group_count; ++g) {
+    MPI_Barrier(ctx.world);
+    if (g != ctx.group_index) continue;
+    Sampler sampler(ctx, ctx.group_comm, ctx.group_comm);
+    const Series s = sampler.run(timing, policy);
+    mine = summarize(s.slowest);
+    my_iters = sampler.iterations(timing, s);
+  }
+  MPI_Barrier(ctx.world);
+  PointResult r;
+  const auto records = gather_group_records(
+      ctx, {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters), static_cast<double>(mine.count)},
+      comm_rank(ctx.group_comm) == 0);
+  for (const auto& rec : records) r.groups.push_back({static_cast<int>(rec[0]), rec[2], rec[3]});
+  r.slowest_group = slowest_of(r.groups);
+  for (const auto& rec : records) {
+    if (static_cast<int>(rec[0]) != r.slowest_group) continue;
+    r.summary = {rec[1], rec[2], rec[3], rec[4], rec[5], rec[6], static_cast<int>(rec[8])};
+    r.iters = static_cast<int>(rec[7]);
+  }
+  return r;
+}
+
+}  // namespace meshbench::bench

@@ -1,0 +1,122 @@
+#include "bench/run_config.hpp"
+
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::bench {
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+po::options_description run_options_description(RunConfig& c) {
+  po::options_description out("output");
+  out.add_options()
+      ("out,o", po::value(&c.out)->default_value(""), "results file to write (HDF5)")
+      ("force", po::bool_switch(&c.force), "replace an existing --out file")
+      ("resume", po::value(&c.resume)->default_value(""), "continue an interrupted run in this file, skipping completed points")
+      ("no-samples", "do not keep the per-iteration samples (compare's statistical test needs them)");
+
+  po::options_description plan("what to measure");
+  plan.add_options()
+      ("plan", po::value(&c.plan_file)->default_value(""), "plan file from 'meshbench plan --out'; otherwise planned here")
+      ("tp", po::value(&c.layout.tp)->default_value(1), "tensor parallel size")
+      ("cp", po::value(&c.layout.cp)->default_value(1), "context parallel size")
+      ("pp", po::value(&c.layout.pp)->default_value(1), "pipeline parallel size")
+      ("ep", po::value(&c.layout.ep)->default_value(1), "expert parallel size")
+      ("etp", po::value(&c.layout.etp)->default_value(0), "expert tensor parallel size (0: same as --tp)")
+      ("order", po::value(&c.layout.order)->default_value(mapping::kDefaultOrder), "Megatron-Core order string, first name fastest")
+      ("workload", po::value(&c.workload_file)->default_value(""), "workload JSON: message sizes per step and step-time estimates")
+      ("top", po::value(&c.top)->default_value(0), "measure the K best-predicted mappings (0: all)")
+      ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
+      ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
+      ("ops", po::value<std::string>()->default_value(""), "comma-separated ops: all_reduce,all_gather,reduce_scatter,all_to_all,all_to_allv,send_recv (default: each dimension's typical ops)")
+      ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
+  topology::add_topology_options(plan, c.topology);
+
+  po::options_description sizes("sizes (nccl-tests convention: bytes of the per-rank buffer; K, M, G are binary)");
+  sizes.add_options()
+      ("minbytes,b", po::value<std::string>()->default_value("1K"), "smallest size of the sweep")
+      ("maxbytes,e", po::value<std::string>()->default_value("16M"), "largest size of the sweep")
+      ("stepfactor,f", po::value<std::string>()->default_value("4"), "multiplicative step of the sweep")
+      ("sizes", po::value<std::string>()->default_value(""), "explicit comma-separated sizes instead of the sweep, or 'workload' for the workload's sizes");
+
+  po::options_description timing("timing");
+  timing.add_options()
+      ("timing", po::value<std::string>()->default_value("per_iteration,batched"), "timing modes: per_iteration, batched")
+      ("isolated", po::bool_switch(&c.run.isolated), "also measure each group alone, to show what contention costs")
+      ("warmup,w", po::value(&c.run.policy.warmup)->default_value(5), "warm-up ops per point, never counted")
+      ("min-iters", po::value(&c.run.policy.min_iters)->default_value(20), "fewest timed iterations per point")
+      ("max-iters", po::value(&c.run.policy.max_iters)->default_value(2000), "most timed iterations per point")
+      ("precision", po::value(&c.run.policy.precision)->default_value(0.02), "stop once the median's 95% interval is within this fraction")
+      ("budget", po::value(&c.run.policy.budget_s)->default_value(1.0), "time budget per point, seconds")
+      ("batch-ops", po::value(&c.run.policy.batch_ops)->default_value(20), "ops per batch (batched timing)")
+      ("batches", po::value(&c.run.policy.batches)->default_value(5), "batches per point (batched timing)")
+      ("no-check", "do not check results (check mode counts wrong elements after each point)")
+      ("a2av-skew", po::value(&c.run.a2av_skew)->default_value(1.0), "Zipf exponent of the skewed all-to-allv traffic (0: uniform)")
+      ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix and random mappings")
+      ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
+      ("watchdog-grace", po::value(&c.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
+      ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP");
+
+  po::options_description all;
+  all.add(out).add(plan).add(sizes).add(timing);
+  return all;
+}
+
+void finish_run_config(const po::variables_map& vm, RunConfig& c) {
+  c.run.keep_samples = vm.count("no-samples") == 0;
+  c.run.check = vm.count("no-check") == 0;
+  if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
+  if (!c.out.empty() && !c.resume.empty() && c.out != c.resume) throw InputError("--out and --resume name different files; give one of them");
+  if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl") throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");
+
+  c.mapping_names = split_list(vm["mappings"].as<std::string>());
+  for (const auto& name : split_list(vm["dims"].as<std::string>())) {
+    const auto dim = mapping::parse_dim(name);
+    if (!dim) throw InputError("unknown dimension '" + name + "' in --dims; use tp, cp, dp, pp, ep, etp, edp");
+    c.run.dims.push_back(*dim);
+  }
+  for (const auto& name : split_list(vm["ops"].as<std::string>())) {
+    const auto op = mapping::parse_op(name);
+    if (!op) throw InputError("unknown op '" + name + "' in --ops; use all_reduce, all_gather, reduce_scatter, all_to_all, all_to_allv, send_recv");
+    c.run.ops.push_back(*op);
+  }
+  c.run.timings.clear();
+  for (const auto& name : split_list(vm["timing"].as<std::string>())) {
+    if (name == "per_iteration") c.run.timings.push_back(Timing::per_iteration);
+    else if (name == "batched") c.run.timings.push_back(Timing::batched);
+    else throw InputError("unknown timing '" + name + "'; use --timing per_iteration,batched");
+  }
+  if (c.run.timings.empty()) throw InputError("no timing mode; use --timing per_iteration, batched or both");
+
+  const std::string sizes = vm["sizes"].as<std::string>();
+  if (sizes == "workload") {
+    if (c.workload_file.empty() && c.plan_file.empty()) throw InputError("--sizes workload needs --workload FILE (or a plan with a workload)");
+    c.workload_sizes = true;
+  } else if (!sizes.empty()) {
+    c.run.sizes = parse_size_list(sizes);
+  } else {
+    const auto factor = parse_bytes(vm["stepfactor"].as<std::string>());
+    c.run.sizes = size_sweep(parse_bytes(vm["minbytes"].as<std::string>()), parse_bytes(vm["maxbytes"].as<std::string>()), factor);
+  }
+  const auto& p = c.run.policy;
+  if (p.min_iters < 1 || p.max_iters < p.min_iters) throw InputError("--min-iters must be at least 1 and at most --max-iters");
+  if (p.warmup < 0 || p.batch_ops < 1 || p.batches < 1) throw InputError("--warmup must be >= 0, --batch-ops and --batches >= 1");
+  if (p.precision <= 0 || p.budget_s <= 0) throw InputError("--precision and --budget must be positive");
+  if (c.run.watchdog_base_s <= 0 || c.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
+  if (c.top < 0) throw InputError("--top must be 0 (all) or positive");
+}
+
+}  // namespace meshbench::bench

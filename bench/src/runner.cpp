@@ -1,0 +1,203 @@
+#include "bench/runner.hpp"
+
+#include <algorithm>
+
+#include "bench/measure.hpp"
+#include "bench/watchdog.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::bench {
+
+using mapping::Dim;
+using mapping::Op;
+
+namespace {
+
+// Where each logical rank sits in a dimension's group list.
+struct GroupPosition {
+  int group = 0;
+  int position = 0;
+};
+
+GroupPosition position_of(const mapping::RankGroups& groups, int logical_rank) {
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& members = groups[g];
+    const auto it = std::find(members.begin(), members.end(), logical_rank);
+    if (it != members.end()) return {static_cast<int>(g), static_cast<int>(it - members.begin())};
+  }
+  return {-1, -1};
+}
+
+bool same_group_sets(mapping::RankGroups a, mapping::RankGroups b) {
+  for (auto* groups : {&a, &b}) {
+    for (auto& g : *groups) std::sort(g.begin(), g.end());
+    std::sort(groups->begin(), groups->end());
+  }
+  return a == b;
+}
+
+std::string describe(const mapping::Mapping& m, Dim dim, Op op, std::uint64_t bytes, Timing t, bool isolated) {
+  return "mapping '" + m.name + "' " + std::string(mapping::to_string(dim)) + " " + std::string(mapping::to_string(op)) + " " +
+         format_bytes(bytes) + " (" + std::string(to_string(t)) + (isolated ? ", isolated" : "") + ")";
+}
+
+}  // namespace
+
+std::string_view to_string(Timing timing) { return timing == Timing::per_iteration ? "per_iteration" : "batched"; }
+
+Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog, Reporter* reporter)
+    : world_(world), backend_(backend), options_(std::move(options)), slot_of_world_rank_(std::move(slot_of_world_rank)), watchdog_(watchdog),
+      reporter_(reporter) {
+  MPI_Comm_rank(world_, &rank_);
+}
+
+void Runner::skip(const std::vector<results::PointKey>& completed) { completed_.insert(completed.begin(), completed.end()); }
+
+std::vector<std::uint64_t> Runner::sizes_for(Dim dim) const {
+  const auto it = options_.dim_sizes.find(dim);
+  return it != options_.dim_sizes.end() ? it->second : options_.sizes;
+}
+
+std::vector<Runner::DimPlan> Runner::plan_dimensions(const mapping::Mapping& m) const {
+  std::vector<DimPlan> plans;
+  for (Dim dim : mapping::kAllDims) {
+    if (m.layout.size(dim) <= 1) continue;
+    if (!options_.dims.empty() && std::find(options_.dims.begin(), options_.dims.end(), dim) == options_.dims.end()) continue;
+    DimPlan p{dim, {}, {}};
+    for (Op op : mapping::typical_ops(dim)) {
+      if (options_.ops.empty() || std::find(options_.ops.begin(), options_.ops.end(), op) != options_.ops.end()) p.ops.push_back(op);
+    }
+    if (p.ops.empty()) continue;
+    // ETP = TP and EDP = DP are Megatron's common case: the same groups running a subset of the
+    // same ops would measure the same thing twice.
+    for (const auto& earlier : plans) {
+      if (!earlier.skipped.empty() || !same_group_sets(m.groups[earlier.dim], m.groups[dim])) continue;
+      const bool subset = std::all_of(p.ops.begin(), p.ops.end(), [&](Op op) {
+        return std::find(earlier.ops.begin(), earlier.ops.end(), op) != earlier.ops.end() && sizes_for(dim) == sizes_for(earlier.dim);
+      });
+      if (subset) p.skipped = "same groups and ops as " + std::string(mapping::to_string(earlier.dim));
+    }
+    plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
+int Runner::count_points(const std::vector<mapping::Mapping>& mappings) const {
+  int total = 0;
+  for (const auto& m : mappings) {
+    for (const auto& p : plan_dimensions(m)) {
+      if (p.skipped.empty()) {
+        total += static_cast<int>(p.ops.size() * sizes_for(p.dim).size() * options_.timings.size() * (options_.isolated ? 2 : 1));
+      }
+    }
+  }
+  return total;
+}
+
+void Runner::run(const std::vector<mapping::Mapping>& mappings) {
+  for (std::size_t i = 0; i < mappings.size(); ++i) run_mapping(mappings[i], static_cast<int>(i), static_cast<int>(mappings.size()));
+  if (reporter_ != nullptr) reporter_->end_run(true);
+}
+
+void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
+  if (reporter_ != nullptr) reporter_->begin_mapping(m, index, count);
+  for (const auto& plan : plan_dimensions(m)) {
+    if (!plan.skipped.empty()) {
+      if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(m.groups[plan.dim].size()), m.layout.size(plan.dim), plan.skipped);
+      continue;
+    }
+    run_dimension(m, plan);
+  }
+}
+
+void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
+  const auto& groups = m.groups[plan.dim];
+  const int group_size = m.layout.size(plan.dim);
+  if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), group_size, "");
+
+  // The process stays where the launcher put it and plays the logical rank mapped to its slot.
+  const int slot = slot_of_world_rank_[static_cast<std::size_t>(rank_)];
+  const int logical = m.rank_of_slot()[static_cast<std::size_t>(slot)];
+  const GroupPosition pos = position_of(groups, logical);
+
+  if (watchdog_ != nullptr) {
+    watchdog_->set_point("creating the " + std::string(mapping::to_string(plan.dim)) + " communicators of mapping '" + m.name + "'");
+    watchdog_->arm(options_.watchdog_base_s);
+  }
+  MPI_Comm group_mpi = MPI_COMM_NULL;
+  MPI_Comm_split(world_, pos.group, pos.position, &group_mpi);
+  auto group = backend_.make_group(group_mpi);
+  if (watchdog_ != nullptr) watchdog_->disarm();
+
+  PointContext ctx;
+  ctx.world = world_;
+  ctx.group_comm = group_mpi;
+  ctx.group_index = pos.group;
+  ctx.group_count = static_cast<int>(groups.size());
+  ctx.group = group.get();
+  ctx.watchdog = watchdog_;
+
+  const std::string dim_name(mapping::to_string(plan.dim));
+  for (Op op : plan.ops) {
+    const std::string op_name(mapping::to_string(op));
+    for (std::uint64_t requested : sizes_for(plan.dim)) {
+      TrafficMatrix matrix;
+      if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+      const OpLayout layout = op_layout(op, requested, pos.position, group_size, op == Op::all_to_allv ? &matrix : nullptr);
+      if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
+      ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, layout.bytes);
+      for (Timing timing : options_.timings) {
+        for (bool isolated : {false, true}) {
+          if (isolated && !options_.isolated) continue;
+          const std::string concurrency = isolated ? "isolated" : "concurrent";
+          const results::PointKey key{m.name, dim_name, op_name, std::string(to_string(timing)), concurrency, layout.bytes};
+          if (completed_.count(key) != 0) continue;
+          if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, op, layout.bytes, timing, isolated));
+          const bool corrupt = rank_ == 0 && options_.test_corrupt == m.name + ":" + dim_name + ":" + op_name;
+          const PointResult r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
+                                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
+          if (reporter_ == nullptr) continue;
+          results::PointRecord rec;
+          auto& row = rec.row;
+          row.mapping = m.name;
+          row.dim = dim_name;
+          row.op = op_name;
+          row.backend = std::string(backend_.name());
+          row.dtype = kDtypeName;
+          row.bytes = layout.bytes;
+          row.groups = isolated ? 1 : static_cast<int>(groups.size());
+          row.group_size = group_size;
+          row.iters = r.iters;
+          row.warmup = options_.policy.warmup;
+          row.timing = std::string(to_string(timing));
+          row.concurrency = concurrency;
+          row.t_min_us = r.summary.min;
+          row.t_median_us = r.summary.median;
+          row.t_p90_us = r.summary.p90;
+          row.t_p99_us = r.summary.p99;
+          row.t_max_us = r.summary.max;
+          row.t_mean_us = r.summary.mean;
+          const double factor = mapping::busbw_factor(op, group_size);
+          row.algbw_gbps = r.summary.median > 0 ? static_cast<double>(layout.algbw_bytes) / r.summary.median / 1e3 : 0;
+          row.busbw_gbps = row.algbw_gbps * factor;
+          row.wrong = r.wrong;
+          row.slowest_group = r.slowest_group;
+          for (const auto& g : r.groups) {
+            const double algbw = g.median_us > 0 ? static_cast<double>(layout.algbw_bytes) / g.median_us / 1e3 : 0;
+            rec.groups.push_back({m.name, dim_name, op_name, row.timing, concurrency, layout.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
+          }
+          if (options_.keep_samples) {
+            for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
+              rec.samples.push_back({m.name, dim_name, op_name, row.timing, concurrency, layout.bytes, static_cast<int>(i), r.samples_us[i]});
+            }
+          }
+          reporter_->point(rec);
+        }
+      }
+    }
+  }
+  group.reset();  // backend resources of this dimension go before the next one's are made
+  MPI_Comm_free(&group_mpi);
+}
+
+}  // namespace meshbench::bench

@@ -1,0 +1,76 @@
+#pragma once
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace meshbench::bench {
+
+// Default limit for one op: a generous floor plus the time the size takes at 50 MB/s, the
+// slowest path a benchmark rank is expected to meet.
+double default_op_limit_s(double base_s, std::uint64_t bytes);
+
+// Ends a hung run cleanly. Every rank runs a small thread with a TCP side channel of its own
+// (not MPI: the main thread may be blocked inside MPI, and MPI_THREAD_MULTIPLE would slow every
+// small op). When an op outlives its limit, rank 0 asks every rank where it is; ranks that do
+// not answer (killed, stopped) or are not inside the op never arrived. Rank 0 names them with
+// their hosts and the point, records the failure, tells the others to stop, and every rank
+// exits with status 3. A rank whose rank 0 is gone gives up on its own after a grace period.
+class Watchdog {
+ public:
+  using FailureHandler = std::function<void(const std::string& message)>;
+
+  // Collective over `world`. `hosts` holds each world rank's hostname (for the message).
+  // `on_failure` runs on rank 0 before the run ends (record the failure in the results file).
+  Watchdog(MPI_Comm world, std::vector<std::string> hosts, double grace_s, FailureHandler on_failure);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // What is in flight, for the message: set outside any timed region.
+  void set_point(const std::string& description);
+  // Before the synchronisation and op, after them: two atomic stores.
+  void arm(double limit_s);
+  void disarm();
+
+  // Test-only: the message rank 0 composed, for unit tests of the classification.
+  struct PeerStatus {
+    int rank = 0;
+    bool answered = false;
+    bool armed = false;
+    std::string point;
+  };
+  static std::string describe_failure(const std::string& point, double limit_s, const std::vector<PeerStatus>& peers,
+                                      const std::vector<std::string>& hosts);
+
+ private:
+  void serve();
+  void fire();
+  std::string status_line() const;
+  std::vector<PeerStatus> query_all(double timeout_s);
+  void abort_all(const std::string& message);
+  [[noreturn]] void exit_run(const std::string& message);
+
+  int rank_ = 0;
+  int size_ = 1;
+  std::vector<std::string> hosts_;
+  std::vector<std::string> endpoints_;  // rank 0: "port ip1,ip2,..." per rank
+  double grace_s_;
+  FailureHandler on_failure_;
+  int listen_fd_ = -1;
+  int wake_pipe_[2] = {-1, -1};
+  std::atomic<std::int64_t> deadline_ns_{0};  // 0: not inside an op
+  std::atomic<std::int64_t> limit_ns_{0};
+  std::atomic<bool> stop_{false};
+  mutable std::mutex point_mutex_;
+  std::string point_;
+  std::thread thread_;
+};
+
+}  // namespace meshbench::bench
