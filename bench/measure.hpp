@@ -35,7 +35,8 @@ struct PointContext {
   int group_count = 1;
   GroupComm* group = nullptr;
   Watchdog* watchdog = nullptr;
-  double op_limit_s = 60;               // watchdog limit per op
+  double op_limit_s = 60;               // watchdog limit for one op: a floor plus the size's share
+  double limit_floor_s = 60;            // that floor, paid once per batch rather than per op
 };
 
 // All groups of the dimension run at once: the point the training run sees.

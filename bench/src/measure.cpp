@@ -33,7 +33,7 @@ class Sampler {
   }
 
   double synced_batch(int ops) {
-    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.op_limit_s * ops);
+    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.limit_floor_s + ops * (ctx_.op_limit_s - ctx_.limit_floor_s));
     MPI_Barrier(sync_);
     const double t = ctx_.group->run_batch(ops) / ops;
     if (ctx_.watchdog != nullptr) ctx_.watchdog->disarm();

@@ -136,6 +136,7 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
   ctx.group_count = static_cast<int>(groups.size());
   ctx.group = group.get();
   ctx.watchdog = watchdog_;
+  ctx.limit_floor_s = options_.watchdog_base_s;
 
   const std::string dim_name(mapping::to_string(plan.dim));
   for (Op op : plan.ops) {

@@ -1,0 +1,178 @@
+"""Integration tests of `meshbench run` under mpirun on this machine (CPU slots, MPI backend)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mbtest import (TempDir, check, env, expect_bad_input, fail, meshbench, mpirun, rank_pids, read_h5, run,
+                    wait_for)
+
+# TP2 x DP2 with EP2 x EDP2 (ETP 1): four non-trivial dimensions on 4 ranks.
+LAYOUT = ["--tp", "2", "--ep", "2", "--etp", "1"]
+QUICK = ["-b", "1K", "-e", "16K", "-f", "4", "--budget", "0.1", "--min-iters", "10", "--batches", "3"]
+
+
+def mapping_count(path):
+    with read_h5(path) as f:
+        return len(f["mappings/table"])
+
+
+def test_runs_mappings():
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = mpirun(4, "run", *LAYOUT, *QUICK, "--out", out)
+        check(p.returncode == 0, "run failed", p)
+        with read_h5(out) as f:
+            m = f["measurements"][:]
+            names = sorted({x.decode() for x in m["mapping"]})
+            check(len(names) >= 3, f"expected >= 3 mappings measured, got {names}", p)
+            check(f.attrs["status"] == "complete", "status not complete")
+            dims = {x.decode() for x in m["dim"]}
+            check({"tp", "dp", "ep"} <= dims, f"dimensions measured: {dims}")
+            check((m["wrong"] == 0).all(), "wrong elements in an honest run")
+            # Every mapping x dimension x op x size x timing point is there exactly once.
+            keys = {(r["mapping"], r["dim"], r["op"], r["bytes"], r["timing"]) for r in m}
+            check(len(keys) == len(m), "duplicate rows")
+            per_mapping = {n: sum(1 for r in m if r["mapping"].decode() == n) for n in names}
+            check(len(set(per_mapping.values())) == 1, f"mappings have different row counts: {per_mapping}")
+            check((m["t_median_us"] > 0).all() and (m["busbw_gbps"] > 0).all(), "non-positive times or bandwidths")
+            check((m["t_min_us"] <= m["t_median_us"]).all() and (m["t_median_us"] <= m["t_max_us"]).all(), "min <= median <= max broken")
+            g = f["group_timings"][:]
+            check(len(g) == 2 * len(m), f"expected 2 groups per row, got {len(g)} for {len(m)} rows")
+        check("busbw" in p.stdout and "#wrong" in p.stdout, "no nccl-tests-like table on stdout", p)
+
+
+def test_pandas_reads_measurements():
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = mpirun(4, "run", *LAYOUT, *QUICK, "--dims", "tp", "--ops", "all_reduce", "--out", out)
+        check(p.returncode == 0, "run failed", p)
+        code = (
+            "import h5py, pandas as pd, sys\n"
+            f"f = h5py.File({out!r}, 'r')\n"
+            "df = pd.DataFrame(f['/measurements'][:])\n"
+            "for c in ['mapping','dim','op','backend','dtype','timing']: df[c] = df[c].str.decode('utf-8')\n"
+            "cols = ['mapping','dim','op','backend','dtype','bytes','groups','group_size','iters','timing','t_min_us','t_median_us',"
+            "'t_p90_us','t_p99_us','t_max_us','algbw_gbps','busbw_gbps','wrong']\n"
+            "missing = [c for c in cols if c not in df.columns]\n"
+            "assert not missing, missing\n"
+            "assert (df['op'] == 'all_reduce').all() and (df['dim'] == 'tp').all()\n"
+            "print(len(df), df['busbw_gbps'].max())\n"
+        )
+        q = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True)
+        check(q.returncode == 0, "pandas could not read /measurements", q)
+
+
+def test_corrupt_result_is_detected():
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = mpirun(4, "run", *LAYOUT, *QUICK, "--dims", "tp", "--ops", "all_reduce", "--timing", "per_iteration", "--out", out)
+        check(p.returncode == 0, "run failed", p)
+        with read_h5(out) as f:
+            first = f["mappings/table"][0]["name"].decode()
+        out2 = os.path.join(d, "bad.h5")
+        p = mpirun(4, "run", *LAYOUT, *QUICK, "--dims", "tp", "--ops", "all_reduce", "--timing", "per_iteration",
+                   "--test-corrupt", f"{first}:tp:all_reduce", "--out", out2)
+        check(p.returncode == 1, f"a wrong result must fail the run (exit 1), got {p.returncode}", p)
+        check("WRONG" in p.stdout, "the table does not flag the wrong result", p)
+        with read_h5(out2) as f:
+            m = f["measurements"][:]
+            bad = [r for r in m if r["mapping"].decode() == first]
+            good = [r for r in m if r["mapping"].decode() != first]
+            check(all(r["wrong"] > 0 for r in bad), "the corrupted point is not counted as wrong")
+            check(all(r["wrong"] == 0 for r in good), "other mappings report wrong elements")
+
+
+def start_run(out, extra):
+    cmd = ["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "-e", "64K", "--budget", "0.5",
+           "--watchdog", "4", "--watchdog-grace", "4", "--out", out, *extra]
+    return subprocess.Popen(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def rows_in(path):
+    try:
+        with read_h5(path) as f:
+            return len(f["measurements"])
+    except Exception:  # noqa: BLE001 - not written yet
+        return 0
+
+
+def fault_then_resume(sig):
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = start_run(out, [])
+        check(wait_for(lambda: rows_in(out) >= 3, 120), "run produced no rows")
+        victims = rank_pids(2)
+        check(len(victims) == 1, f"could not find rank 2: {victims}")
+        t0 = time.time()
+        os.kill(victims[0], sig)
+        try:
+            stdout, stderr = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            for pid in rank_pids(0) + rank_pids(1) + rank_pids(2) + rank_pids(3):
+                os.kill(pid, signal.SIGKILL)
+            p.kill()
+            fail(f"the run did not end within 60 s of {signal.Signals(sig).name}")
+        elapsed = time.time() - t0
+        check(p.returncode != 0, f"the run exited 0 after {signal.Signals(sig).name}")
+        check(elapsed < 30, f"the run took {elapsed:.1f} s to end (watchdog limit 4 s + grace)")
+        if sig == signal.SIGSTOP:
+            check("never arrived" in stderr and "rank 2" in stderr, f"message does not name rank 2:\n{stderr[-3000:]}")
+            check("mapping '" in stderr, f"message does not name the point:\n{stderr[-3000:]}")
+        with read_h5(out) as f:  # readable, and keeps what completed
+            n = len(f["measurements"])
+            status = f.attrs["status"]
+            failures = f["failures"][:]
+        check(n >= 3, f"completed rows lost: {n}")
+        if sig == signal.SIGSTOP:
+            check(status == "failed" and len(failures) == 1, f"status {status}, failures {len(failures)}")
+            check(b"rank 2" in failures[0]["message"], "failure record does not name rank 2")
+        r = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "-e", "64K", "--budget", "0.5",
+                            "--resume", out], env=env(), capture_output=True, text=True, timeout=300)
+        check(r.returncode == 0, "--resume failed", r)
+        check("resuming" in r.stdout, "resume did not say it skipped completed points", r)
+        with read_h5(out) as f:
+            m = f["measurements"][:]
+            check(f.attrs["status"] == "complete", "resumed run not complete")
+            keys = [(x["mapping"], x["dim"], x["op"], x["bytes"], x["timing"], x["concurrency"]) for x in m]
+            check(len(keys) == len(set(keys)), "resume measured a completed point again")
+        full = os.path.join(d, "full.h5")
+        q = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "-e", "64K", "--budget", "0.1",
+                            "--out", full], env=env(), capture_output=True, text=True, timeout=300)
+        check(q.returncode == 0, "reference run failed", q)
+        with read_h5(full) as f:
+            check(len(f["measurements"]) == len(keys), f"resumed file has {len(keys)} rows, a full run {len(f['measurements'])}")
+
+
+def test_sigkill_then_resume():
+    fault_then_resume(signal.SIGKILL)
+
+
+def test_sigstop_then_resume():
+    fault_then_resume(signal.SIGSTOP)
+
+
+def test_bad_input():
+    with TempDir() as d:
+        out = os.path.join(d, "x.h5")
+        expect_bad_input(run("run", "--out", out, "--ops", "all_sum"), "all_sum")
+        expect_bad_input(run("run", "--out", out, "--dims", "xp"), "xp")
+        expect_bad_input(run("run", "--out", out, "-b", "12Q"), "12Q")
+        expect_bad_input(run("run", "--out", out, "--sizes", "8,,x"), "size")
+        expect_bad_input(run("run", "--out", out, "--bogus"), "bogus")
+        expect_bad_input(mpirun(4, "run", *LAYOUT, "--out", "/nonexistent-dir/x.h5"), "does not exist", launched=True)
+        # A plan for 8 slots launched on 4 ranks.
+        expect_bad_input(mpirun(4, "run", "--node-type", "p4d.24xlarge", "--nodes", "1", "--tp", "2", "--out", out), "8 slots", launched=True)
+        check(not os.path.exists(out), "a bad input left an output file")
+        open(out, "w").write("precious")
+        expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out), "exists", launched=True)
+        check(open(out).read() == "precious", "an existing file was overwritten")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
+
+if __name__ == "__main__":
+    CASES[sys.argv[1]]()
+    print("PASS", sys.argv[1])
