@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "bench/op_spec.hpp"
 
@@ -33,6 +36,8 @@ class Backend {
   // This rank's group communicator, from the group's MPI sub-communicator. Called by every rank
   // at once for one dimension (all groups of a dimension are created together).
   virtual std::unique_ptr<GroupComm> make_group(MPI_Comm group) = 0;
+  // What the results file records about this backend (library and driver versions, devices).
+  virtual std::vector<std::pair<std::string, std::string>> versions() const { return {}; }
 };
 
 std::unique_ptr<Backend> make_mpi_backend();

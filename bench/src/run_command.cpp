@@ -53,12 +53,12 @@ std::string hostname() {
 }
 
 results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, const topology::ClusterTopology& topo,
-                               const std::vector<std::string>& hosts, const std::string& backend, const Args& args) {
+                               const std::vector<std::string>& hosts, const Backend& backend, const Args& args) {
   results::RunHeader h;
   h.run.meshbench_version = kVersion;
   h.run.command_line = joined_command_line(args);
   h.run.started_at = results::utc_now_iso8601();
-  h.run.backend = backend;
+  h.run.backend = std::string(backend.name());
   h.run.world_size = static_cast<int>(hosts.size());
   h.run.hosts = hosts;
   char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -67,6 +67,7 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
   std::string mpi(mpi_version, static_cast<std::size_t>(len));
   if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
   h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi}, {"backends_built", kBackends}};
+  for (const auto& v : backend.versions()) h.provenance.versions.push_back(v);
   h.provenance.environment = results::recorded_environment();
   const auto& l = plan.layout;
   h.layout = {l.world, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), l.dp(), l.edp(), l.order, plan.workload_json};
@@ -182,7 +183,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   std::vector<results::PointKey> completed;
   std::string completed_text;
   if (rank == 0) {
-    const auto header = make_header(config, plan, topo, hosts, backend_name, args);
+    const auto header = make_header(config, plan, topo, hosts, *backend, args);
     try {
       writer = config.resume.empty() ? results::ResultsWriter::create(config.out, header, config.force)
                                      : results::ResultsWriter::resume(config.resume, header, completed);
