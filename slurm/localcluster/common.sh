@@ -119,16 +119,19 @@ mbn_use_cluster() {
   mbn_load_cluster "$(mbn_resolve_cluster "${1:-}")"
 }
 
-# Runs "$@" inside node $2's network namespace of cluster $1 with the node's hostname (a new
-# UTS namespace each time, so nothing on the root namespace changes). nsenter rather than
-# `ip netns exec`, which remounts /sys.
+# Runs "$@" inside node $2's network namespace of cluster $1 with the node's hostname, and with
+# an /etc/hosts that also names the cluster's nodes (so node names resolve, as on a real
+# cluster). The UTS and mount namespaces are new each time and private: nothing changes on the
+# root namespace. nsenter rather than `ip netns exec`, which remounts /sys.
 mbn_in_node() {
   local name="$1" node="$2"
   shift 2
-  local ns
+  local ns hosts
   ns="$(mbn_node_ns "$name" "$node")"
-  # shellcheck disable=SC2016  # $0 and $@ belong to the inner shell
-  nsenter --net="$MBN_NETNS_DIR/$ns" -- unshare --uts -- /bin/sh -c 'hostname "$0" && exec "$@"' "$ns" "$@"
+  hosts="$(mbn_state_dir "$name")/etc/hosts"
+  # shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
+  nsenter --net="$MBN_NETNS_DIR/$ns" -- unshare --uts --mount --propagation private -- /bin/sh -c \
+    'hostname "$0" && { [ ! -f "$1" ] || mount --bind "$1" /etc/hosts; } && shift && exec "$@"' "$ns" "$hosts" "$@"
 }
 
 # Node index of $2 in cluster $1: accepts an index, a node name (mbn-NAME-nK) or an address.

@@ -5,7 +5,8 @@
 #   e.g. slurm/localcluster/mpirun.sh -np 4 -- build/meshbench run --out r.h5 ...
 #
 # mpirun itself runs in node 0's namespace; the hostfile lists the nodes by address with their
-# slots (so -np defaults to all slots, filled node by node); remote daemons start through the
+# slots (so -np defaults to all slots, filled node by node; pass --hostfile "$MBN_HOSTFILE_NAMES"
+# to list them by name, e.g. for a rankfile); remote daemons start through the
 # namespace launch agent; TCP traffic stays on the nodes' shaped eth0. Ranks on one node talk
 # through shared memory. Runs as root with Open MPI's root override set; OMPI_MCA_* variables
 # already in the environment win over the defaults set here. The exit status is mpirun's.
@@ -45,4 +46,10 @@ export OMPI_MCA_plm_rsh_agent="$MBN_STATE/bin/rsh-agent"
 export OMPI_MCA_plm_rsh_no_tree_spawn=1
 export OMPI_MCA_rmaps_base_oversubscribe="${OMPI_MCA_rmaps_base_oversubscribe:-1}"
 
-mbn_in_node "$MBN_CLUSTER" 0 mpirun --hostfile "$MBN_HOSTFILE" "${opts[@]}" "$@"
+# The cluster's hostfile unless the caller brings one (e.g. $MBN_HOSTFILE_NAMES for a rankfile
+# that names hosts).
+hostfile=(--hostfile "$MBN_HOSTFILE")
+for o in "${opts[@]}"; do
+  case "$o" in --hostfile | -hostfile | --machinefile | -machinefile | --default-hostfile) hostfile=() ;; esac
+done
+mbn_in_node "$MBN_CLUSTER" 0 mpirun "${hostfile[@]}" "${opts[@]}" "$@"

@@ -149,6 +149,15 @@ for ((k = 0; k < nodes; k++)); do
   printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
   printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
 done
+# The nodes' names for every process of the cluster (mbn_in_node and the slurmds bind-mount it
+# over /etc/hosts in their own mount namespaces): this machine's entries plus the nodes'.
+{
+  cat /etc/hosts 2>/dev/null || true
+  echo "# meshbench local cluster '$cluster'"
+  awk '{ print $3, $2 }' "$state/nodes"
+} >"$state/etc/hosts"
+# The same nodes by name, for Open MPI rankfiles that name hosts (the mapping exports).
+awk -v s="$slots" '{ print $2, "slots=" s }' "$state/nodes" >"$state/hostfile.names"
 maybe_fail network
 
 # Open MPI's launcher: rsh-style agent that enters the node's namespace (installed in the state
@@ -225,8 +234,8 @@ if [[ $with_slurm == 1 ]]; then
     ns="$(mbn_node_ns "$cluster" "$k")"
     # shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
     nsenter --net="$MBN_NETNS_DIR/$ns" -- unshare --uts --mount --propagation private -- /bin/sh -c \
-      'hostname "$0" && mount -t tmpfs -o mode=1777,size=256m mbn-tmp /tmp && exec slurmd -N "$0" -f "$1"' \
-      "$ns" "$slurm_conf"
+      'hostname "$0" && mount -t tmpfs -o mode=1777,size=256m mbn-tmp /tmp && mount --bind "$2" /etc/hosts && exec slurmd -N "$0" -f "$1"' \
+      "$ns" "$slurm_conf" "$state/etc/hosts"
   done
   # Ready when every node is idle (a few seconds).
   deadline=$((SECONDS + 60))
@@ -248,6 +257,7 @@ fi
   printf 'MBN_RATE=%q\n' "$rate"
   printf 'MBN_RATE_BPS=%q\n' "$rate_bps"
   printf 'MBN_HOSTFILE=%q\n' "$state/hostfile"
+  printf 'MBN_HOSTFILE_NAMES=%q\n' "$state/hostfile.names"
   printf 'MBN_SLURM=%q\n' "$with_slurm"
   printf 'MBN_SLURM_CONF=%q\n' "$slurm_conf"
   printf 'MBN_NODE_NAMES=%q\n' "$(cut -d' ' -f2 "$state/nodes" | paste -sd' ')"

@@ -17,7 +17,8 @@ string(SUBSTRING "${_mb_cluster_hash}" 0 6 _mb_cluster_hash)
 set(_mb_cluster_tests ${CMAKE_CURRENT_LIST_DIR})
 
 add_test(NAME cluster_mpirun
-  COMMAND bash ${_mb_cluster_tests}/cluster_mpirun_test.sh $<TARGET_FILE:cluster_probe> cm${_mb_cluster_hash})
+  COMMAND bash ${_mb_cluster_tests}/cluster_mpirun_test.sh $<TARGET_FILE:cluster_probe> cm${_mb_cluster_hash}
+          ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME cluster_slurm
   COMMAND bash ${_mb_cluster_tests}/cluster_slurm_test.sh ${MESHBENCH_EXE} $<TARGET_FILE:cluster_probe>
           cs${_mb_cluster_hash} ${CMAKE_CURRENT_BINARY_DIR})

@@ -22,7 +22,8 @@ netns_mount_state() { if mountpoint -q "$MBN_NETNS_DIR" 2>/dev/null; then echo 1
 
 # Checks cluster_probe's output ($1) for $2 nodes x $3 slots behind links shaped to $4 bit/s:
 # distinct hostnames with $3 ranks each, a cross-node rate at most the shaped rate and more than
-# half of it, an intra-node rate at least 5 times the cross-node one.
+# half of it, an intra-node rate at least 4 times the cross-node one (shared memory is not
+# shaped; 4x rather than the 10-30x seen on an idle machine, because the cores are shared).
 check_probe() {
   local out="$1" nodes="$2" slots="$3" rate_bps="$4"
   grep -q '^probe ok$' <<<"$out" || fail "probe did not finish: $out"
@@ -40,9 +41,19 @@ check_probe() {
     fail "cross-node rate $cross MB/s exceeds the shaped rate $((rate_bps / 8000000)) MB/s: shaping is not in effect"
   awk -v c="$cross" -v r="$rate_bps" 'BEGIN { exit !(c * 8e6 > 0.5 * r) }' ||
     fail "cross-node rate $cross MB/s is under half the shaped rate $((rate_bps / 8000000)) MB/s"
-  awk -v c="$cross" -v i="$intra" 'BEGIN { exit !(i >= 5 * c) }' ||
+  awk -v c="$cross" -v i="$intra" 'BEGIN { exit !(i >= 4 * c) }' ||
     fail "intra-node rate $intra MB/s is not much faster than cross-node $cross MB/s: ranks of a node are not using shared memory"
   pass "$nodes hosts x $slots ranks; cross-node $cross MB/s (shaped to $((rate_bps / 8000000)) MB/s), intra-node $intra MB/s"
+}
+
+# Checks that probe output $1 put rank i on host ${i+2}: check_placement "$out" h0 h1 ...
+check_placement() {
+  local out="$1" r=0 host
+  shift
+  for host in "$@"; do
+    grep -q "^rank=$r host=$host " <<<"$out" || fail "rank $r is not on $host: $out"
+    r=$((r + 1))
+  done
 }
 
 # Asserts that cluster $1 left nothing behind: no namespace, bridge or veth, no process (daemon,

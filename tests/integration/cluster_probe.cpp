@@ -7,7 +7,7 @@
 //   probe ok
 // Each rate is the best of T trials (the machine is shared: the best is the least disturbed,
 // and for the shaped link also the one most likely to exceed the shaping).
-// Options: --cross-bytes N (default 32 MiB), --intra-bytes N (default 256 MiB),
+// Options: --cross-bytes N (default 32 MiB), --intra-bytes N (default 128 MiB),
 //          --message N (default 1 MiB), --window N (default 16), --trials T (default 3).
 #include <mpi.h>
 #include <unistd.h>
@@ -25,7 +25,7 @@ constexpr int kHostLen = 256;
 
 struct Options {
   long long cross_bytes = 32LL << 20;
-  long long intra_bytes = 256LL << 20;
+  long long intra_bytes = 128LL << 20;
   int message = 1 << 20;
   int window = 16;
   int trials = 3;

@@ -33,7 +33,7 @@ printf 'mbn-%s-n1\nmbn-%s-n0\nmbn-%s-n1\nmbn-%s-n0\n' "$cname" "$cname" "$cname"
 job_name='probe "q" '\''s'\'' $(touch PWNED) `touch PWNED`; touch PWNED #c'
 "$meshbench" slurm --platform generic --job train -o "$work/probe.sbatch" --job-name "$job_name" \
   --output-dir "$runs" --env-template local --hostfile "$work/hostfile" \
-  --command "$probe --cross-bytes 16777216 --intra-bytes 134217728" >/dev/null
+  --command "$probe --cross-bytes 16777216" >/dev/null
 [[ -f $work/meshbench.env ]] || fail "meshbench slurm wrote no env file beside the script"
 
 started=$SECONDS
@@ -44,9 +44,7 @@ job_s=$((SECONDS - started))
 out="$(cat "$runs/train-$job.out")"
 echo "$out"
 check_probe "$out" 2 2 1000000000
-for r in 0 1 2 3; do
-  grep -q "^rank=$r host=mbn-$cname-n$((1 - r % 2)) " <<<"$out" || fail "rank $r did not follow the hostfile: $out"
-done
+check_placement "$out" "mbn-$cname-n1" "mbn-$cname-n0" "mbn-$cname-n1" "mbn-$cname-n0"
 pass "srun --distribution=arbitrary followed the hostfile"
 
 seen="$("$LC/slurm.sh" --cluster "$cname" squeue -h -t all -j "$job" -o '%j')"
