@@ -23,6 +23,11 @@ mbn_die() {  # one line on stderr, then exit with status $2 (default 2: bad inpu
   exit "${2:-2}"
 }
 
+# Prints a script's header comment (its usage) without the '#'s.
+mbn_usage() {
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$1"
+}
+
 mbn_log() {
   printf '%s: %s\n' "${MBN_SCRIPT:-localcluster}" "$*" >&2
 }

@@ -22,7 +22,7 @@ quiet=0
 keep_logs=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --all) all=1; shift ;;
     --keep-logs) keep_logs="${2?--keep-logs needs a directory}"; shift 2 ;;

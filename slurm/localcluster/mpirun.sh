@@ -23,7 +23,7 @@ cluster=""
 opts=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --) shift; break ;;
     *) opts+=("$1"); shift ;;

@@ -20,7 +20,7 @@ cluster=""
 timeout_s=600
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
     *) break ;;

@@ -21,7 +21,7 @@ source "$here/common.sh"
 cluster=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --) shift; break ;;
     *) break ;;

@@ -2,6 +2,7 @@
 # Brings up the local test cluster: N emulated nodes on this machine (DESIGN.md §6).
 #
 #   up.sh N [--slots S] [--rate 1gbit|none] [--slurm] [--cluster NAME]
+#     (environment: MBN_STATE_ROOT, MBN_KEEP_LOGS=DIR keeps the logs of a failed bring-up)
 #   up.sh --can-run [--slurm]     exit 0 if this machine can host one, else print why, exit 2
 #
 # Each node is a network namespace with its own address (10.211.0.k+1/24) and hostname; all are
@@ -22,10 +23,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=slurm/localcluster/common.sh
 source "$here/common.sh"
 
-usage() {
-  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-}
-
 nodes=""
 slots=2
 rate="1gbit"
@@ -34,7 +31,7 @@ cluster=""
 can_run=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h | --help) usage; exit 0 ;;
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --slots) slots="${2:?--slots needs a value}"; shift 2 ;;
     --rate) rate="${2:?--rate needs a value}"; shift 2 ;;
     --slurm) with_slurm=1; shift ;;
@@ -96,6 +93,13 @@ on_exit() {
   local status=$?
   if [[ $ok != 1 ]]; then
     mbn_log "bring-up of '$cluster' failed (status $status); tearing down what was created"
+    # The logs go with the state directory: show their ends first (MBN_KEEP_LOGS=DIR keeps them).
+    local log
+    for log in "$state"/log/*.log; do
+      [[ -s $log ]] || continue
+      mbn_log "--- last lines of ${log##*/}:"
+      tail -n 5 "$log" >&2 || true
+    done
     "$here/down.sh" --cluster "$cluster" --quiet --keep-logs "${MBN_KEEP_LOGS:-}" || true
     exit 1
   fi
@@ -243,6 +247,8 @@ if [[ $with_slurm == 1 ]]; then
     states="$(mbn_in_node "$cluster" 0 sinfo -h -N -o '%t' 2>/dev/null | sort | uniq -c | tr -s ' ' || true)"
     idle="$(mbn_in_node "$cluster" 0 sinfo -h -N -t idle -o '%N' 2>/dev/null | wc -l || true)"
     [[ $idle -eq $nodes ]] && break
+    pid="$(cat "$state/slurm/run/slurmctld.pid" 2>/dev/null || true)"
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then mbn_die "slurmctld exited during start-up" 1; fi
     ((SECONDS < deadline)) || mbn_die "Slurm nodes did not become idle within 60 s (states:${states:- none}); logs in $state/log" 1
     sleep 0.5
   done

@@ -28,7 +28,7 @@ void expect_bad_input(const testing::Result& r, const std::string& mention) {
   EXPECT_TRUE(contains(r.output, mention)) << r.output;
 }
 
-TEST(SlurmCommand, WritesTheScriptAndTheEnvFileBesideIt) {
+TEST(slurmCommand, WritesTheScriptAndTheEnvFileBesideIt) {
   ScratchDir dir;
   const auto r = meshbench({"--platform", "hyperpod", "-o", dir / "job.sbatch", "--run-args", "--tp 2"});
   ASSERT_EQ(r.status, 0) << r.output;
@@ -44,7 +44,7 @@ TEST(SlurmCommand, WritesTheScriptAndTheEnvFileBesideIt) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
 }
 
-TEST(SlurmCommand, RefusesToOverwriteWithoutForceAndKeepsTheReviewedEnvFile) {
+TEST(slurmCommand, RefusesToOverwriteWithoutForceAndKeepsTheReviewedEnvFile) {
   ScratchDir dir;
   ASSERT_EQ(meshbench({"--platform", "generic", "-o", dir / "job.sbatch"}).status, 0);
   write_file(dir / "job.sbatch", "mine\n");
@@ -58,7 +58,7 @@ TEST(SlurmCommand, RefusesToOverwriteWithoutForceAndKeepsTheReviewedEnvFile) {
   EXPECT_TRUE(contains(r.output, "existing file kept"));
 }
 
-TEST(SlurmCommand, EnvTemplateHasTheGuideSettingsAndParsesAsShell) {
+TEST(slurmCommand, EnvTemplateHasTheGuideSettingsAndParsesAsShell) {
   ScratchDir dir;
   const auto r = meshbench({"--print-env-template"});
   ASSERT_EQ(r.status, 0) << r.output;
@@ -75,7 +75,7 @@ TEST(SlurmCommand, EnvTemplateHasTheGuideSettingsAndParsesAsShell) {
   EXPECT_TRUE(contains(local.output, "OMPI_MCA_btl_tcp_if_include=eth0\n")) << local.output;
 }
 
-TEST(SlurmCommand, HostfileSetsNodesAndTasksUnlessTheyDisagree) {
+TEST(slurmCommand, HostfileSetsNodesAndTasksUnlessTheyDisagree) {
   ScratchDir dir;
   write_file(dir / "best.hostfile", "h1\nh1\nh1\nh2\nh2\nh2\n");
   auto r = meshbench({"--platform", "generic", "-o", dir / "a.sbatch", "--hostfile", dir / "best.hostfile"});
@@ -91,7 +91,7 @@ TEST(SlurmCommand, HostfileSetsNodesAndTasksUnlessTheyDisagree) {
   EXPECT_FALSE(fs::exists(dir / "b.sbatch"));
 }
 
-TEST(SlurmCommand, BadInputIsOneLineExitTwoAndWritesNothing) {
+TEST(slurmCommand, BadInputIsOneLineExitTwoAndWritesNothing) {
   ScratchDir dir;
   const std::string out = dir / "job.sbatch";
   expect_bad_input(meshbench({"-o", out}), "--platform");
@@ -114,7 +114,7 @@ TEST(SlurmCommand, BadInputIsOneLineExitTwoAndWritesNothing) {
   EXPECT_TRUE(fs::is_empty(dir.path())) << "nothing written on bad input";
 }
 
-TEST(SlurmCommand, StdoutOutputWritesNoFile) {
+TEST(slurmCommand, StdoutOutputWritesNoFile) {
   ScratchDir dir;
   const auto r = meshbench({"--platform", "parallelcluster", "-o", "-", "--gpus-per-node", "4"}, dir.path().string());
   ASSERT_EQ(r.status, 0) << r.output;
@@ -123,7 +123,7 @@ TEST(SlurmCommand, StdoutOutputWritesNoFile) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
-TEST(SlurmCommand, GenericDefaultsToARunsDirectoryWhereItIsGenerated) {
+TEST(slurmCommand, GenericDefaultsToARunsDirectoryWhereItIsGenerated) {
   ScratchDir dir;
   ASSERT_EQ(meshbench({"--platform", "generic"}, dir.path().string()).status, 0);
   const auto s = read_file(dir / "meshbench-bench.sbatch");
@@ -161,7 +161,7 @@ testing::Result execute(const ScratchDir& dir, const std::string& script) {
              dir.path().string());
 }
 
-TEST(SlurmCommand, HostileValuesAreDataNeverCode) {
+TEST(slurmCommand, HostileValuesAreDataNeverCode) {
   ScratchDir dir;
   write_srun_stub(dir);
   // Every value tries to run "touch PWNED" (relative: the script runs in `dir`).
@@ -214,7 +214,7 @@ TEST(SlurmCommand, HostileValuesAreDataNeverCode) {
   EXPECT_EQ(lines(read_file(run_dir + "/steps.txt")), 2);
 }
 
-TEST(SlurmCommand, HostileTrainCommandIsPassedWordForWord) {
+TEST(slurmCommand, HostileTrainCommandIsPassedWordForWord) {
   ScratchDir dir;
   write_srun_stub(dir);
   write_file(dir / "hf", "a\nb\n");
@@ -233,7 +233,7 @@ TEST(SlurmCommand, HostileTrainCommandIsPassedWordForWord) {
   EXPECT_EQ(read_file(dir / "runs/train-42/hostfile"), "a\nb\n");
 }
 
-TEST(SlurmCommand, JobStopsWhenTheEnvFileOrHostfileIsMissingOrChanged) {
+TEST(slurmCommand, JobStopsWhenTheEnvFileOrHostfileIsMissingOrChanged) {
   ScratchDir dir;
   write_srun_stub(dir);
   write_file(dir / "hf", "a\nb\n");

@@ -7,7 +7,7 @@
 namespace meshbench::slurm {
 namespace {
 
-TEST(Hostfile, OneHostPerTaskInRankOrder) {
+TEST(slurmHostfile, OneHostPerTaskInRankOrder) {
   const auto hf = parse_hostfile("/x/hf", "# mapping tp-across\nnode-b\nnode-a  \n\n  node-b # rank 2\nnode-a\n");
   EXPECT_EQ(hf.hosts, (std::vector<std::string>{"node-b", "node-a", "node-b", "node-a"}));
   EXPECT_EQ(hf.nodes, (std::vector<std::string>{"node-b", "node-a"}));
@@ -15,7 +15,7 @@ TEST(Hostfile, OneHostPerTaskInRankOrder) {
   EXPECT_EQ(hf.path, "/x/hf");
 }
 
-TEST(Hostfile, RejectsWhatSlurmOrTheScriptCouldMisread) {
+TEST(slurmHostfile, RejectsWhatSlurmOrTheScriptCouldMisread) {
   EXPECT_THROW(parse_hostfile("hf", ""), InputError);
   EXPECT_THROW(parse_hostfile("hf", "# only a comment\n"), InputError);
   EXPECT_THROW(parse_hostfile("hf", "node[1-2]\n"), InputError);
@@ -25,7 +25,7 @@ TEST(Hostfile, RejectsWhatSlurmOrTheScriptCouldMisread) {
   EXPECT_THROW(parse_hostfile("hf", "-n\n"), InputError);
 }
 
-TEST(Hostfile, EveryNodeMustHaveTheSameTaskCount) {
+TEST(slurmHostfile, EveryNodeMustHaveTheSameTaskCount) {
   try {
     (void)parse_hostfile("hf", "a\na\nb\n");
     FAIL();
@@ -34,7 +34,7 @@ TEST(Hostfile, EveryNodeMustHaveTheSameTaskCount) {
   }
 }
 
-TEST(Hostfile, ReadsFromDiskAndNamesAMissingFile) {
+TEST(slurmHostfile, ReadsFromDiskAndNamesAMissingFile) {
   testing::ScratchDir dir;
   testing::write_file(dir / "hf", "n0\nn1\n");
   const auto hf = read_hostfile(dir / "hf");

@@ -25,7 +25,7 @@ void expect_parses(const std::string& script) {
   EXPECT_EQ(r.status, 0) << r.output << "\n" << script;
 }
 
-TEST(JobScript, HyperPodAutoResumesAndRequestsNoGres) {
+TEST(slurmJobScript, HyperPodAutoResumesAndRequestsNoGres) {
   const auto s = render_job_script(job_for(Platform::hyperpod));
   EXPECT_TRUE(contains(s, "SRUN+=(--auto-resume=1)"));
   EXPECT_FALSE(contains(s, "#SBATCH --gpus-per-node"));
@@ -34,7 +34,7 @@ TEST(JobScript, HyperPodAutoResumesAndRequestsNoGres) {
   expect_parses(s);
 }
 
-TEST(JobScript, ParallelClusterRequestsGpusThroughGres) {
+TEST(slurmJobScript, ParallelClusterRequestsGpusThroughGres) {
   auto job = job_for(Platform::parallelcluster);
   job.tasks_per_node = 4;
   const auto s = render_job_script(job);
@@ -44,7 +44,7 @@ TEST(JobScript, ParallelClusterRequestsGpusThroughGres) {
   expect_parses(s);
 }
 
-TEST(JobScript, EveryPlatformRunsOneTaskPerGpuExclusivelyWithPmix) {
+TEST(slurmJobScript, EveryPlatformRunsOneTaskPerGpuExclusivelyWithPmix) {
   for (Platform p : {Platform::hyperpod, Platform::parallelcluster, Platform::generic}) {
     auto job = job_for(p);
     job.nodes = 3;
@@ -62,7 +62,7 @@ TEST(JobScript, EveryPlatformRunsOneTaskPerGpuExclusivelyWithPmix) {
   EXPECT_TRUE(defaults_for(Platform::generic).output_dir.empty()) << "generic has no /fsx to assume";
 }
 
-TEST(JobScript, SourcesTheEnvFileExportedAndKeepsACopy) {
+TEST(slurmJobScript, SourcesTheEnvFileExportedAndKeepsACopy) {
   const auto s = render_job_script(job_for(Platform::generic));
   EXPECT_TRUE(contains(s, "ENV_FILE='/shared/meshbench.env'"));
   const auto set_a = s.find("set -a");
@@ -76,7 +76,7 @@ TEST(JobScript, SourcesTheEnvFileExportedAndKeepsACopy) {
   EXPECT_TRUE(contains(s, "cp -- \"$ENV_FILE\" \"$run_dir/job.env\""));
 }
 
-TEST(JobScript, DoctorStepComesFirstAndStopsTheJob) {
+TEST(slurmJobScript, DoctorStepComesFirstAndStopsTheJob) {
   auto job = job_for(Platform::hyperpod);
   job.doctor = true;
   job.doctor_args = {"--format", "json"};
@@ -89,7 +89,7 @@ TEST(JobScript, DoctorStepComesFirstAndStopsTheJob) {
   expect_parses(s);
 }
 
-TEST(JobScript, ContainerImageAndMountsGoToSrun) {
+TEST(slurmJobScript, ContainerImageAndMountsGoToSrun) {
   auto job = job_for(Platform::hyperpod);
   job.container_image = "nvcr.io#nvidia/pytorch:24.01-py3";
   job.container_mounts = "/fsx:/fsx";
@@ -99,7 +99,7 @@ TEST(JobScript, ContainerImageAndMountsGoToSrun) {
   expect_parses(s);
 }
 
-TEST(JobScript, HostfilePinsTheNodesAndTheTaskOrder) {
+TEST(slurmJobScript, HostfilePinsTheNodesAndTheTaskOrder) {
   auto job = job_for(Platform::generic);
   job.hostfile = parse_hostfile("/shared/tp-inside.hostfile", "n2\nn2\nn7\nn7\n");
   job.nodes = 2;
@@ -112,7 +112,7 @@ TEST(JobScript, HostfilePinsTheNodesAndTheTaskOrder) {
   expect_parses(s);
 }
 
-TEST(JobScript, TrainJobLaunchesTheCommandWithThePlacement) {
+TEST(slurmJobScript, TrainJobLaunchesTheCommandWithThePlacement) {
   auto job = job_for(Platform::parallelcluster);
   job.kind = JobKind::train;
   job.run_args.clear();
@@ -129,7 +129,7 @@ TEST(JobScript, TrainJobLaunchesTheCommandWithThePlacement) {
   expect_parses(s);
 }
 
-TEST(JobScript, PercentInTheOutputDirectoryIsLiteral) {
+TEST(slurmJobScript, PercentInTheOutputDirectoryIsLiteral) {
   auto job = job_for(Platform::generic);
   job.output_dir = "/shared/100%/runs";
   const auto s = render_job_script(job);
@@ -137,7 +137,7 @@ TEST(JobScript, PercentInTheOutputDirectoryIsLiteral) {
   EXPECT_TRUE(contains(s, "OUTPUT_DIR='/shared/100%/runs'"));
 }
 
-TEST(JobScript, RejectsWhatCannotBeWrittenSafely) {
+TEST(slurmJobScript, RejectsWhatCannotBeWrittenSafely) {
   auto expect_rejected = [](JobSpec job, const std::string& mention) {
     try {
       (void)render_job_script(job);
@@ -167,7 +167,7 @@ TEST(JobScript, RejectsWhatCannotBeWrittenSafely) {
   expect_rejected(j, "2 task(s) per node");
 }
 
-TEST(JobScript, PlatformNames) {
+TEST(slurmJobScript, PlatformNames) {
   EXPECT_EQ(parse_platform("hyperpod"), Platform::hyperpod);
   EXPECT_EQ(parse_platform("parallelcluster"), Platform::parallelcluster);
   EXPECT_EQ(parse_platform("generic"), Platform::generic);

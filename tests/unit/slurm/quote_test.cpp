@@ -15,7 +15,7 @@ const std::vector<std::string> kHostile = {
     "$HOME", "*", "~root", "#comment", "{a,b}", "'$(id)'", "\"$(id)\"", "\x1b[31mred", "", " leading space",
     "ünïcödé", "!event", "a\\'b"};
 
-TEST(ShellQuote, BashReadsBackExactlyTheValue) {
+TEST(slurmQuote, ShellQuoteBashReadsBackExactlyTheValue) {
   for (const auto& value : kHostile) {
     const auto r = run({"bash", "-c", "printf %s " + shell_quote(value)});
     EXPECT_EQ(r.status, 0) << value;
@@ -23,7 +23,7 @@ TEST(ShellQuote, BashReadsBackExactlyTheValue) {
   }
 }
 
-TEST(ShellQuote, NeverEmitsARawControlCharacter) {
+TEST(slurmQuote, ShellQuoteNeverEmitsARawControlCharacter) {
   for (const auto& value : kHostile) {
     EXPECT_FALSE(has_control_character(shell_quote(value))) << shell_quote(value);
     EXPECT_FALSE(has_control_character(shell_word(value))) << shell_word(value);
@@ -32,7 +32,7 @@ TEST(ShellQuote, NeverEmitsARawControlCharacter) {
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
 }
 
-TEST(ShellWord, LeavesOnlySafeWordsUnquoted) {
+TEST(slurmQuote, ShellWordLeavesOnlySafeWordsUnquoted) {
   EXPECT_EQ(shell_word("--tp"), "--tp");
   EXPECT_EQ(shell_word("/fsx/meshbench"), "/fsx/meshbench");
   EXPECT_EQ(shell_word("a b"), "'a b'");
@@ -43,12 +43,12 @@ TEST(ShellWord, LeavesOnlySafeWordsUnquoted) {
   }
 }
 
-TEST(SbatchQuote, EscapesQuotesAndBackslashes) {
+TEST(slurmQuote, SbatchQuoteEscapesQuotesAndBackslashes) {
   EXPECT_EQ(sbatch_quote("--job-name", "plain"), "\"plain\"");
   EXPECT_EQ(sbatch_quote("--job-name", "a \"b\" #c \\d"), "\"a \\\"b\\\" #c \\\\d\"");
 }
 
-TEST(SbatchQuote, RejectsLineBreaksAndControlCharacters) {
+TEST(slurmQuote, SbatchQuoteRejectsLineBreaksAndControlCharacters) {
   for (const std::string& bad : std::vector<std::string>{"a\nb", "a\rb", "tab\t", "bell\a"}) {
     try {
       (void)sbatch_quote("--job-name", bad);
@@ -60,7 +60,7 @@ TEST(SbatchQuote, RejectsLineBreaksAndControlCharacters) {
   }
 }
 
-TEST(SplitWords, SplitsLikeAShellWithoutExpanding) {
+TEST(slurmQuote, SplitWordsSplitsLikeAShellWithoutExpanding) {
   using V = std::vector<std::string>;
   EXPECT_EQ(split_words("x", "--tp 2  --ep\t4"), (V{"--tp", "2", "--ep", "4"}));
   EXPECT_EQ(split_words("x", "'a b' \"c d\" e\\ f"), (V{"a b", "c d", "e f"}));
@@ -72,7 +72,7 @@ TEST(SplitWords, SplitsLikeAShellWithoutExpanding) {
   EXPECT_TRUE(split_words("x", "   ").empty());
 }
 
-TEST(SplitWords, RejectsUnbalancedQuotes) {
+TEST(slurmQuote, SplitWordsRejectsUnbalancedQuotes) {
   EXPECT_THROW(split_words("--run-args", "'open"), InputError);
   EXPECT_THROW(split_words("--run-args", "\"open"), InputError);
   EXPECT_THROW(split_words("--run-args", "trailing\\"), InputError);
