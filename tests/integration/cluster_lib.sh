@@ -56,6 +56,17 @@ check_placement() {
   done
 }
 
+# Tears cluster $1 down (the seconds it took in down_s), drops the EXIT trap that would have
+# done it, and asserts that nothing is left ($2: /run/netns's mount state before).
+down_and_check() {
+  local t=$SECONDS
+  "$LC/down.sh" --cluster "$1" --quiet
+  # shellcheck disable=SC2034  # for the caller's summary line
+  down_s=$((SECONDS - t))
+  trap - EXIT
+  assert_clean "$1" "$2"
+}
+
 # Asserts that cluster $1 left nothing behind: no namespace, bridge or veth, no process (daemon,
 # step, rank) in or about it, no mount, no state directory; /run/netns as it was ($2: 0/1).
 assert_clean() {

@@ -48,10 +48,6 @@ pass "a rankfile naming hosts places the ranks"
 ) || exit 1
 pass "exec.sh and env.sh"
 
-started=$SECONDS
-"$LC/down.sh" --cluster "$cname" --quiet
-down_s=$((SECONDS - started))
-trap - EXIT
-assert_clean "$cname" "$netns_before"
+down_and_check "$cname" "$netns_before"
 rm -rf "$work"
 echo "up ${up_s} s, down ${down_s} s"

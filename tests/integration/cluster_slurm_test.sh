@@ -59,10 +59,6 @@ grep -q -- '--mpi=pmix' "$run_dir/steps.txt" || fail "steps.txt does not record 
 grep -q '^OMPI_MCA_btl_tcp_if_include=eth0$' "$run_dir/job.env" || fail "the job did not use the local env template"
 pass "run directory keeps job.env, hostfile, steps.txt"
 
-started=$SECONDS
-"$LC/down.sh" --cluster "$cname" --quiet
-down_s=$((SECONDS - started))
-trap - EXIT
-assert_clean "$cname" "$netns_before"
+down_and_check "$cname" "$netns_before"
 rm -rf "$work"
 echo "up ${up_s} s, job ${job_s} s, down ${down_s} s"
