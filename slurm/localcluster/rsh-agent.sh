@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Open MPI's launch agent for the local test cluster (mpirun --mca plm_rsh_agent). mpirun calls
+# it like ssh: "rsh-agent [options] HOST COMMAND WORDS...". HOST is a node address from the
+# hostfile (or a node name); the agent runs the command in that node's network namespace with
+# the node's hostname, through a shell as ssh would. up.sh installs a copy as
+# $MBN_STATE/bin/rsh-agent, beside the node table it reads ($MBN_STATE/nodes).
+set -euo pipefail
+
+state="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+while [[ $# -gt 0 && $1 == -* ]]; do shift; done   # ssh options Open MPI may pass (e.g. -x)
+[[ $# -ge 2 ]] || { echo "rsh-agent: usage: rsh-agent HOST COMMAND..." >&2; exit 2; }
+host="$1"
+shift
+ns="$(awk -v h="$host" '$2 == h || $3 == h { print $2; exit }' "$state/nodes")"
+[[ -n $ns ]] || { echo "rsh-agent: '$host' is not a node of this local cluster ($state/nodes)" >&2; exit 255; }
+# shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
+exec nsenter --net="/var/run/netns/$ns" -- unshare --uts -- /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$ns" "$*"

@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# Brings up the local test cluster: N emulated nodes on this machine (DESIGN.md §6).
+#
+#   up.sh N [--slots S] [--rate 1gbit|none] [--slurm] [--cluster NAME]
+#     (environment: MBN_STATE_ROOT, MBN_KEEP_LOGS=DIR keeps the logs of a failed bring-up)
+#   up.sh --can-run [--slurm]     exit 0 if this machine can host one, else print why, exit 2
+#
+# Each node is a network namespace with its own address (10.211.0.k+1/24) and hostname; all are
+# joined through a bridge that lives in a namespace of its own, and tc shapes every node's link
+# in both directions. Nothing is put on the root namespace. With --slurm, slurmctld runs in
+# node 0's namespace and one slurmd per node in that node's namespace, each slurmd with its own
+# mount namespace and a private /tmp. Configs, state and logs live under
+# $MBN_STATE_ROOT/NAME (default /var/lib/meshbench/localcluster/NAME).
+#
+# On any failure everything created so far is torn down again (down.sh) before exiting 1.
+# Prints the cluster's name and how to use it; see docs/slurm.md.
+set -euo pipefail
+
+# shellcheck disable=SC2034  # read by common.sh
+
+MBN_SCRIPT="up.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=slurm/localcluster/common.sh
+source "$here/common.sh"
+
+nodes=""
+slots=2
+rate="1gbit"
+with_slurm=0
+cluster=""
+can_run=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
+    --slots) slots="${2:?--slots needs a value}"; shift 2 ;;
+    --rate) rate="${2:?--rate needs a value}"; shift 2 ;;
+    --slurm) with_slurm=1; shift ;;
+    --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
+    --can-run) can_run=1; shift ;;
+    -*) mbn_die "unknown option '$1'; see up.sh --help" 2 ;;
+    *)
+      [[ -z $nodes ]] || mbn_die "unexpected argument '$1'; see up.sh --help" 2
+      nodes="$1"; shift ;;
+  esac
+done
+
+reason="$(mbn_cannot_run_reason "$with_slurm")"
+if [[ $can_run == 1 ]]; then
+  [[ -z $reason ]] || { printf '%s\n' "$reason"; exit 2; }
+  exit 0
+fi
+[[ -z $reason ]] || mbn_die "$reason" 2
+
+if [[ ! $nodes =~ ^[0-9]+$ ]] || ((nodes < 1 || nodes > 200)); then
+  mbn_die "N must be a node count from 1 to 200 (got '${nodes}'); see up.sh --help" 2
+fi
+if [[ ! $slots =~ ^[0-9]+$ ]] || ((slots < 1 || slots > 256)); then
+  mbn_die "--slots must be 1..256 (got '$slots')" 2
+fi
+rate_bps=0
+if [[ $rate != none ]]; then
+  # tc's own units, bits only: "kbps" means kilobytes in tc and is a classic trap.
+  [[ ${rate,,} =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit)$ ]] ||
+    mbn_die "--rate must look like 100mbit, 1gbit or 2.5gbit, or be 'none' (got '$rate')" 2
+  rate_bps="$(awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN {
+    m = (u == "gbit") ? 1e9 : (u == "mbit") ? 1e6 : (u == "kbit") ? 1e3 : 1; printf "%.0f", n * m }')"
+  ((rate_bps >= 1000000)) || mbn_die "--rate below 1mbit would make MPI time out" 2
+fi
+cluster="${cluster:-${MBN_CLUSTER:-$MBN_DEFAULT_CLUSTER}}"
+mbn_validate_name "$cluster"
+mbn_validate_state_root
+
+state="$(mbn_state_dir "$cluster")"
+started=$SECONDS
+
+# A second cluster of the same name is refused; other names are independent instances.
+leftover="$(mbn_existing_namespaces "$cluster")"
+if [[ -n $leftover ]]; then
+  mbn_die "local cluster '$cluster' already has namespaces ($(tr '\n' ' ' <<<"$leftover")); run down.sh --cluster $cluster first, or pick another --cluster NAME" 2
+fi
+mkdir -p "$MBN_STATE_ROOT"
+# `ip netns add` turns /run/netns into a mount point. When it is not one yet, the marker says a
+# local cluster made it so, and the down.sh of the last cluster undoes it.
+if ! mountpoint -q "$MBN_NETNS_DIR" 2>/dev/null; then
+  : >"$MBN_STATE_ROOT/.netns-mount-created"
+fi
+if ! mkdir "$state" 2>/dev/null; then
+  mbn_die "local cluster '$cluster' is already up or was not torn down ($state exists); run down.sh --cluster $cluster, or pick another --cluster NAME" 2
+fi
+
+ok=0
+on_exit() {
+  local status=$?
+  if [[ $ok != 1 ]]; then
+    mbn_log "bring-up of '$cluster' failed (status $status); tearing down what was created"
+    # The logs go with the state directory: show their ends first (MBN_KEEP_LOGS=DIR keeps them).
+    local log
+    for log in "$state"/log/*.log; do
+      [[ -s $log ]] || continue
+      mbn_log "--- last lines of ${log##*/}:"
+      tail -n 5 "$log" >&2 || true
+    done
+    "$here/down.sh" --cluster "$cluster" --quiet --keep-logs "${MBN_KEEP_LOGS:-}" || true
+    exit 1
+  fi
+}
+trap on_exit EXIT
+trap 'exit 1' INT TERM
+
+# Test hook: tests/integration/cluster_teardown_test.sh makes bring-up fail at a given stage to
+# prove that nothing is left behind.
+maybe_fail() {
+  if [[ ${MBN_TEST_FAIL_AT:-} == "$1" ]]; then
+    mbn_log "failing on purpose at stage '$1' (MBN_TEST_FAIL_AT)"
+    return 1
+  fi
+}
+
+mkdir -p "$state/bin" "$state/etc" "$state/log"
+
+# ---- network ----
+bridge_ns="$(mbn_bridge_ns "$cluster")"
+ip netns add "$bridge_ns"
+ip -n "$bridge_ns" link set lo up
+# STP off and no forward delay: ports forward as soon as they are up.
+ip -n "$bridge_ns" link add br0 type bridge stp_state 0 forward_delay 0
+ip -n "$bridge_ns" link set br0 up
+
+shape() {  # shape(netns, dev): token bucket at the link rate on the device's egress
+  [[ $rate_bps -gt 0 ]] || return 0
+  # burst must hold one GSO segment (64 KiB) or tbf drops it; 256 KiB is < 2 ms at 1 Gbit/s,
+  # too short to show in a transfer that lasts a fraction of a second.
+  nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$rate_bps" burst 256kb latency 50ms
+}
+
+: >"$state/nodes"
+: >"$state/hostfile"
+for ((k = 0; k < nodes; k++)); do
+  ns="$(mbn_node_ns "$cluster" "$k")"
+  addr="$(mbn_node_addr "$k")"
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # The veth is created directly in the two namespaces: no interface ever sits on the root one.
+  ip -n "$bridge_ns" link add "v$k" type veth peer name eth0 netns "$ns"
+  ip -n "$bridge_ns" link set "v$k" master br0 up
+  # IPv4 only: Open MPI would otherwise also try the IPv6 link-local address.
+  nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
+  ip -n "$ns" addr add "$addr/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  # Node -> bridge is the node's upload, bridge -> node its download: a full-duplex link.
+  shape "$ns" eth0
+  shape "$bridge_ns" "v$k"
+  printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
+  printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
+done
+# The nodes' names for every process of the cluster (mbn_in_node and the slurmds bind-mount it
+# over /etc/hosts in their own mount namespaces): this machine's entries plus the nodes'.
+{
+  cat /etc/hosts 2>/dev/null || true
+  echo "# meshbench local cluster '$cluster'"
+  awk '{ print $3, $2 }' "$state/nodes"
+} >"$state/etc/hosts"
+# The same nodes by name, for Open MPI rankfiles that name hosts (the mapping exports).
+awk -v s="$slots" '{ print $2, "slots=" s }' "$state/nodes" >"$state/hostfile.names"
+maybe_fail network
+
+# Open MPI's launcher: rsh-style agent that enters the node's namespace (installed in the state
+# directory so its path has no spaces and it finds the node table beside it).
+install -m 0755 "$here/rsh-agent.sh" "$state/bin/rsh-agent"
+
+# Reachability: the last node answers node 0. bash's /dev/tcp needs no ping binary; "refused"
+# from a port nobody listens on proves the path as well as an answer would.
+if ((nodes > 1)); then
+  last_addr="$(mbn_node_addr $((nodes - 1)))"
+  if ! reply="$(mbn_in_node "$cluster" 0 timeout 5 bash -c "exec 3<>/dev/tcp/$last_addr/9" 2>&1)"; then
+    [[ $reply == *refused* ]] || mbn_die "node 0 cannot reach $last_addr through the bridge: ${reply:-timeout}" 1
+  fi
+fi
+
+# ---- Slurm ----
+slurm_conf=""
+if [[ $with_slurm == 1 ]]; then
+  slurm_conf="$state/etc/slurm.conf"
+  mkdir -p "$state/slurm/ctld" "$state/slurm/spool" "$state/slurm/run"
+  head_name="$(mbn_node_ns "$cluster" 0)"
+  {
+    echo "# Written by slurm/localcluster/up.sh for local cluster '$cluster'. Removed by down.sh."
+    echo "ClusterName=mbn${cluster}"
+    echo "SlurmctldHost=${head_name}($(mbn_node_addr 0))"
+    echo "SlurmUser=root"
+    echo "SlurmdUser=root"
+    # No munge: the cluster is one machine and root runs everything (DESIGN.md §6).
+    echo "AuthType=auth/none"
+    echo "CredType=cred/none"
+    # Jobs say --mpi=pmix themselves, as on ParallelCluster (MpiDefault=none there).
+    echo "MpiDefault=none"
+    # No cgroups: linuxproc tracking and no task plugin work inside namespaces and containers.
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "SelectType=select/cons_tres"
+    echo "SelectTypeParameters=CR_Core"
+    echo "SchedulerType=sched/backfill"
+    # The nodes declare --slots CPUs, whatever this machine has.
+    echo "SlurmdParameters=config_overrides"
+    echo "ReturnToService=2"
+    # Not the default ports (the packaged daemons' ones), though each namespace has its own.
+    echo "SlurmctldPort=26817"
+    echo "SlurmdPort=26818"
+    echo "StateSaveLocation=$state/slurm/ctld"
+    echo "SlurmdSpoolDir=$state/slurm/spool/%n"
+    echo "SlurmctldPidFile=$state/slurm/run/slurmctld.pid"
+    echo "SlurmdPidFile=$state/slurm/run/slurmd-%n.pid"
+    echo "SlurmctldLogFile=$state/log/slurmctld.log"
+    echo "SlurmdLogFile=$state/log/slurmd-%n.log"
+    echo "JobCompType=jobcomp/none"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "JobAcctGatherType=jobacct_gather/none"
+    echo "SlurmctldTimeout=30"
+    echo "SlurmdTimeout=30"
+    echo "InactiveLimit=0"
+    echo "KillWait=5"
+    echo "MinJobAge=60"
+    for ((k = 0; k < nodes; k++)); do
+      echo "NodeName=$(mbn_node_ns "$cluster" "$k") NodeAddr=$(mbn_node_addr "$k") CPUs=$slots Boards=1 SocketsPerBoard=1 CoresPerSocket=$slots ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN"
+    done
+    echo "PartitionName=mbn Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+  } >"$slurm_conf"
+  for ((k = 0; k < nodes; k++)); do mkdir -p "$state/slurm/spool/$(mbn_node_ns "$cluster" "$k")"; done
+  export SLURM_CONF="$slurm_conf"
+
+  # slurmctld in node 0's namespace with node 0's hostname (it must match SlurmctldHost).
+  mbn_in_node "$cluster" 0 slurmctld -c -i -f "$slurm_conf"
+  maybe_fail slurm
+  # One slurmd per node: its own network, UTS and mount namespace; a private tmpfs on /tmp keeps
+  # the PMIx plugin's per-step directories of different nodes apart. The tmpfs lives only in
+  # that mount namespace and goes away with it.
+  for ((k = 0; k < nodes; k++)); do
+    ns="$(mbn_node_ns "$cluster" "$k")"
+    # shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
+    nsenter --net="$MBN_NETNS_DIR/$ns" -- unshare --uts --mount --propagation private -- /bin/sh -c \
+      'hostname "$0" && mount -t tmpfs -o mode=1777,size=256m mbn-tmp /tmp && mount --bind "$2" /etc/hosts && exec slurmd -N "$0" -f "$1"' \
+      "$ns" "$slurm_conf" "$state/etc/hosts"
+  done
+  # Ready when every node is idle (a few seconds).
+  deadline=$((SECONDS + 60))
+  while :; do
+    states="$(mbn_in_node "$cluster" 0 sinfo -h -N -o '%t' 2>/dev/null | sort | uniq -c | tr -s ' ' || true)"
+    idle="$(mbn_in_node "$cluster" 0 sinfo -h -N -t idle -o '%N' 2>/dev/null | wc -l || true)"
+    [[ $idle -eq $nodes ]] && break
+    pid="$(cat "$state/slurm/run/slurmctld.pid" 2>/dev/null || true)"
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then mbn_die "slurmctld exited during start-up" 1; fi
+    ((SECONDS < deadline)) || mbn_die "Slurm nodes did not become idle within 60 s (states:${states:- none}); logs in $state/log" 1
+    sleep 0.5
+  done
+fi
+
+{
+  echo "# local cluster '$cluster', written by up.sh; sourced by the other localcluster scripts"
+  printf 'MBN_CLUSTER=%q\n' "$cluster"
+  printf 'MBN_STATE=%q\n' "$state"
+  printf 'MBN_NODES=%q\n' "$nodes"
+  printf 'MBN_SLOTS=%q\n' "$slots"
+  printf 'MBN_RATE=%q\n' "$rate"
+  printf 'MBN_RATE_BPS=%q\n' "$rate_bps"
+  printf 'MBN_HOSTFILE=%q\n' "$state/hostfile"
+  printf 'MBN_HOSTFILE_NAMES=%q\n' "$state/hostfile.names"
+  printf 'MBN_SLURM=%q\n' "$with_slurm"
+  printf 'MBN_SLURM_CONF=%q\n' "$slurm_conf"
+  printf 'MBN_NODE_NAMES=%q\n' "$(cut -d' ' -f2 "$state/nodes" | paste -sd' ')"
+} >"$state/cluster.env"
+
+ok=1
+mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s: $nodes node(s) x $slots slot(s), links shaped to $rate$([[ $with_slurm == 1 ]] && echo ", Slurm (partition mbn)")"
+mbn_log "  run:  slurm/localcluster/mpirun.sh --cluster $cluster -np $((nodes * slots)) -- CMD ARGS"
+[[ $with_slurm == 1 ]] && mbn_log "  jobs: slurm/localcluster/slurm.sh --cluster $cluster sbatch --wait JOB.sbatch"
+mbn_log "  down: slurm/localcluster/down.sh --cluster $cluster"
+printf '%s\n' "$cluster"

@@ -1,0 +1,245 @@
+#include <algorithm>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "common/version.hpp"
+#include "slurm/job.hpp"
+#include "slurm/quote.hpp"
+
+namespace meshbench::slurm {
+
+namespace {
+
+std::string_view platform_title(Platform p) {
+  switch (p) {
+    case Platform::hyperpod: return "SageMaker HyperPod (Slurm)";
+    case Platform::parallelcluster: return "AWS ParallelCluster";
+    case Platform::generic: return "a Slurm cluster";
+  }
+  return "a Slurm cluster";
+}
+
+// Values that Slurm parses itself (partition, time) and that need no quoting when plain.
+bool plain_slurm_value(std::string_view v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_.:,+-").find(c) != std::string_view::npos;
+  });
+}
+
+std::string bash_array(const std::vector<std::string>& words) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? " " : "") + shell_word(words[i]);
+  return out + ")";
+}
+
+// "%" starts a filename pattern in --output (%j, %x); a literal one is "%%".
+std::string escape_percent(std::string_view path) {
+  std::string out;
+  for (char c : path) out += (c == '%') ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
+std::string join(const std::vector<std::string>& words, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? std::string(sep) : std::string()) + words[i];
+  return out;
+}
+
+}  // namespace
+
+Platform parse_platform(std::string_view name) {
+  if (name == "hyperpod") return Platform::hyperpod;
+  if (name == "parallelcluster") return Platform::parallelcluster;
+  if (name == "generic") return Platform::generic;
+  throw InputError("unknown platform '" + std::string(name) + "'; use --platform hyperpod|parallelcluster|generic");
+}
+
+std::string_view to_string(Platform platform) {
+  switch (platform) {
+    case Platform::hyperpod: return "hyperpod";
+    case Platform::parallelcluster: return "parallelcluster";
+    case Platform::generic: return "generic";
+  }
+  return "generic";
+}
+
+std::string_view to_string(JobKind kind) { return kind == JobKind::train ? "train" : "bench"; }
+
+JobSpec defaults_for(Platform platform) {
+  JobSpec job;
+  job.platform = platform;
+  // Both AWS platforms mount FSx for Lustre at /fsx (ParallelCluster: wherever SharedStorage's
+  // MountDir says; AWS's templates use /fsx, its own tests /shared).
+  if (platform != Platform::generic) job.output_dir = "/fsx/meshbench";
+  // HyperPod partitions have no GPU GRES (AWS's own scripts keep the line commented out there);
+  // ParallelCluster configures GresTypes=gpu.
+  job.gpu_gres = platform == Platform::parallelcluster;
+  job.auto_resume = platform == Platform::hyperpod;
+  return job;
+}
+
+void validate_job(const JobSpec& job) {
+  if (job.nodes < 1 || job.nodes > 100000) throw InputError("--nodes must be at least 1");
+  if (job.tasks_per_node < 1 || job.tasks_per_node > 1024) throw InputError("--gpus-per-node must be 1..1024");
+  if (job.job_name.empty()) throw InputError("--job-name must not be empty");
+  if (job.job_name.size() > 200) throw InputError("--job-name is longer than 200 characters");
+  (void)sbatch_quote("--job-name", job.job_name);  // throws for a newline or control character
+  if (!job.partition.empty() && !plain_slurm_value(job.partition)) {
+    throw InputError("--partition '" + job.partition + "' is not a partition name (letters, digits, _.:,+-)");
+  }
+  if (!job.time_limit.empty() && !plain_slurm_value(job.time_limit)) {
+    throw InputError("--time '" + job.time_limit + "' is not a Slurm time (e.g. 30, 2:00:00, 1-00:00:00)");
+  }
+  if (job.output_dir.empty() || job.output_dir.front() != '/') {
+    throw InputError("--output-dir must be an absolute path on the shared filesystem");
+  }
+  if (job.output_dir.find('\\') != std::string::npos) {
+    // A backslash turns off every %-pattern in Slurm's --output file name.
+    throw InputError("--output-dir must not contain a backslash (Slurm's --output treats it specially)");
+  }
+  (void)sbatch_quote("--output-dir", job.output_dir);
+  if (job.env_file.empty()) throw InputError("--env-file must name the environment file the job sources");
+  if (job.meshbench.empty()) throw InputError("--meshbench must name the meshbench binary");
+  if (!job.container_mounts.empty() && job.container_image.empty()) {
+    throw InputError("--container-mounts needs --container-image");
+  }
+  if (job.kind == JobKind::train) {
+    if (job.command.empty()) throw InputError("--job train needs --command \"PROGRAM ARGS\" (what to launch)");
+    if (!job.run_args.empty() || job.doctor) {
+      throw InputError("--run-args and --doctor belong to --job bench; a train job runs --command");
+    }
+  } else {
+    if (!job.command.empty()) throw InputError("--command belongs to --job train; a bench job runs meshbench run");
+    for (const auto& a : job.run_args) {
+      if (a == "--out" || a.rfind("--out=", 0) == 0) {
+        throw InputError("--run-args must not set --out: the job writes results.h5 into its run directory under --output-dir");
+      }
+    }
+  }
+  if (job.hostfile) {
+    const Hostfile& hf = *job.hostfile;
+    if (static_cast<int>(hf.nodes.size()) != job.nodes) {
+      throw InputError("hostfile " + hf.path + " places tasks on " + std::to_string(hf.nodes.size()) +
+                       " node(s) but --nodes is " + std::to_string(job.nodes));
+    }
+    if (hf.tasks_per_node != job.tasks_per_node) {
+      throw InputError("hostfile " + hf.path + " has " + std::to_string(hf.tasks_per_node) +
+                       " task(s) per node but --gpus-per-node is " + std::to_string(job.tasks_per_node));
+    }
+  }
+}
+
+std::string render_job_script(const JobSpec& job) {
+  validate_job(job);
+  const bool bench = job.kind == JobKind::bench;
+  std::ostringstream s;
+  std::vector<std::string> cmdline;
+  for (const auto& w : job.generated_by) cmdline.push_back(shell_word(w));
+
+  s << "#!/bin/bash\n"
+    << "# meshbench " << (bench ? "benchmark" : "training launch") << " job for " << platform_title(job.platform)
+    << ", written by meshbench " << kVersion << ":\n"
+    << "#   meshbench slurm " << join(cmdline, " ") << "\n"
+    << "# Review it, then submit it with sbatch. Every value taken from that command line is a\n"
+    << "# quoted shell word below: a name or path with shell metacharacters is data, never code.\n";
+  s << "#SBATCH --job-name=" << sbatch_quote("--job-name", job.job_name) << "\n"
+    << "#SBATCH --nodes=" << job.nodes << "\n"
+    << "#SBATCH --ntasks-per-node=" << job.tasks_per_node << "\n";
+  if (job.gpu_gres) s << "#SBATCH --gpus-per-node=" << job.tasks_per_node << "\n";
+  s << "#SBATCH --exclusive\n"
+    << "#SBATCH --wait-all-nodes=1\n"
+    << "#SBATCH --output=" << sbatch_quote("--output-dir", escape_percent(job.output_dir) + "/" +
+                                           std::string(to_string(job.kind)) + "-%j.out")
+    << "\n";
+  if (!job.partition.empty()) s << "#SBATCH --partition=" << job.partition << "\n";
+  if (!job.time_limit.empty()) s << "#SBATCH --time=" << job.time_limit << "\n";
+  if (job.hostfile) s << "#SBATCH --nodelist=" << join(job.hostfile->nodes, ",") << "\n";
+  s << "set -euo pipefail\n\n";
+
+  s << "# ---- generated settings ----\n";
+  if (bench) s << "MESHBENCH=" << shell_quote(job.meshbench) << "\n";
+  s << "OUTPUT_DIR=" << shell_quote(job.output_dir) << "\n"
+    << "ENV_FILE=" << shell_quote(job.env_file) << "\n";
+  if (!job.container_image.empty()) {
+    s << "CONTAINER_IMAGE=" << shell_quote(job.container_image) << "\n";
+    if (!job.container_mounts.empty()) s << "CONTAINER_MOUNTS=" << shell_quote(job.container_mounts) << "\n";
+  }
+  if (job.hostfile) {
+    s << "HOSTFILE=" << shell_quote(job.hostfile->path) << "\n"
+      << "HOSTFILE_TASKS=" << job.hostfile->hosts.size() << "\n";
+  }
+  if (bench) {
+    // Empty arrays are left out: "${A[@]}" of an empty array fails under set -u in bash < 4.4
+    // (Amazon Linux 2).
+    if (job.doctor && !job.doctor_args.empty()) s << "DOCTOR_ARGS=" << bash_array(job.doctor_args) << "\n";
+    if (!job.run_args.empty()) s << "RUN_ARGS=" << bash_array(job.run_args) << "\n";
+  } else {
+    s << "COMMAND=" << bash_array(job.command) << "\n";
+  }
+  s << "# ----------------------------\n\n";
+
+  s << "die() { printf 'meshbench job: %s\\n' \"$*\" >&2; exit 2; }\n"
+    << ": \"${SLURM_JOB_ID:?submit this script with sbatch}\"\n\n"
+    << "# Every job sources the one environment file (NCCL / libfabric / EFA settings) and keeps a\n"
+    << "# copy, and a copy of this script, in its run directory: the record of what it ran with.\n"
+    << "[[ -r $ENV_FILE ]] || die \"environment file $ENV_FILE is not readable on $(hostname)\"\n"
+    << "run_dir=\"$OUTPUT_DIR/" << to_string(job.kind) << "-$SLURM_JOB_ID\"\n"
+    << "mkdir -p -- \"$run_dir\"\n"
+    << "cp -- \"$ENV_FILE\" \"$run_dir/job.env\"\n"
+    << "cp -- \"$0\" \"$run_dir/job.sbatch\" 2>/dev/null || true\n"
+    << "set -a  # export every variable the file sets, so srun's tasks inherit them\n"
+    << "# shellcheck source=/dev/null\n"
+    << "source \"$ENV_FILE\"\n"
+    << "set +a\n\n";
+
+  s << "# One task per GPU; Open MPI and Slurm meet through PMIx (pmi2 fails with Open MPI builds\n"
+    << "# that use an external PMIx, and ParallelCluster's MpiDefault is none).\n"
+    << "SRUN=(srun --mpi=pmix)\n";
+  if (job.auto_resume) s << "SRUN+=(--auto-resume=1)  # HyperPod: requeue on a replaced node\n";
+  if (!job.container_image.empty()) {
+    s << "# pyxis/enroot; the mounts must include OUTPUT_DIR so the tasks can write there.\n"
+      << "SRUN+=(--container-image=\"$CONTAINER_IMAGE\"";
+    if (!job.container_mounts.empty()) s << " --container-mounts=\"$CONTAINER_MOUNTS\"";
+    s << ")\n";
+  }
+  s << "# Each step's command line, as run, goes to steps.txt in the run directory.\n"
+    << "step() {\n"
+    << "  printf '%q ' \"$@\" >>\"$run_dir/steps.txt\"\n"
+    << "  printf '\\n' >>\"$run_dir/steps.txt\"\n"
+    << "  \"$@\"\n"
+    << "}\n"
+    << "echo \"meshbench job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?}: run directory $run_dir\"\n\n";
+
+  if (bench && job.doctor) {
+    s << "# Pre-flight on every task: environment template, versions, provider, devices, clocks.\n"
+      << "# A FAIL stops the job before any benchmark time is spent.\n"
+      << "if ! step \"${SRUN[@]}\" \"$MESHBENCH\" doctor" << (job.doctor_args.empty() ? "" : " \"${DOCTOR_ARGS[@]}\"")
+      << " >\"$run_dir/doctor.txt\" 2>&1; then\n"
+      << "  tail -n 40 \"$run_dir/doctor.txt\" >&2 || true\n"
+      << "  die \"meshbench doctor reported a failure; see $run_dir/doctor.txt (nothing was measured)\"\n"
+      << "fi\n\n";
+  }
+
+  if (job.hostfile) {
+    s << "# The chosen placement: task i runs on line i's host (srun --distribution=arbitrary).\n"
+      << "# The job uses, and keeps, a copy without comments or blank lines.\n"
+      << "[[ -r $HOSTFILE ]] || die \"hostfile $HOSTFILE is not readable on $(hostname)\"\n"
+      << "sed -e 's/#.*//' -e 's/[[:space:]]//g' -- \"$HOSTFILE\" | grep -v '^$' >\"$run_dir/hostfile\" || true\n"
+      << "[[ $(wc -l <\"$run_dir/hostfile\") -eq $HOSTFILE_TASKS ]] ||\n"
+      << "  die \"hostfile $HOSTFILE no longer has $HOSTFILE_TASKS tasks; regenerate this job\"\n"
+      << "export SLURM_HOSTFILE=\"$run_dir/hostfile\"\n"
+      << "SRUN+=(--distribution=arbitrary --ntasks=\"$HOSTFILE_TASKS\")\n\n";
+  }
+
+  if (bench) {
+    s << "step \"${SRUN[@]}\" \"$MESHBENCH\" run" << (job.run_args.empty() ? "" : " \"${RUN_ARGS[@]}\"")
+      << " --out \"$run_dir/results.h5\"\n"
+      << "echo \"meshbench job: results in $run_dir/results.h5\"\n";
+  } else {
+    s << "step \"${SRUN[@]}\" \"${COMMAND[@]}\"\n";
+  }
+  return s.str();
+}
+
+}  // namespace meshbench::slurm
