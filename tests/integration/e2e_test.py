@@ -46,6 +46,24 @@ def cluster_down(name):
         print(down.stdout, down.stderr)
 
 
+class LocalCluster:
+    """A 2 x 2 cluster and a work folder for one case, both gone afterwards."""
+
+    def __init__(self, name):
+        self.name = name
+        self.work = os.path.join(WORK_ROOT, name)
+
+    def __enter__(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        cluster_up(self.name)
+        return self.work
+
+    def __exit__(self, *exc):
+        cluster_down(self.name)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
 def mpirun(name, np, *cmd, extra=()):
     return sh(os.path.join(LC, "mpirun.sh"), "--cluster", name, "-np", str(np), *extra, "--", *cmd)
 
@@ -109,27 +127,16 @@ def check_report(build, path):
 
 
 def case_mpirun(build, name):
-    work = os.path.join(WORK_ROOT, name)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    cluster_up(name)
-    try:
+    with LocalCluster(name) as work:
         out = os.path.join(work, "mpirun.h5")
         p = mpirun(name, 4, os.path.join(build, "meshbench"), "run", *RUN_ARGS, "--out", out)
         check(p.returncode == 0, "meshbench run under mpirun failed", p)
         check_physics(out)
         check_report(build, out)
-    finally:
-        cluster_down(name)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def case_sbatch(build, name):
-    work = os.path.join(WORK_ROOT, name)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    cluster_up(name)
-    try:
+    with LocalCluster(name) as work:
         exe = os.path.join(build, "meshbench")
         job = os.path.join(work, "job.sbatch")
         gen = sh(exe, "slurm", "--platform", "generic", "--env-template", "local", "--env-file", os.path.join(work, "meshbench.env"),
@@ -154,18 +161,11 @@ def case_sbatch(build, name):
             check(any(k.startswith("SLURM_") for k in env), "the run did not record the Slurm environment")
         check_physics(out)
         check_report(build, out)
-    finally:
-        cluster_down(name)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def case_fidelity(build, name):
     """A 2-rank all-reduce across the link: meshbench's median against a plain MPI loop."""
-    work = os.path.join(WORK_ROOT, name)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    cluster_up(name)
-    try:
+    with LocalCluster(name) as work:
         one_per_node = ("--map-by", "ppr:1:node")
         plain, mesh = {}, {}
         for round_ in range(2):  # alternate, so that drift falls on both
@@ -191,9 +191,6 @@ def case_fidelity(build, name):
             ratio = b / a
             print(f"all-reduce {size >> 20} MiB across the link: plain MPI {a:.0f} us, meshbench {b:.0f} us, ratio {ratio:.3f}")
             check(abs(ratio - 1) <= 0.10, f"meshbench differs from the plain loop by {100 * (ratio - 1):.1f}% at {size} B")
-    finally:
-        cluster_down(name)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
