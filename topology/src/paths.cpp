@@ -2,7 +2,6 @@
 // breadth-first path search (paths.cc ncclTopoSetPaths) from every GPU, and the rails.
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
