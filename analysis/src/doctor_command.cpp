@@ -63,27 +63,41 @@ int doctor_command(const Args& args) {
   if (options.clock_threshold_ms <= 0) throw InputError("--clock-threshold-ms must be positive");
   injected_clock_offset_ns(options.inject_clock_offset_ms, false);  // validates MESHBENCH_TEST_CLOCK_OFFSET_MS
 
+  const bool verbose = vm->at("verbose").as<bool>();
+  auto publish = [&](const DoctorReport& report) {
+    if (!output.empty()) write_json_file(output, nlohmann::json(report));
+    if (fmt == OutputFormat::json) {
+      std::cout << nlohmann::json(report).dump(2) << "\n";
+    } else {
+      print_doctor_text(report, std::cout, verbose);
+    }
+    std::cout.flush();
+  };
   // Bad input is refused above, before MPI starts: every rank refuses alike and none is left
   // waiting in a collective.
-  DoctorReport report;
+  if (!launched_by_mpi_launcher()) {
+    const DoctorReport report = run_doctor_local(options);
+    publish(report);
+    return report.exit_status();
+  }
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (initialised == 0) MPI_Init(nullptr, nullptr);
   int rank = 0;
-  if (launched_by_mpi_launcher()) {
-    int initialised = 0;
-    MPI_Initialized(&initialised);
-    if (initialised == 0) MPI_Init(nullptr, nullptr);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    report = run_doctor(MPI_COMM_WORLD, options);
-    if (initialised == 0) MPI_Finalize();
-  } else {
-    report = run_doctor_local(options);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
+  // Rank 0 prints before MPI_Finalize, which no rank leaves before all arrive: a launcher that
+  // kills the job when a rank exits non-zero cannot cut the report short.
+  std::string error;
+  if (rank == 0) {
+    try {
+      publish(report);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
   }
-  if (rank != 0) return report.exit_status();
-  if (!output.empty()) write_json_file(output, nlohmann::json(report));
-  if (fmt == OutputFormat::json) {
-    std::cout << nlohmann::json(report).dump(2) << "\n";
-  } else {
-    print_doctor_text(report, std::cout, vm->at("verbose").as<bool>());
-  }
+  if (initialised == 0) MPI_Finalize();
+  if (!error.empty()) throw InputError(error);
   return report.exit_status();
 }
 
