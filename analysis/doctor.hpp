@@ -20,6 +20,10 @@ namespace meshbench::analysis {
 
 inline constexpr int kDoctorSchemaVersion = 1;
 
+// Environment values, library strings and log lines may hold bytes that are not UTF-8; JSON
+// output replaces them (U+FFFD) rather than failing (and, under MPI, leaving ranks waiting).
+inline constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
+
 struct DoctorOptions {
   EnvTemplate env_template = builtin_env_template();
   // "auto": each node's EC2 instance type from DMI where the catalog knows it; otherwise a

@@ -26,7 +26,7 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
     listed.push_back(o.host + " " + fixed(o.offset_ms, 3, true) + " ms");
     if (largest == nullptr || std::fabs(o.offset_ms) > std::fabs(largest->offset_ms)) largest = &o;
     if (std::fabs(o.offset_ms) > threshold_ms) {
-      over.push_back(o.host + " is " + fixed(std::fabs(o.offset_ms), 3) + " ms " +
+      over.push_back(o.host + " (rank " + std::to_string(o.rank) + ") is " + fixed(std::fabs(o.offset_ms), 3) + " ms " +
                      (o.offset_ms > 0 ? "ahead of" : "behind") + " rank 0's clock");
     } else if (o.rtt_ms / 2 > threshold_ms) {
       // The true offset lies within +-rtt/2 of the estimate; at this rtt the threshold cannot be told.

@@ -18,7 +18,7 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   {
     std::ofstream out(tmp);
     if (!out) throw InputError("cannot write '" + path + "'; choose a writable --output path");
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
     if (!out) throw InputError("writing '" + path + "' failed");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError("cannot rename '" + tmp + "' to '" + path + "'");
@@ -67,7 +67,7 @@ int doctor_command(const Args& args) {
   auto publish = [&](const DoctorReport& report) {
     if (!output.empty()) write_json_file(output, nlohmann::json(report));
     if (fmt == OutputFormat::json) {
-      std::cout << nlohmann::json(report).dump(2) << "\n";
+      std::cout << nlohmann::json(report).dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
     } else {
       print_doctor_text(report, std::cout, verbose);
     }

@@ -97,8 +97,8 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
 
   const RankFacts mine = collect_rank_facts(rank, host, options.env_template);
   std::string node_json;
-  if (leader) node_json = nlohmann::json(collect_node_facts(host, rank, my_node_ranks)).dump();
-  const auto rank_jsons = gather_strings(comm, nlohmann::json(mine).dump());
+  if (leader) node_json = nlohmann::json(collect_node_facts(host, rank, my_node_ranks)).dump(-1, ' ', false, kReplaceInvalidUtf8);
+  const auto rank_jsons = gather_strings(comm, nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8));
   const auto node_jsons = gather_strings(comm, node_json);
   ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);
 
@@ -121,7 +121,7 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     nlohmann::json j = report;
     j.erase("ranks");
     j.erase("nodes");
-    light = j.dump();
+    light = j.dump(-1, ' ', false, kReplaceInvalidUtf8);
   }
   broadcast_string(comm, light);
   if (rank != 0) report = doctor_report_from_json(nlohmann::json::parse(light));

@@ -12,6 +12,9 @@ namespace meshbench::analysis {
 
 namespace {
 
+// Log lines may hold bytes that are not UTF-8: replace them in JSON rather than fail.
+constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
+
 constexpr const char* kUsage =
     "usage: meshbench logs summary FILE... [--format text|json]\n"
     "       meshbench logs merge FILE... [--format text|json] [--boot-time TIME] [--year YYYY]\n\n"
@@ -92,7 +95,7 @@ int logs_command(const Args& args) {
     }
     const NcclLogSummary summary = parser.finish();
     if (fmt == OutputFormat::json) {
-      std::cout << to_json(summary).dump(2) << "\n";
+      std::cout << to_json(summary).dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
     } else {
       print_nccl_summary(summary, std::cout);
     }
@@ -114,7 +117,7 @@ int logs_command(const Args& args) {
   }
   const auto merged = merge_logs(per_file);
   if (fmt == OutputFormat::json) {
-    std::cout << to_json(merged).dump(2) << "\n";
+    std::cout << to_json(merged).dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     print_merged(merged, std::cout);
   }

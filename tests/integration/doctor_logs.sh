@@ -54,6 +54,8 @@ import json; m=json.load(open('$tmp/m.json'))
 assert [l['source'] for l in m] == ['meshbench.log','dmesg-a.txt','meshbench.log'], m
 print('ok: merge JSON')" || failures=$((failures + 1))
 
+printf '2025-01-02T13:45:05Z bytes \xff\xfe that are not UTF-8\n' > "$tmp/binary.log"
+"$exe" logs merge --format json "$tmp/binary.log" > "$tmp/b.json"; expect_rc 0 $? "merge JSON of a non-UTF-8 line"
 "$exe" logs > /dev/null 2>&1; expect_rc 2 $? "logs without an action"
 "$exe" logs frobnicate x > /dev/null 2>&1; expect_rc 2 $? "unknown logs action"
 "$exe" logs summary "$tmp/missing.log" > /dev/null 2>&1; expect_rc 2 $? "missing log file"

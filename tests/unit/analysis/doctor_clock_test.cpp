@@ -54,7 +54,7 @@ TEST(DoctorClock, CheckPassesFailsAndSkips) {
   m.offsets.push_back({"d", 24, 25.0, 0.05, 64});
   c = check_clock(m, 10.0);
   EXPECT_EQ(c.status, CheckStatus::fail);
-  EXPECT_NE(c.reason.find("d is 25.000 ms ahead of rank 0's clock"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("d (rank 24) is 25.000 ms ahead of rank 0's clock"), std::string::npos) << c.reason;
   EXPECT_FALSE(c.fix.empty());
 
   ClockMeasurement slow;
