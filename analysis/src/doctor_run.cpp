@@ -95,9 +95,31 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   }
   const bool leader = my_node_ranks.front() == rank;
 
-  const RankFacts mine = collect_rank_facts(rank, host, options.env_template);
+  // A probe that throws must not leave the other ranks waiting in the gathers below: report
+  // what was found, and the failure, instead.
+  RankFacts mine;
+  mine.rank = rank;
+  mine.host = host;
+  try {
+    mine = collect_rank_facts(rank, host, options.env_template);
+  } catch (const std::exception& e) {
+    for (const char* component : {"nccl", "cuda_driver", "cuda_runtime", "libfabric", "mpi", "hwloc"}) {
+      mine.versions[component] = {"", std::string("probing rank ") + std::to_string(rank) + " failed: " + e.what()};
+    }
+  }
   std::string node_json;
-  if (leader) node_json = nlohmann::json(collect_node_facts(host, rank, my_node_ranks)).dump(-1, ' ', false, kReplaceInvalidUtf8);
+  if (leader) {
+    NodeFacts node;
+    node.host = host;
+    node.leader_rank = rank;
+    node.ranks = my_node_ranks;
+    try {
+      node = collect_node_facts(host, rank, my_node_ranks);
+    } catch (const std::exception& e) {
+      node.fabric.note = node.gpu.note = std::string("probing the node failed: ") + e.what();
+    }
+    node_json = nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
+  }
   const auto rank_jsons = gather_strings(comm, nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8));
   const auto node_jsons = gather_strings(comm, node_json);
   ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);

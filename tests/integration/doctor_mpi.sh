@@ -43,6 +43,39 @@ expect_rc 1 "$rc" "MESHBENCH_TEST_CLOCK_OFFSET_MS=-40 on rank 1"
 check_status "$tmp/clk2.json" clock.offset FAIL "ms behind rank 0's clock"
 check_status "$tmp/clk2.json" env.identical PASS  # test knobs are not compared
 
+# Two emulated nodes: ranks 2-3 in their own UTS namespace with another hostname (root only).
+# doctor then sees two nodes, measures node b's first rank against rank 0, and names hosts.
+if unshare --uts true 2> /dev/null; then
+  node_b=(unshare --uts sh -c 'hostname doctor-node-b && exec "$0" "$@"')
+  "${clean_env[@]}" "${mpi[@]}" -np 2 "$exe" doctor --format json \
+    : -np 2 "${node_b[@]}" "$exe" doctor --format json > "$tmp/n.json" 2> /dev/null; rc=$?
+  expect_rc 0 "$rc" "two emulated nodes"
+  /usr/bin/python3 - "$tmp/n.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))
+nodes = [(n["host"], n["leader_rank"], n["ranks"]) for n in r["nodes"]]
+assert nodes[1] == ("doctor-node-b", 2, [2, 3]), nodes
+c = r["clock"]
+assert c["measured"] and not c["same_node"], c
+o = c["offsets"][0]
+assert o["host"] == "doctor-node-b" and o["rank"] == 2 and abs(o["offset_ms"]) < 1.0, o
+print(f"ok: two nodes; node b's clock offset {o['offset_ms']:+.4f} ms")
+PY
+  check_status "$tmp/n.json" clock.offset PASS "doctor-node-b"
+  # A skew on node b only (the per-process variable), and NCCL_PROTO set differently there.
+  "${clean_env[@]}" "${mpi[@]}" -np 2 "$exe" doctor --format json \
+    : -np 2 env MESHBENCH_TEST_CLOCK_OFFSET_MS=30 NCCL_PROTO=Simple "${node_b[@]}" "$exe" doctor --format json \
+    > "$tmp/nb.json" 2> /dev/null; rc=$?
+  expect_rc 1 "$rc" "node b skewed by 30 ms and with another NCCL_PROTO"
+  check_status "$tmp/nb.json" clock.offset FAIL "doctor-node-b (rank 2) is "
+  /usr/bin/python3 -c "
+import json; o=json.load(open('$tmp/nb.json'))['clock']['offsets'][0]
+assert 29.0 < o['offset_ms'] < 31.0, o; print('ok: node b measured %.3f ms ahead' % o['offset_ms'])" || failures=$((failures + 1))
+  check_status "$tmp/nb.json" env.identical FAIL "NCCL_PROTO differs: (unset) on ranks 0-1 on $(hostname); Simple on ranks 2-3 on doctor-node-b"
+else
+  echo "skip: unshare --uts not permitted here (two-node emulation needs root)"
+fi
+
 # Text output comes from rank 0 only.
 "${clean_env[@]}" "${mpi[@]}" -np 2 "$exe" doctor > "$tmp/r.txt" 2> /dev/null
 [ "$(grep -c '^summary: ' "$tmp/r.txt")" = 1 ] && pass "one report for the job" || fail "expected one summary line"

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/doctor_checks.hpp"
 #include "analysis/versions.hpp"
 #include "doctor_test_facts.hpp"
