@@ -63,8 +63,12 @@ class CostModel {
   // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
   std::vector<OpTraffic> traffic(const Layout& layout) const;
 
- private:
+  // The model's view of the topology (private to the implementation).
   struct Fabric;
+
+ private:
+  void collectives(const FlatGroups& groups, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
+  void send_recv(const FlatGroups& groups, std::span<const int> slot_of_rank, DimShape& shape) const;
   CostParams params_;
   std::optional<Workload> workload_;
   std::unique_ptr<Fabric> fabric_;

@@ -44,7 +44,7 @@ std::uint64_t structure_digest(const Mapping& mapping);
 // The canonical form both use, per dimension: label[slot] = the smallest slot of the slot's
 // group. Two group sets are equal exactly when their label arrays are equal.
 std::vector<int> group_labels(const FlatGroups& groups, std::span<const int> slot_of_rank);
-// FNV-1a over the label arrays of every dimension in kAllDims order.
+// FNV-1a (64-bit, over 32-bit words) of the label arrays of every dimension in kAllDims order.
 std::uint64_t structure_digest(const FlatParallelGroups& groups, std::span<const int> slot_of_rank);
 
 }  // namespace meshbench::mapping

@@ -216,7 +216,7 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
       if (d.atoms != nullptr && (seed == nullptr || d.score.total_us < seed->score.total_us)) seed = &d;
     }
     const int budget = options.search_max_evaluations > 0 ? options.search_max_evaluations
-                                                          : std::clamp(static_cast<int>(4'000'000LL / std::max(layout.world, 1)), 24, 400);
+                                                          : std::clamp(static_cast<int>(2'000'000LL / std::max(layout.world, 1)), 24, 400);
     AtomPlacement start = seed->placement;
     if (start.local_order.empty() && !local_order.empty()) {
       // An order's identity placement, made explicit so that local moves can apply to it.

@@ -41,74 +41,147 @@ double ring_steps(Op op, int n) { return op == Op::all_reduce ? 2.0 * (n - 1) : 
 
 }  // namespace
 
+namespace detail {
+// A group's members on one node: [begin, end) of the sorted buffer.
+struct Run {
+  int node, begin, end;
+  LinkClass worst;     // slowest class between two of them (LOC for one member)
+  double gbps;         // the bandwidth of that class
+  std::uint64_t rail;  // the NIC classes its members reach
+};
+
+}  // namespace detail
+
 struct CostModel::Fabric {
+  using Run = detail::Run;
   struct NodeLayout {
     int slots = 0;
-    std::vector<std::uint64_t> rail;  // per slot: bit i = the node's NIC i
-    std::vector<double> nic_gbps;     // per NIC (one virtual NIC where the node lists none)
+    // NICs reached by the same set of slots always carry the same flows, so they are counted
+    // as one "NIC class" (p5: 8 classes of 4 NICs): bit i of a rail = class i.
+    std::vector<std::uint64_t> rail;  // per slot
+    std::vector<double> class_gbps;   // per class: its NICs' bandwidth together
     double node_gbps = 0;
     std::vector<LinkClass> link;      // slots × slots
     std::vector<double> link_gbps;    // slots × slots, from the class parameters
     std::vector<int> pcie_switch;     // per slot: dense switch id, -1 unknown
     int switches = 0;
+    // For nodes of up to kTabulated slots: per set of local slots (bit mask), the slowest link
+    // class between two of them and its bandwidth, so a run costs no pair loop.
+    std::vector<LinkClass> worst_of_mask;
+    std::vector<double> gbps_of_mask;
   };
+  static constexpr int kTabulated = 12;
   int slots = 0;
   std::vector<int> node_of, local_of, first_slot, layout_of;
-  std::vector<int> nic_base, switch_base;
+  std::vector<int> class_base, switch_base;
   std::vector<NodeLayout> layouts;
-  int total_nics = 0, total_switches = 0;
+  int total_classes = 0, total_switches = 0;
 
   // Scratch, reset after each use through the touched lists.
-  mutable std::vector<int> sorted, nic_users, switch_users, node_stamp;
+  mutable std::vector<int> sorted, class_users, switch_users;
   mutable std::vector<double> node_egress;
-  mutable std::vector<int> touched_nics, touched_switches, touched_nodes;
+  mutable std::vector<int> touched_classes, touched_switches, touched_nodes;
+  mutable std::vector<Run> runs;
+  mutable std::vector<int> runs_begin;
 
   const NodeLayout& at(int node) const { return layouts[static_cast<std::size_t>(layout_of[static_cast<std::size_t>(node)])]; }
 };
 
+namespace {
+
+// Slowest class among a set of local slots and its bandwidth (LOC and infinity for one slot).
+std::pair<LinkClass, double> worst_pair(const CostModel::Fabric::NodeLayout& l, const int* locals, int count) {
+  LinkClass worst = LinkClass::LOC;
+  double gbps = kInf;
+  for (int a = 0; a < count; ++a) {
+    for (int b = a + 1; b < count; ++b) {
+      const std::size_t k = static_cast<std::size_t>(locals[a]) * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(locals[b]);
+      worst = std::max(worst, l.link[k]);
+      gbps = std::min(gbps, l.link_gbps[k]);
+    }
+  }
+  return {worst, gbps};
+}
+
+CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
+  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+  const double net_cap = params[LinkClass::NET].bandwidth_gbps;
+  CostModel::Fabric::NodeLayout l;
+  l.slots = node.slot_count();
+  std::vector<double> nic_gbps;
+  for (const auto& nic : node.nics) nic_gbps.push_back(std::min(nic.speed_gbps > 0 ? nic.speed_gbps : net_cap, net_cap));
+  if (nic_gbps.empty()) nic_gbps.push_back(net_cap);  // one virtual NIC where the node lists none
+  const std::uint64_t all = nic_gbps.size() == 64 ? ~0ULL : (1ULL << nic_gbps.size()) - 1;
+  std::vector<std::uint64_t> nic_rail;  // per slot, over NICs
+  for (int s = 0; s < l.slots; ++s) {
+    std::uint64_t mask = 0;
+    if (static_cast<std::size_t>(s) < node.rails.size()) {
+      for (int nic : node.rails[static_cast<std::size_t>(s)]) mask |= 1ULL << nic;
+    }
+    nic_rail.push_back(mask != 0 ? mask : all);  // no rail known: any NIC of the node
+  }
+  // Class of a NIC = the set of slots that reach it.
+  std::map<std::vector<bool>, int> class_of_set;
+  std::vector<int> class_of_nic;
+  for (std::size_t nic = 0; nic < nic_gbps.size(); ++nic) {
+    std::vector<bool> users(static_cast<std::size_t>(l.slots));
+    for (int s = 0; s < l.slots; ++s) users[static_cast<std::size_t>(s)] = ((nic_rail[static_cast<std::size_t>(s)] >> nic) & 1U) != 0;
+    const int c = class_of_set.emplace(users, static_cast<int>(class_of_set.size())).first->second;
+    if (static_cast<std::size_t>(c) == l.class_gbps.size()) l.class_gbps.push_back(0);
+    l.class_gbps[static_cast<std::size_t>(c)] += nic_gbps[nic];
+    class_of_nic.push_back(c);
+  }
+  for (int s = 0; s < l.slots; ++s) {
+    std::uint64_t mask = 0;
+    for (std::size_t nic = 0; nic < nic_gbps.size(); ++nic) {
+      if (((nic_rail[static_cast<std::size_t>(s)] >> nic) & 1U) != 0) mask |= 1ULL << class_of_nic[nic];
+    }
+    l.rail.push_back(mask);
+  }
+  for (double b : nic_gbps) l.node_gbps += b;
+  std::map<int, int> switch_ids;
+  for (const auto& slot : node.slots) {
+    int id = -1;
+    if (slot.pci_switch >= 0) id = switch_ids.emplace(slot.pci_switch, static_cast<int>(switch_ids.size())).first->second;
+    l.pcie_switch.push_back(id);
+  }
+  l.switches = static_cast<int>(switch_ids.size());
+  for (int a = 0; a < l.slots; ++a) {
+    for (int b = 0; b < l.slots; ++b) {
+      const LinkClass c = node.links.empty() ? (a == b ? LinkClass::LOC : LinkClass::SYS) : node.link(a, b);
+      l.link.push_back(c);
+      l.link_gbps.push_back(params[c].bandwidth_gbps);
+    }
+  }
+  if (l.slots <= CostModel::Fabric::kTabulated) {
+    const std::size_t masks = std::size_t{1} << l.slots;
+    l.worst_of_mask.resize(masks);
+    l.gbps_of_mask.resize(masks);
+    std::vector<int> locals;
+    for (std::size_t m = 0; m < masks; ++m) {
+      locals.clear();
+      for (int s = 0; s < l.slots; ++s) {
+        if (((m >> s) & 1U) != 0) locals.push_back(s);
+      }
+      std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
 CostModel::CostModel(const topology::ClusterTopology& topo, CostParams params, std::optional<Workload> workload)
     : params_(std::move(params)), workload_(std::move(workload)), fabric_(std::make_unique<Fabric>()) {
   Fabric& f = *fabric_;
-  const double net_cap = params_[LinkClass::NET].bandwidth_gbps;
-  for (int i = 0; i < topo.layout_count(); ++i) {
-    const auto& node = topo.layout(i);
-    if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
-    Fabric::NodeLayout l;
-    l.slots = node.slot_count();
-    for (const auto& nic : node.nics) l.nic_gbps.push_back(std::min(nic.speed_gbps > 0 ? nic.speed_gbps : net_cap, net_cap));
-    if (l.nic_gbps.empty()) l.nic_gbps.push_back(net_cap);
-    const std::uint64_t all = l.nic_gbps.size() == 64 ? ~0ULL : (1ULL << l.nic_gbps.size()) - 1;
-    for (int s = 0; s < l.slots; ++s) {
-      std::uint64_t mask = 0;
-      if (static_cast<std::size_t>(s) < node.rails.size()) {
-        for (int nic : node.rails[static_cast<std::size_t>(s)]) mask |= 1ULL << nic;
-      }
-      l.rail.push_back(mask != 0 ? mask : all);  // no rail known: any NIC of the node
-    }
-    for (double b : l.nic_gbps) l.node_gbps += b;
-    std::map<int, int> switch_ids;
-    for (const auto& slot : node.slots) {
-      int id = -1;
-      if (slot.pci_switch >= 0) id = switch_ids.emplace(slot.pci_switch, static_cast<int>(switch_ids.size())).first->second;
-      l.pcie_switch.push_back(id);
-    }
-    l.switches = static_cast<int>(switch_ids.size());
-    for (int a = 0; a < l.slots; ++a) {
-      for (int b = 0; b < l.slots; ++b) {
-        const LinkClass c = node.links.empty() ? (a == b ? LinkClass::LOC : LinkClass::SYS) : node.link(a, b);
-        l.link.push_back(c);
-        l.link_gbps.push_back(params_[c].bandwidth_gbps);
-      }
-    }
-    f.layouts.push_back(std::move(l));
-  }
+  for (int i = 0; i < topo.layout_count(); ++i) f.layouts.push_back(node_layout(topo.layout(i), params_));
   f.slots = topo.slot_count();
   for (int n = 0; n < topo.node_count(); ++n) {
     f.layout_of.push_back(topo.layout_of(n));
     f.first_slot.push_back(topo.first_slot_of(n));
-    f.nic_base.push_back(f.total_nics);
+    f.class_base.push_back(f.total_classes);
     f.switch_base.push_back(f.total_switches);
-    f.total_nics += static_cast<int>(f.at(n).nic_gbps.size());
+    f.total_classes += static_cast<int>(f.at(n).class_gbps.size());
     f.total_switches += f.at(n).switches;
   }
   f.first_slot.push_back(f.slots);
@@ -121,9 +194,8 @@ CostModel::CostModel(const topology::ClusterTopology& topo, CostParams params, s
     }
   }
   f.sorted.resize(static_cast<std::size_t>(f.slots));
-  f.nic_users.assign(static_cast<std::size_t>(f.total_nics), 0);
+  f.class_users.assign(static_cast<std::size_t>(f.total_classes), 0);
   f.switch_users.assign(static_cast<std::size_t>(f.total_switches), 0);
-  f.node_stamp.assign(static_cast<std::size_t>(topo.node_count()), 0);
   f.node_egress.assign(static_cast<std::size_t>(topo.node_count()), 0.0);
 }
 
@@ -135,53 +207,209 @@ int CostModel::slot_count() const { return fabric_->slots; }
 
 namespace {
 
-// A group's members on one node: [begin, end) of the sorted buffer.
-struct Run {
-  int node, begin, end;
-  LinkClass worst;     // slowest class between two of them (LOC for one member)
-  double gbps;         // the bandwidth of that class
-};
-
-// The runs of one group, and what its members on each node see among themselves.
-template <typename F>
-void for_runs(const F& fabric, const int* slots, int n, std::vector<Run>& runs) {
-  runs.clear();
+// Splits a sorted group into runs, one per node, with what the members of each see; appends
+// them to `runs`.
+void find_runs(const CostModel::Fabric& f, const int* slots, int n, std::vector<detail::Run>& runs) {
+  int locals[64];
   for (int i = 0; i < n;) {
-    const int node = fabric.node_of[static_cast<std::size_t>(slots[i])];
-    int j = i + 1;
-    while (j < n && fabric.node_of[static_cast<std::size_t>(slots[j])] == node) ++j;
-    Run r{node, i, j, LinkClass::LOC, kInf};
-    const auto& l = fabric.at(node);
-    for (int a = i; a < j; ++a) {
-      for (int b = a + 1; b < j; ++b) {
-        const std::size_t k = static_cast<std::size_t>(fabric.local_of[static_cast<std::size_t>(slots[a])]) * static_cast<std::size_t>(l.slots) +
-                              static_cast<std::size_t>(fabric.local_of[static_cast<std::size_t>(slots[b])]);
-        r.worst = std::max(r.worst, l.link[k]);
-        r.gbps = std::min(r.gbps, l.link_gbps[k]);
+    const int node = f.node_of[static_cast<std::size_t>(slots[i])];
+    const auto& l = f.at(node);
+    int j = i;
+    std::uint64_t rail = 0, mask = 0;
+    for (; j < n && f.node_of[static_cast<std::size_t>(slots[j])] == node; ++j) {
+      const int local = f.local_of[static_cast<std::size_t>(slots[j])];
+      rail |= l.rail[static_cast<std::size_t>(local)];
+      if (!l.worst_of_mask.empty()) mask |= 1ULL << local;
+    }
+    detail::Run& r = runs.emplace_back(detail::Run{node, i, j, LinkClass::LOC, kInf, rail});
+    if (!l.worst_of_mask.empty()) {
+      r.worst = l.worst_of_mask[mask];
+      r.gbps = l.gbps_of_mask[mask];
+    } else {
+      // Large nodes (CPU slots): the pair loop, in chunks of 64 members.
+      for (int a = i; a < j; a += 64) {
+        const int count = std::min(64, j - a);
+        for (int k = 0; k < count; ++k) locals[k] = f.local_of[static_cast<std::size_t>(slots[a + k])];
+        const auto [w, g] = worst_pair(l, locals, count);
+        r.worst = std::max(r.worst, w);
+        r.gbps = std::min(r.gbps, g);
       }
     }
-    runs.push_back(r);
     i = j;
   }
 }
 
+// Adds one flow to each NIC class of `rail` on `node`.
+void count_users(const CostModel::Fabric& f, int node, std::uint64_t rail) {
+  for (; rail != 0; rail &= rail - 1) {
+    const auto c = static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + std::countr_zero(rail));
+    if (f.class_users[c]++ == 0) f.touched_classes.push_back(static_cast<int>(c));
+  }
+}
+
+// What the NIC classes of `rail` on `node` give one flow, given how many share each.
+double reachable_gbps(const CostModel::Fabric& f, int node, std::uint64_t rail, bool contention) {
+  const auto& l = f.at(node);
+  double gbps = 0;
+  for (; rail != 0; rail &= rail - 1) {
+    const int c = std::countr_zero(rail);
+    const int users = contention ? f.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)] : 1;
+    gbps += l.class_gbps[static_cast<std::size_t>(c)] / users;
+  }
+  return gbps;
+}
+
+int max_users(const CostModel::Fabric& f) {
+  int most = 0;
+  for (int c : f.touched_classes) most = std::max(most, f.class_users[static_cast<std::size_t>(c)]);
+  return most;
+}
+
+void reset(const CostModel::Fabric& f) {
+  for (int c : f.touched_classes) f.class_users[static_cast<std::size_t>(c)] = 0;
+  for (int sw : f.touched_switches) f.switch_users[static_cast<std::size_t>(sw)] = 0;
+  for (int node : f.touched_nodes) f.node_egress[static_cast<std::size_t>(node)] = 0;
+  f.touched_classes.clear();
+  f.touched_switches.clear();
+  f.touched_nodes.clear();
+}
+
 }  // namespace
 
-Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank) const {
+// Ring and all-to-all profiles of a dimension: pass 1 counts the flows on every NIC class,
+// PCIe switch and node; pass 2 prices each group under that sharing.
+void CostModel::collectives(const FlatGroups& g, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
   const Fabric& f = *fabric_;
-  if (static_cast<int>(slot_of_rank.size()) != f.slots) {
+  using detail::Run;
+  std::vector<Run>& all_runs = f.runs;
+  std::vector<int>& runs_begin = f.runs_begin;
+  all_runs.clear();
+  runs_begin.assign(1, 0);
+  const double n = g.size;
+  for (int gi = 0; gi < g.count(); ++gi) {
+    int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
+    const auto members = g.group(gi);
+    for (int i = 0; i < g.size; ++i) slots[i] = slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
+    if (!std::is_sorted(slots, slots + g.size)) std::sort(slots, slots + g.size);
+    const std::size_t first = all_runs.size();
+    find_runs(f, slots, g.size, all_runs);
+    const std::size_t count = all_runs.size() - first;
+    const bool multi = count > 1;
+    shape.crosses_nodes |= multi;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, static_cast<int>(count));
+    for (std::size_t k = first; k < all_runs.size(); ++k) {
+      const Run& r = all_runs[k];
+      shape.worst_link = std::max(shape.worst_link, multi ? LinkClass::NET : r.worst);
+      if (multi) {
+        count_users(f, r.node, r.rail);
+        const double local = r.end - r.begin;
+        if (f.node_egress[static_cast<std::size_t>(r.node)] == 0) f.touched_nodes.push_back(r.node);
+        f.node_egress[static_cast<std::size_t>(r.node)] += local * (n - local) / n;
+      }
+      if (crosses_pcie_uplink(r.worst)) {
+        const auto& l = f.at(r.node);
+        std::uint64_t seen = 0;
+        for (int i = r.begin; i < r.end; ++i) {
+          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
+          if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
+          seen |= 1ULL << sw;
+          const auto id = static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw);
+          if (f.switch_users[id]++ == 0) f.touched_switches.push_back(static_cast<int>(id));
+        }
+      }
+    }
+    runs_begin.push_back(static_cast<int>(all_runs.size()));
+  }
+  shape.max_nic_flows = max_users(f);
+
+  for (int gi = 0; gi < g.count(); ++gi) {
+    const int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
+    const std::span<const Run> rs(all_runs.data() + runs_begin[static_cast<std::size_t>(gi)],
+                                  static_cast<std::size_t>(runs_begin[static_cast<std::size_t>(gi) + 1] - runs_begin[static_cast<std::size_t>(gi)]));
+    const bool multi = rs.size() > 1;
+    double intra_gbps = kInf, inter_gbps = kInf, a2a_us_per_byte = 0;
+    LinkClass worst = LinkClass::LOC;
+    for (const Run& r : rs) {
+      const auto& l = f.at(r.node);
+      worst = std::max(worst, r.worst);
+      double run_gbps = r.gbps;
+      if (params_.contention && crosses_pcie_uplink(r.worst)) {
+        int sharing = 1;
+        for (int i = r.begin; i < r.end; ++i) {
+          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
+          if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
+        }
+        run_gbps /= sharing;
+      }
+      intra_gbps = std::min(intra_gbps, run_gbps);
+      const double local = r.end - r.begin;
+      if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
+      if (!multi) continue;
+      const double reach = reachable_gbps(f, r.node, r.rail, params_.contention);
+      inter_gbps = std::min(inter_gbps, reach);
+      // All-to-all: what leaves the node, over what the node (contention) or the group's own
+      // rails (alone) can send.
+      const double own = local * (n - local) / n;
+      const double egress = params_.contention ? f.node_egress[static_cast<std::size_t>(r.node)] : own;
+      const double capacity = params_.contention ? l.node_gbps : reach;
+      a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(capacity));
+    }
+    const double alpha = params_[multi ? LinkClass::NET : worst].alpha_us;
+    if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
+    if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
+  }
+  reset(f);
+}
+
+// Neighbouring stages: pair (i, i+1) of each group, in Megatron's order; all boundaries send at
+// once, sharing the sender's rail NICs.
+void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank, DimShape& shape) const {
+  const Fabric& f = *fabric_;
+  auto for_pairs = [&](const auto& visit) {
+    for (int gi = 0; gi < g.count(); ++gi) {
+      const auto members = g.group(gi);
+      for (int i = 0; i + 1 < g.size; ++i) {
+        visit(slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])],
+              slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i) + 1])]);
+      }
+    }
+  };
+  for_pairs([&](int a, int b) {
+    const int na = f.node_of[static_cast<std::size_t>(a)];
+    if (na != f.node_of[static_cast<std::size_t>(b)]) count_users(f, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
+  });
+  shape.max_nic_flows = std::max(shape.max_nic_flows, max_users(f));
+  for_pairs([&](int a, int b) {
+    const int na = f.node_of[static_cast<std::size_t>(a)];
+    const auto& l = f.at(na);
+    const auto la = static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)]);
+    if (na == f.node_of[static_cast<std::size_t>(b)]) {
+      const std::size_t k = la * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
+      shape.worst_link = std::max(shape.worst_link, l.link[k]);
+      add_profile(shape.send_recv, {params_[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
+      return;
+    }
+    shape.crosses_nodes = true;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, 2);
+    shape.worst_link = LinkClass::NET;
+    add_profile(shape.send_recv, {params_[LinkClass::NET].alpha_us, us_per_byte(reachable_gbps(f, na, l.rail[la], params_.contention))});
+  });
+  reset(f);
+}
+
+Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank) const {
+  if (static_cast<int>(slot_of_rank.size()) != fabric_->slots) {
     throw InputError("the layout's world size " + std::to_string(slot_of_rank.size()) + " differs from the topology's " +
-                     std::to_string(f.slots) + " slots");
+                     std::to_string(fabric_->slots) + " slots");
   }
   const auto traffic_list = traffic(layout);
   Score score;
-  std::vector<Run> runs, all_runs;
-  std::vector<int> runs_begin;
   for (Dim dim : kAllDims) {
     const FlatGroups& g = dim == Dim::dp ? groups.dp_cp : groups[dim];
     DimShape& shape = score.shape[static_cast<std::size_t>(dim)];
     shape.group_size = g.size;
     shape.groups = g.count();
+    if (g.size <= 1) continue;
     bool want_ring = false, want_a2a = false, want_p2p = false;
     for (const auto& t : traffic_list) {
       if (t.dim != dim) continue;
@@ -189,143 +417,9 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
       want_p2p |= t.op == Op::send_recv;
       want_ring |= t.op == Op::all_reduce || t.op == Op::all_gather || t.op == Op::reduce_scatter;
     }
-    if (g.size <= 1) continue;
-
-    // Pass 1: sort each group's slots, find its runs, count the users of each NIC and switch.
-    all_runs.clear();
-    runs_begin.assign(1, 0);
-    for (int gi = 0; gi < g.count(); ++gi) {
-      int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
-      const auto members = g.group(gi);
-      for (int i = 0; i < g.size; ++i) slots[i] = slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
-      std::sort(slots, slots + g.size);
-      for_runs(f, slots, g.size, runs);
-      const bool multi = runs.size() > 1;
-      shape.crosses_nodes |= multi;
-      shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, static_cast<int>(runs.size()));
-      shape.worst_link = std::max(shape.worst_link, multi ? LinkClass::NET : runs.front().worst);
-      for (const Run& r : runs) {
-        const auto& l = f.at(r.node);
-        if (multi) {
-          std::uint64_t mask = 0;
-          for (int i = r.begin; i < r.end; ++i) mask |= l.rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-          for (; mask != 0; mask &= mask - 1) {
-            const int nic = f.nic_base[static_cast<std::size_t>(r.node)] + std::countr_zero(mask);
-            if (f.nic_users[static_cast<std::size_t>(nic)]++ == 0) f.touched_nics.push_back(nic);
-          }
-          const double e = g.size, local = r.end - r.begin;
-          if (f.node_egress[static_cast<std::size_t>(r.node)] == 0) f.touched_nodes.push_back(r.node);
-          f.node_egress[static_cast<std::size_t>(r.node)] += local * (e - local) / e;
-        }
-        if (crosses_pcie_uplink(r.worst)) {
-          int last = -2;
-          for (int i = r.begin; i < r.end; ++i) {
-            const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-            if (sw < 0 || sw == last) continue;
-            last = sw;
-            const int id = f.switch_base[static_cast<std::size_t>(r.node)] + sw;
-            if (f.switch_users[static_cast<std::size_t>(id)]++ == 0) f.touched_switches.push_back(id);
-          }
-        }
-      }
-      all_runs.insert(all_runs.end(), runs.begin(), runs.end());
-      runs_begin.push_back(static_cast<int>(all_runs.size()));
-    }
-    for (int nic : f.touched_nics) shape.max_nic_flows = std::max(shape.max_nic_flows, f.nic_users[static_cast<std::size_t>(nic)]);
-
-    // Pass 2: each group's bandwidth under that sharing.
-    const double n = g.size;
-    for (int gi = 0; gi < g.count(); ++gi) {
-      const int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
-      const std::span<const Run> rs(all_runs.data() + runs_begin[static_cast<std::size_t>(gi)],
-                                    static_cast<std::size_t>(runs_begin[static_cast<std::size_t>(gi) + 1] - runs_begin[static_cast<std::size_t>(gi)]));
-      const bool multi = rs.size() > 1;
-      double intra_gbps = kInf, inter_gbps = kInf, a2a_us_per_byte = 0;
-      LinkClass worst = LinkClass::LOC;
-      for (const Run& r : rs) {
-        const auto& l = f.at(r.node);
-        worst = std::max(worst, r.worst);
-        double run_gbps = r.gbps;
-        if (params_.contention && crosses_pcie_uplink(r.worst)) {
-          int sharing = 1;
-          for (int i = r.begin; i < r.end; ++i) {
-            const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-            if (sw >= 0) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
-          }
-          run_gbps /= sharing;
-        }
-        intra_gbps = std::min(intra_gbps, run_gbps);
-        const double local = r.end - r.begin;
-        if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
-        if (!multi) continue;
-        std::uint64_t mask = 0;
-        for (int i = r.begin; i < r.end; ++i) mask |= l.rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-        double reach = 0;
-        for (; mask != 0; mask &= mask - 1) {
-          const int bit = std::countr_zero(mask);
-          const int users = params_.contention ? f.nic_users[static_cast<std::size_t>(f.nic_base[static_cast<std::size_t>(r.node)] + bit)] : 1;
-          reach += l.nic_gbps[static_cast<std::size_t>(bit)] / users;
-        }
-        inter_gbps = std::min(inter_gbps, reach);
-        // All-to-all: what leaves the node, over what the node (contention) or the group's own
-        // rails (alone) can send.
-        const double own = local * (n - local) / n;
-        const double egress = params_.contention ? f.node_egress[static_cast<std::size_t>(r.node)] : own;
-        const double capacity = params_.contention ? l.node_gbps : reach;
-        a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(capacity));
-      }
-      const double alpha = params_[multi ? LinkClass::NET : worst].alpha_us;
-      if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
-      if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
-    }
-
-    if (want_p2p) {
-      // Neighbouring stages: pair (i, i+1) of each group, in Megatron's order; all boundaries
-      // send at once, sharing the sender's rail NICs.
-      std::vector<std::pair<int, int>> pairs;
-      for (int gi = 0; gi < g.count(); ++gi) {
-        const auto members = g.group(gi);
-        for (int i = 0; i + 1 < g.size; ++i) {
-          pairs.emplace_back(slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])],
-                             slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i) + 1])]);
-        }
-      }
-      // Reuse the NIC counters for the pairs: clear the ring counts first.
-      for (int nic : f.touched_nics) f.nic_users[static_cast<std::size_t>(nic)] = 0;
-      f.touched_nics.clear();
-      for (const auto& [a, b] : pairs) {
-        const int na = f.node_of[static_cast<std::size_t>(a)];
-        if (na == f.node_of[static_cast<std::size_t>(b)]) continue;
-        for (std::uint64_t mask = f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]; mask != 0; mask &= mask - 1) {
-          const int nic = f.nic_base[static_cast<std::size_t>(na)] + std::countr_zero(mask);
-          if (f.nic_users[static_cast<std::size_t>(nic)]++ == 0) f.touched_nics.push_back(nic);
-        }
-      }
-      for (int nic : f.touched_nics) shape.max_nic_flows = std::max(shape.max_nic_flows, f.nic_users[static_cast<std::size_t>(nic)]);
-      for (const auto& [a, b] : pairs) {
-        const int na = f.node_of[static_cast<std::size_t>(a)];
-        const auto& l = f.at(na);
-        const int la = f.local_of[static_cast<std::size_t>(a)];
-        if (na == f.node_of[static_cast<std::size_t>(b)]) {
-          const std::size_t k = static_cast<std::size_t>(la) * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
-          add_profile(shape.send_recv, {params_[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
-          continue;
-        }
-        double gbps = 0;
-        for (std::uint64_t mask = l.rail[static_cast<std::size_t>(la)]; mask != 0; mask &= mask - 1) {
-          const int bit = std::countr_zero(mask);
-          const int users = params_.contention ? f.nic_users[static_cast<std::size_t>(f.nic_base[static_cast<std::size_t>(na)] + bit)] : 1;
-          gbps += l.nic_gbps[static_cast<std::size_t>(bit)] / users;
-        }
-        add_profile(shape.send_recv, {params_[LinkClass::NET].alpha_us, us_per_byte(gbps)});
-      }
-    }
-    for (int nic : f.touched_nics) f.nic_users[static_cast<std::size_t>(nic)] = 0;
-    for (int sw : f.touched_switches) f.switch_users[static_cast<std::size_t>(sw)] = 0;
-    for (int node : f.touched_nodes) f.node_egress[static_cast<std::size_t>(node)] = 0;
-    f.touched_nics.clear();
-    f.touched_switches.clear();
-    f.touched_nodes.clear();
+    // A dimension without traffic still reports where its groups lie.
+    if (want_ring || want_a2a || !want_p2p) collectives(g, slot_of_rank, want_ring, want_a2a, shape);
+    if (want_p2p) send_recv(g, slot_of_rank, shape);
   }
   for (const auto& t : traffic_list) {
     const double us = t.calls_per_step * op_time_us(score.of(t.dim), t.op, t.bytes);
@@ -365,6 +459,9 @@ std::vector<OpTraffic> CostModel::traffic(const Layout& layout) const {
   for (Dim d : kAllDims) {
     const int size = d == Dim::dp ? layout.dp() * layout.cp : layout.size(d);
     if (size <= 1) continue;
+    // Without a workload, EP = 1 reads as a dense model: its expert grid (ETP = TP, EDP = DP)
+    // would only count the dense traffic twice.
+    if ((d == Dim::etp || d == Dim::edp) && layout.ep == 1) continue;
     const auto ops = typical_ops(d);
     // Each dimension weighs the same: the mean over its typical ops of the sweep's sum.
     for (Op op : ops) {
