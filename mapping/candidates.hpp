@@ -23,6 +23,9 @@ struct CandidateOptions {
   // Most placements the search scores; 0 = scale with the world size (fewer for larger worlds,
   // so that 65,536 slots stay within about a second).
   int search_max_evaluations = 0;
+  // Fill each Mapping's nested group lists. `plan` needs only slot_of_rank and the scores, and at
+  // 65,536 slots the lists cost more than scoring; load_plan builds them for `run`.
+  bool with_groups = true;
 };
 
 struct CandidateStats {
@@ -32,7 +35,7 @@ struct CandidateStats {
   double generate_s = 0;  // orders, heuristics, random: built and scored
   double search_s = 0;
   double dedup_s = 0;     // digests and exact comparison
-  double build_s = 0;     // Mapping objects for the distinct candidates
+  double build_s = 0;     // Mapping objects for the distinct candidates (group lists if asked)
 };
 
 struct RankedCandidates {

@@ -57,7 +57,12 @@ class CostModel {
   int slot_count() const;
 
   // The shapes and times of every dimension of `groups` placed by `slot_of_rank`.
-  Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank) const;
+  // `node_symmetric` promises that the nodes are alike and that every node holds the same set of
+  // local slot sets of each dimension's groups, each group with the same set on all its nodes
+  // (true of block placements whose inner blocks fill a node exactly): ring and all-to-all
+  // pricing then looks at node 0 alone, in time independent of the world size. A promise that
+  // does not hold is detected where it would change the result and the full pass runs instead.
+  Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric = false) const;
   // One op on a dimension of that shape.
   double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const;
   // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
@@ -68,6 +73,7 @@ class CostModel {
 
  private:
   void collectives(const FlatGroups& groups, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
+  bool collectives_on_node0(const FlatGroups& groups, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
   void send_recv(const FlatGroups& groups, std::span<const int> slot_of_rank, DimShape& shape) const;
   CostParams params_;
   std::optional<Workload> workload_;

@@ -22,6 +22,7 @@ struct ParallelGroups {
 struct FlatGroups {
   int size = 1;
   std::vector<int> ranks;
+  std::vector<int> group_of_rank;  // rank -> index of its group
   int count() const { return size == 0 ? 0 : static_cast<int>(ranks.size()) / size; }
   std::span<const int> group(int g) const {
     return {ranks.data() + static_cast<std::size_t>(g) * static_cast<std::size_t>(size), static_cast<std::size_t>(size)};

@@ -108,6 +108,19 @@ std::vector<int> topology_local_order(const topology::NodeTopology& node) {
   return order;
 }
 
+int node_boundary(const std::vector<Atom>& atoms, const std::vector<int>& order, int slots_per_node) {
+  long long product = 1;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (product == slots_per_node) return static_cast<int>(k);
+    product *= atoms[static_cast<std::size_t>(order[k])].size;
+  }
+  return product == slots_per_node ? static_cast<int>(order.size()) : -1;
+}
+
+bool node_aligned(const std::vector<Atom>& atoms, const AtomPlacement& placement, const topology::ClusterTopology& topo) {
+  return topo.homogeneous() && node_boundary(atoms, placement.order, topo.node(0).slot_count()) >= 0;
+}
+
 std::string structure_key(const std::vector<Atom>& atoms, const AtomPlacement& placement) {
   std::string key;
   for (int j : placement.order) {

@@ -38,6 +38,14 @@ std::vector<int> place(const std::vector<Atom>& atoms, const AtomPlacement& plac
 // positions share the closest hardware.
 std::vector<int> topology_local_order(const topology::NodeTopology& node);
 
+// The position after which every atom of the placement lies above the node boundary, or -1
+// when no prefix of it fills exactly one node.
+int node_boundary(const std::vector<Atom>& atoms, const std::vector<int>& order, int slots_per_node);
+
+// True when the placement is node-symmetric for CostModel::score: alike nodes and inner atoms
+// that fill a node exactly.
+bool node_aligned(const std::vector<Atom>& atoms, const AtomPlacement& placement, const topology::ClusterTopology& topology);
+
 // A key equal for atom orders that give the same structure (atoms of one digit and size are
 // interchangeable), so the search evaluates each structure once.
 std::string structure_key(const std::vector<Atom>& atoms, const AtomPlacement& placement);

@@ -142,7 +142,8 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
   std::vector<Draft> drafts;
   auto add = [&](Draft d) {
     d.groups = &groups_of(d.layout);
-    d.score = model.score(d.layout, *d.groups, d.slot_of_rank);
+    const bool symmetric = d.atoms != nullptr && detail::node_aligned(*d.atoms, d.placement, topo);
+    d.score = model.score(d.layout, *d.groups, d.slot_of_rank, symmetric);
     drafts.push_back(std::move(d));
   };
   auto best_so_far = [&drafts]() -> const Draft& {
@@ -216,7 +217,7 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
       if (d.atoms != nullptr && (seed == nullptr || d.score.total_us < seed->score.total_us)) seed = &d;
     }
     const int budget = options.search_max_evaluations > 0 ? options.search_max_evaluations
-                                                          : std::clamp(static_cast<int>(2'000'000LL / std::max(layout.world, 1)), 24, 400);
+                                                          : std::clamp(static_cast<int>(4'000'000LL / std::max(layout.world, 1)), 24, 400);
     AtomPlacement start = seed->placement;
     if (start.local_order.empty() && !local_order.empty()) {
       // An order's identity placement, made explicit so that local moves can apply to it.
@@ -270,7 +271,9 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
     c.mapping.how = d.how;
     c.mapping.layout = d.layout;
     c.mapping.slot_of_rank = std::move(d.slot_of_rank);
-    for (Dim dim : kAllDims) c.mapping.groups[dim] = (*d.groups)[dim].nested();
+    if (options.with_groups) {
+      for (Dim dim : kAllDims) c.mapping.groups[dim] = (*d.groups)[dim].nested();
+    }
     c.mapping.aliases = std::move(d.aliases);
     c.score = d.score;
     c.digest = digests[i];

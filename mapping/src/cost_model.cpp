@@ -361,6 +361,93 @@ void CostModel::collectives(const FlatGroups& g, std::span<const int> slot_of_ra
   reset(f);
 }
 
+// The same prices from node 0 alone, for node-symmetric placements: a group has the same local
+// slots on each of its nodes and spans n / (its members on node 0) nodes, and every node carries
+// the flows node 0 carries. False (nothing written) when the placement is visibly not symmetric.
+bool CostModel::collectives_on_node0(const FlatGroups& g, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
+  const Fabric& f = *fabric_;
+  const auto& l = f.at(0);
+  const double n = g.size;
+  struct Local {
+    int group;
+    std::uint64_t mask = 0;  // local slots, by index (nodes of at most 64 slots)
+    int count = 0;
+  };
+  std::vector<Local> here;
+  for (int s = 0; s < l.slots; ++s) {
+    const int gi = g.group_of_rank[static_cast<std::size_t>(node0_rank[static_cast<std::size_t>(s)])];
+    auto it = std::find_if(here.begin(), here.end(), [gi](const Local& x) { return x.group == gi; });
+    if (it == here.end()) it = here.insert(here.end(), Local{gi});
+    it->mask |= 1ULL << s;
+    ++it->count;
+  }
+  struct Priced {
+    LinkClass worst;
+    double gbps;
+    std::uint64_t rail = 0;
+    int nodes;
+  };
+  std::vector<Priced> priced;
+  for (const Local& x : here) {
+    if (g.size % x.count != 0) return false;
+  }
+  int locals[64];
+  for (const Local& x : here) {
+    int k = 0;
+    std::uint64_t rail = 0;
+    for (std::uint64_t m = x.mask; m != 0; m &= m - 1) {
+      locals[k] = std::countr_zero(m);
+      rail |= l.rail[static_cast<std::size_t>(locals[k++])];
+    }
+    auto [worst, gbps] = l.worst_of_mask.empty() ? worst_pair(l, locals, k) : std::pair{l.worst_of_mask[x.mask], l.gbps_of_mask[x.mask]};
+    const int nodes = g.size / x.count;
+    priced.push_back({worst, gbps, rail, nodes});
+    shape.crosses_nodes |= nodes > 1;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, nodes);
+    shape.worst_link = std::max(shape.worst_link, nodes > 1 ? LinkClass::NET : worst);
+    if (nodes > 1) {
+      count_users(f, 0, rail);
+      if (f.node_egress[0] == 0) f.touched_nodes.push_back(0);
+      f.node_egress[0] += x.count * (n - x.count) / n;
+    }
+    if (crosses_pcie_uplink(worst)) {
+      std::uint64_t seen = 0;
+      for (int i = 0; i < k; ++i) {
+        const int sw = l.pcie_switch[static_cast<std::size_t>(locals[i])];
+        if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
+        seen |= 1ULL << sw;
+        if (f.switch_users[static_cast<std::size_t>(sw)]++ == 0) f.touched_switches.push_back(sw);
+      }
+    }
+  }
+  shape.max_nic_flows = max_users(f);
+  for (std::size_t i = 0; i < here.size(); ++i) {
+    const Priced& p = priced[i];
+    const double local = here[i].count;
+    double run_gbps = p.gbps;
+    if (params_.contention && crosses_pcie_uplink(p.worst)) {
+      int sharing = 1;
+      for (std::uint64_t m = here[i].mask; m != 0; m &= m - 1) {
+        const int sw = l.pcie_switch[static_cast<std::size_t>(std::countr_zero(m))];
+        if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(sw)]);
+      }
+      run_gbps /= sharing;
+    }
+    double inter_gbps = kInf, a2a_us_per_byte = local > 1 ? (local - 1) / n * us_per_byte(run_gbps) : 0;
+    if (p.nodes > 1) {
+      const double reach = reachable_gbps(f, 0, p.rail, params_.contention);
+      inter_gbps = reach;
+      const double egress = params_.contention ? f.node_egress[0] : local * (n - local) / n;
+      a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(params_.contention ? l.node_gbps : reach));
+    }
+    const double alpha = params_[p.nodes > 1 ? LinkClass::NET : p.worst].alpha_us;
+    if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(run_gbps, inter_gbps))});
+    if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
+  }
+  reset(f);
+  return true;
+}
+
 // Neighbouring stages: pair (i, i+1) of each group, in Megatron's order; all boundaries send at
 // once, sharing the sender's rail NICs.
 void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank, DimShape& shape) const {
@@ -397,12 +484,20 @@ void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank
   reset(f);
 }
 
-Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank) const {
+Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric) const {
   if (static_cast<int>(slot_of_rank.size()) != fabric_->slots) {
     throw InputError("the layout's world size " + std::to_string(slot_of_rank.size()) + " differs from the topology's " +
                      std::to_string(fabric_->slots) + " slots");
   }
   const auto traffic_list = traffic(layout);
+  const Fabric& f = *fabric_;
+  std::vector<int> node0_rank;
+  if (node_symmetric && f.layouts.size() == 1 && f.at(0).slots <= 64) {
+    node0_rank.resize(static_cast<std::size_t>(f.at(0).slots));
+    for (std::size_t r = 0; r < slot_of_rank.size(); ++r) {
+      if (slot_of_rank[r] < f.at(0).slots) node0_rank[static_cast<std::size_t>(slot_of_rank[r])] = static_cast<int>(r);
+    }
+  }
   Score score;
   for (Dim dim : kAllDims) {
     const FlatGroups& g = dim == Dim::dp ? groups.dp_cp : groups[dim];
@@ -418,7 +513,10 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
       want_ring |= t.op == Op::all_reduce || t.op == Op::all_gather || t.op == Op::reduce_scatter;
     }
     // A dimension without traffic still reports where its groups lie.
-    if (want_ring || want_a2a || !want_p2p) collectives(g, slot_of_rank, want_ring, want_a2a, shape);
+    if (want_ring || want_a2a || !want_p2p) {
+      const bool done = !node0_rank.empty() && !g.group_of_rank.empty() && collectives_on_node0(g, node0_rank, want_ring, want_a2a, shape);
+      if (!done) collectives(g, slot_of_rank, want_ring, want_a2a, shape);
+    }
     if (want_p2p) send_recv(g, slot_of_rank, shape);
   }
   for (const auto& t : traffic_list) {

@@ -145,9 +145,13 @@ FlatGroups masked_orthogonal_groups_flat(const std::vector<int>& sizes, const st
   FlatGroups out;
   out.size = group_size;
   out.ranks.reserve(static_cast<std::size_t>(group_size) * static_cast<std::size_t>(num_groups));
+  out.group_of_rank.resize(static_cast<std::size_t>(group_size) * static_cast<std::size_t>(num_groups));
   for (int g = 0; g < num_groups; ++g) {
     const int base = offset(g, unmasked_shape, unmasked_stride);
-    for (int v : inner) out.ranks.push_back(base + v);
+    for (int v : inner) {
+      out.ranks.push_back(base + v);
+      out.group_of_rank[static_cast<std::size_t>(base + v)] = g;
+    }
   }
   return out;
 }

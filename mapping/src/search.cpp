@@ -26,20 +26,6 @@ bool symmetric_node(const topology::NodeTopology& node) {
   return same || disjoint;
 }
 
-namespace {
-
-// The position after which every atom lies above the node boundary, or -1 when no prefix of
-// the placement fills exactly one node.
-int node_boundary(const std::vector<Atom>& atoms, const std::vector<int>& order, int per_node) {
-  long long product = 1;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    if (product == per_node) return static_cast<int>(k);
-    product *= atoms[static_cast<std::size_t>(order[k])].size;
-  }
-  return product == per_node ? static_cast<int>(order.size()) : -1;
-}
-
-}  // namespace
 
 SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& seed, const Score& seed_score, const Layout& layout,
                           const FlatParallelGroups& groups, const topology::ClusterTopology& topo, const CostModel& model,
@@ -79,7 +65,7 @@ SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& s
       if (best.evaluations >= max_evaluations) break;
       if (!seen.insert(structure_key(atoms, m)).second) continue;
       auto slots = place(atoms, m, topo);
-      const Score s = model.score(layout, groups, slots);
+      const Score s = model.score(layout, groups, slots, node_aligned(atoms, m, topo));
       ++best.evaluations;
       // A strict improvement beyond rounding, so that equal-cost plateaus end the descent.
       if (s.total_us < step.score.total_us * (1 - 1e-9)) {
