@@ -18,6 +18,10 @@ class ClusterTopology {
   static ClusterTopology replicate(NodeTopology node, int nodes);
   // One description per node, as assembled from a live cluster; equal layouts are shared.
   static ClusterTopology from_nodes(std::vector<NodeTopology> nodes);
+  // Distinct layouts and, per node, its layout and hostname (no per-node copies; for
+  // parse-back and large live clusters). Layouts that are equal are merged.
+  static ClusterTopology from_layouts(std::vector<NodeTopology> layouts, const std::vector<int>& layout_of,
+                                      std::vector<std::string> hostnames);
 
   int node_count() const { return static_cast<int>(hostnames_.size()); }
   int slot_count() const { return slot_count_; }
@@ -31,6 +35,11 @@ class ClusterTopology {
   int layout_count() const { return static_cast<int>(layouts_.size()); }
   const NodeTopology& layout(int i) const { return *layouts_[i]; }
   int layout_of(int node) const { return layout_of_[node]; }
+
+  // Nodes whose layout differs from the most common one, one line per differing layout
+  // (which hosts, and how they differ); empty when homogeneous. Differences are reported,
+  // never averaged.
+  std::vector<std::string> differences() const;
 
   LinkClass link(int slot_a, int slot_b) const;
   // Expected bandwidth of the path, GB/s: the node's matrix inside a node; across nodes, the

@@ -38,6 +38,8 @@ struct NodeTopology {
   std::string node_type;  // catalog name when known, else empty
   std::string source;     // where it came from: "hwloc", "nccl-xml", "hwloc-xml", "catalog", ...
   std::string raw_xml;    // the XML it was built from, kept for the results file
+  std::string cpu;        // CPU model and NCCL's inter-socket class, e.g. "... (SKL, 10 GB/s between sockets)"
+  std::vector<std::string> notes;  // what was assumed or not known (NIC speed defaulted, ...)
   int numa_nodes = 1;
   std::vector<Slot> slots;
   std::vector<Nic> nics;

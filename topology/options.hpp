@@ -38,5 +38,8 @@ LiveCluster discover_cluster(MPI_Comm comm);
 
 // True when this process was started by mpirun/srun (so MPI_Init joins a real job).
 bool launched_by_mpi_launcher();
+// This process's rank as the launcher set it in the environment, 0 when not launched; lets a
+// command that needs no MPI print only once under mpirun/srun.
+int launcher_rank();
 
 }  // namespace meshbench::topology

@@ -37,7 +37,7 @@ bool NodeTopology::same_layout(const NodeTopology& o) const {
     if (a.kind != b.kind || a.pci != b.pci || a.numa != b.numa || a.speed_gbps != b.speed_gbps || a.name != b.name) return false;
   }
   return links == o.links && bandwidth_gbps == o.bandwidth_gbps && rails == o.rails && numa_nodes == o.numa_nodes &&
-         node_type == o.node_type;
+         node_type == o.node_type && cpu == o.cpu;
 }
 
 }  // namespace meshbench::topology

@@ -1,0 +1,35 @@
+#pragma once
+// One reader for every hwloc topology, loaded from XML or discovered live: GPUs by NVIDIA's
+// vendor id and display class, NICs by network class (EFA by Amazon's ids), the PCIe
+// switches NCCL would see above them, and NVLinks from hwloc's NVLinkBandwidth matrix.
+#include <hwloc.h>
+
+#include <functional>
+#include <string>
+
+#include "topology/machine.hpp"
+
+namespace meshbench::topology {
+
+// Owns an hwloc topology with every I/O object kept (hwloc drops them by default, also
+// when importing XML).
+class HwlocTopology {
+ public:
+  HwlocTopology();
+  ~HwlocTopology();
+  HwlocTopology(const HwlocTopology&) = delete;
+  HwlocTopology& operator=(const HwlocTopology&) = delete;
+  hwloc_topology_t get() const { return t_; }
+
+ private:
+  hwloc_topology_t t_ = nullptr;
+};
+
+struct HwlocReadOptions {
+  // Line rate of a NIC in GB/s by its OS device name; hwloc does not know it. 0 = unknown.
+  std::function<double(const std::string& name)> nic_speed_gbps;
+};
+
+Machine machine_from_hwloc(hwloc_topology_t topology, const HwlocReadOptions& options = {});
+
+}  // namespace meshbench::topology

@@ -1,0 +1,291 @@
+// JSON form of the topology; docs/topology.md documents every field.
+#include "topology/json.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace meshbench::topology {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// Bandwidths are NCCL's figures (at most one decimal in practice); rounding keeps the
+// output free of float noise without losing them.
+double tidy(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+ojson slot_json(const NodeTopology& node, const Slot& s) {
+  return {{"index", s.index},
+          {"kind", to_string(s.kind)},
+          {"pci", s.pci},
+          {"numa", s.numa},
+          {"model", s.model},
+          {"pci_switch", s.pci_switch},
+          {"rail", node.rails[static_cast<std::size_t>(s.index)]},
+          {"rail_bandwidth_gbps", tidy(node.rail_bandwidth_gbps(s.index))}};
+}
+
+ojson nic_json(const Nic& n) {
+  return {{"name", n.name}, {"kind", to_string(n.kind)}, {"pci", n.pci}, {"numa", n.numa},
+          {"speed_gbps", tidy(n.speed_gbps)}, {"line_rate_gbit", tidy(n.speed_gbps * 8.0)}, {"pci_switch", n.pci_switch}};
+}
+
+ojson slots_json(const NodeTopology& node) {
+  ojson out = ojson::array();
+  for (const auto& s : node.slots) out.push_back(slot_json(node, s));
+  return out;
+}
+
+ojson nics_json(const NodeTopology& node) {
+  ojson out = ojson::array();
+  for (const auto& n : node.nics) out.push_back(nic_json(n));
+  return out;
+}
+
+// A slots x slots matrix of `cell(a, b)`.
+template <typename Cell>
+ojson slot_matrix(const NodeTopology& node, Cell cell) {
+  ojson rows = ojson::array();
+  for (int a = 0; a < node.slot_count(); ++a) {
+    ojson row = ojson::array();
+    for (int b = 0; b < node.slot_count(); ++b) row.push_back(cell(a, b));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+ojson class_matrix(const NodeTopology& node) {
+  return slot_matrix(node, [&](int a, int b) { return std::string(to_string(node.link(a, b))); });
+}
+
+ojson bandwidth_matrix(const NodeTopology& node) {
+  return slot_matrix(node, [&](int a, int b) { return tidy(node.bandwidth(a, b)); });
+}
+
+const json& need(const json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) throw InputError("topology JSON: " + where + " has no \"" + key + "\"");
+  return j.at(key);
+}
+
+template <typename T>
+T get(const json& j, const char* key, const std::string& where) {
+  try {
+    return need(j, key, where).get<T>();
+  } catch (const json::exception& e) {
+    throw InputError("topology JSON: " + where + " \"" + key + "\" has the wrong type (" + e.what() + ")");
+  }
+}
+
+SlotKind parse_slot_kind(const std::string& s, const std::string& where) {
+  if (s == "gpu") return SlotKind::gpu;
+  if (s == "cpu") return SlotKind::cpu;
+  throw InputError("topology JSON: " + where + " kind '" + s + "' is neither gpu nor cpu");
+}
+
+NicKind parse_nic_kind(const std::string& s) {
+  for (NicKind k : {NicKind::efa, NicKind::ib, NicKind::eth, NicKind::other}) {
+    if (to_string(k) == s) return k;
+  }
+  return NicKind::other;
+}
+
+}  // namespace
+
+ojson to_json(const NodeTopology& node, bool raw_xml) {
+  ojson j = {{"hostname", node.hostname}, {"node_type", node.node_type}, {"source", node.source}, {"cpu", node.cpu},
+            {"numa_nodes", node.numa_nodes}, {"notes", node.notes}, {"slots", slots_json(node)}, {"nics", nics_json(node)},
+            {"class", class_matrix(node)}, {"bandwidth_gbps", bandwidth_matrix(node)}};
+  if (raw_xml) j["raw_xml"] = node.raw_xml;
+  return j;
+}
+
+ojson to_json(const ClusterTopology& c, const JsonOptions& options) {
+  ojson j;
+  j["schema"] = "meshbench-topology";
+  j["schema_version"] = kTopologyJsonVersion;
+  j["node_count"] = c.node_count();
+  j["slot_count"] = c.slot_count();
+  j["homogeneous"] = c.homogeneous();
+
+  std::vector<int> nodes_per_layout(static_cast<std::size_t>(c.layout_count()), 0);
+  ojson nodes = ojson::array();
+  for (int n = 0; n < c.node_count(); ++n) {
+    ++nodes_per_layout[static_cast<std::size_t>(c.layout_of(n))];
+    ojson node = {{"hostname", c.hostname(n)}, {"layout", c.layout_of(n)}, {"first_slot", c.first_slot_of(n)}};
+    if (options.node_details) {
+      node["slots"] = slots_json(c.node(n));
+      node["nics"] = nics_json(c.node(n));
+    }
+    nodes.push_back(std::move(node));
+  }
+  j["nodes"] = std::move(nodes);
+
+  ojson layouts = ojson::array(), within = ojson::array(), rails = ojson::array();
+  for (int l = 0; l < c.layout_count(); ++l) {
+    const NodeTopology& node = c.layout(l);
+    const ojson described = to_json(node, options.raw_xml);
+    ojson layout = {{"layout", l}, {"node_count", nodes_per_layout[static_cast<std::size_t>(l)]}};
+    for (auto it = described.begin(); it != described.end(); ++it) {
+      if (it.key() != "hostname" && it.key() != "class" && it.key() != "bandwidth_gbps") layout[it.key()] = it.value();
+    }
+    const ojson& classes = described["class"];
+    const ojson& bandwidth = described["bandwidth_gbps"];
+    layouts.push_back(std::move(layout));
+    within.push_back({{"layout", l}, {"class", classes}, {"bandwidth_gbps", bandwidth}});
+    ojson per_slot = ojson::array();
+    for (int s = 0; s < node.slot_count(); ++s) per_slot.push_back(tidy(node.rail_bandwidth_gbps(s)));
+    rails.push_back(std::move(per_slot));
+  }
+  j["layouts"] = std::move(layouts);
+  j["links"] = {{"within_node", std::move(within)},
+                {"between_nodes",
+                 {{"class", "NET"},
+                  {"bandwidth", "the slower of the two slots' rail bandwidths"},
+                  {"rail_bandwidth_gbps", std::move(rails)}}}};
+  return j;
+}
+
+NodeTopology node_from_json(const json& j) {
+  NodeTopology node;
+  const std::string where = "layout";
+  node.hostname = j.value("hostname", "");
+  node.node_type = j.value("node_type", "");
+  node.source = j.value("source", "");
+  node.cpu = j.value("cpu", "");
+  node.raw_xml = j.value("raw_xml", "");
+  node.numa_nodes = j.value("numa_nodes", 1);
+  node.notes = j.value("notes", std::vector<std::string>{});
+  for (const json& s : need(j, "slots", where)) {
+    Slot slot;
+    slot.index = get<int>(s, "index", "slot");
+    slot.kind = parse_slot_kind(get<std::string>(s, "kind", "slot"), "slot");
+    slot.pci = s.value("pci", "");
+    slot.numa = s.value("numa", -1);
+    slot.model = s.value("model", "");
+    slot.pci_switch = s.value("pci_switch", -1);
+    node.rails.push_back(s.value("rail", std::vector<int>{}));
+    node.slots.push_back(std::move(slot));
+  }
+  for (const json& n : need(j, "nics", where)) {
+    Nic nic;
+    nic.name = get<std::string>(n, "name", "nic");
+    nic.kind = parse_nic_kind(n.value("kind", "other"));
+    nic.pci = n.value("pci", "");
+    nic.numa = n.value("numa", -1);
+    nic.speed_gbps = n.value("speed_gbps", 0.0);
+    nic.pci_switch = n.value("pci_switch", -1);
+    node.nics.push_back(std::move(nic));
+  }
+  const std::size_t count = node.slots.size();
+  const json& classes = need(j, "class", where);
+  const json& bandwidth = need(j, "bandwidth_gbps", where);
+  if (classes.size() != count || bandwidth.size() != count) throw InputError("topology JSON: a layout's link matrices are not slots x slots");
+  for (std::size_t a = 0; a < count; ++a) {
+    if (classes[a].size() != count || bandwidth[a].size() != count) throw InputError("topology JSON: a layout's link matrices are not slots x slots");
+    for (std::size_t b = 0; b < count; ++b) {
+      const auto link = parse_link_class(classes[a][b].get<std::string>());
+      if (!link) throw InputError("topology JSON: unknown link class '" + classes[a][b].get<std::string>() + "'");
+      node.links.push_back(*link);
+      node.bandwidth_gbps.push_back(bandwidth[a][b].get<double>());
+    }
+  }
+  for (const auto& rail : node.rails) {
+    for (int nic : rail) {
+      if (nic < 0 || nic >= static_cast<int>(node.nics.size())) throw InputError("topology JSON: a slot's rail names a NIC that is not listed");
+    }
+  }
+  return node;
+}
+
+ClusterTopology cluster_from_json(const json& j) {
+  if (!j.is_object()) throw InputError("topology JSON: expected an object with \"nodes\" and \"layouts\"");
+  const int version = j.value("schema_version", kTopologyJsonVersion);
+  if (version != kTopologyJsonVersion) {
+    throw InputError("topology JSON has schema_version " + std::to_string(version) + "; this meshbench reads version " +
+                     std::to_string(kTopologyJsonVersion));
+  }
+  const json& layouts = need(j, "layouts", "the topology");
+  const json& within = need(need(j, "links", "the topology"), "within_node", "\"links\"");
+  std::vector<NodeTopology> described;
+  for (std::size_t l = 0; l < layouts.size(); ++l) {
+    json layout = layouts[l];
+    if (l >= within.size()) throw InputError("topology JSON: layout " + std::to_string(l) + " has no \"within_node\" matrices");
+    layout["class"] = within[l].at("class");
+    layout["bandwidth_gbps"] = within[l].at("bandwidth_gbps");
+    described.push_back(node_from_json(layout));
+  }
+  std::vector<int> layout_of;
+  std::vector<std::string> hostnames;
+  for (const json& n : need(j, "nodes", "the topology")) {
+    const int l = get<int>(n, "layout", "node");
+    if (l < 0 || l >= static_cast<int>(described.size())) throw InputError("topology JSON: a node names layout " + std::to_string(l) + ", which is not listed");
+    layout_of.push_back(l);
+    hostnames.push_back(get<std::string>(n, "hostname", "node"));
+  }
+  return ClusterTopology::from_layouts(std::move(described), layout_of, std::move(hostnames));
+}
+
+}  // namespace meshbench::topology
+
+namespace meshbench::topology {
+
+namespace {
+
+bool is_flat(const ojson& array) {
+  return std::none_of(array.begin(), array.end(), [](const ojson& e) { return e.is_object() || e.is_array(); });
+}
+
+// A slot or NIC: scalars and flat arrays only, printed on one line.
+bool is_record(const ojson& object) {
+  return std::all_of(object.begin(), object.end(), [](const ojson& e) { return !e.is_object() && (!e.is_array() || is_flat(e)); });
+}
+
+void dump_into(std::string& out, const ojson& j, int indent, int depth) {
+  const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
+  const std::string close(static_cast<std::size_t>(indent * depth), ' ');
+  if (j.is_object() && !j.empty() && is_record(j) && depth > 0) {
+    out += "{";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      out += (i > 0 ? ", " : "") + ojson(it.key()).dump() + ": ";
+      dump_into(out, it.value(), indent, depth + 1);
+    }
+    out += "}";
+  } else if (j.is_object() && !j.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      out += pad + ojson(it.key()).dump() + ": ";
+      dump_into(out, it.value(), indent, depth + 1);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += close + "}";
+  } else if (j.is_array() && !j.empty() && !is_flat(j)) {
+    out += "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      out += pad;
+      dump_into(out, j[i], indent, depth + 1);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += close + "]";
+  } else if (j.is_array()) {
+    out += "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i > 0 ? ", " : "") + j[i].dump();
+    out += "]";
+  } else {
+    out += j.dump();
+  }
+}
+
+}  // namespace
+
+std::string dump_readable(const ojson& value, int indent) {
+  std::string out;
+  dump_into(out, value, indent, 0);
+  return out;
+}
+
+}  // namespace meshbench::topology

@@ -1,0 +1,69 @@
+// This node, discovered live: hwloc (the same reader as hwloc XML), NIC line rates from
+// sysfs, and GPU facts and NVLinks from NVML where the NVIDIA driver is installed.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <limits.h>
+#include <string>
+
+#include "topology/loaders.hpp"
+#include "topology/src/hwloc_reader.hpp"
+#include "topology/src/nccl_rules.hpp"
+#include "topology/src/nvml_links.hpp"
+
+namespace meshbench::topology {
+
+namespace {
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// RDMA devices report "100 Gb/sec (4X EDR)" in ports/1/rate; netdevs their Mb/s in speed
+// (-1 when the driver does not know, as virtio and veth do).
+double sysfs_speed_gbps(const std::string& name) {
+  const std::string rate = first_line("/sys/class/infiniband/" + name + "/ports/1/rate");
+  if (!rate.empty()) {
+    const double gbit = std::atof(rate.c_str());
+    if (gbit > 0) return gbit / 8.0;
+  }
+  const std::string speed = first_line("/sys/class/net/" + name + "/speed");
+  const double mbps = speed.empty() ? 0 : std::atof(speed.c_str());
+  return mbps > 0 ? nccl::net_bw_from_mbps(mbps) : 0;
+}
+
+std::string hostname() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+std::string export_xml(hwloc_topology_t t) {
+  char* buf = nullptr;
+  int len = 0;
+  if (hwloc_topology_export_xmlbuffer(t, &buf, &len, 0) != 0 || buf == nullptr) return {};
+  std::string xml(buf, static_cast<std::size_t>(len > 0 ? len - 1 : 0));  // len counts the final NUL
+  hwloc_free_xmlbuffer(t, buf);
+  return xml;
+}
+
+}  // namespace
+
+Machine discover_local_machine() {
+  HwlocTopology topology;
+  if (hwloc_topology_load(topology.get()) != 0) throw std::runtime_error("hwloc could not discover this node's topology");
+  HwlocReadOptions options;
+  options.nic_speed_gbps = sysfs_speed_gbps;
+  Machine m = machine_from_hwloc(topology.get(), options);
+  m.name = hostname();
+  m.source = "hwloc";
+  m.raw_xml = export_xml(topology.get());
+  if (m.count(PciKind::gpu) > 0 && add_nvml_facts(m)) m.source += "+nvml";
+  return m;
+}
+
+}  // namespace meshbench::topology
