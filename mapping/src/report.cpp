@@ -5,16 +5,13 @@
 #include <sstream>
 
 #include "common/sizes.hpp"
+#include "strings.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
-  return s;
-}
+using detail::join;
 
 std::string fixed(double v, int digits) {
   char buf[64];
