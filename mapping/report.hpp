@@ -5,8 +5,10 @@
 
 namespace meshbench::mapping {
 
-// The dimensions that have groups of more than one rank (dp counts dp·cp, where DP traffic runs).
-std::vector<Dim> active_dims(const Layout& layout);
+// The dimensions worth showing: groups of more than one rank (dp counts dp·cp, where DP traffic
+// runs) and, for ETP and EDP, a time in some mapping (with EP = 1 and no MoE workload they only
+// repeat TP and DP).
+std::vector<Dim> active_dims(const Plan& plan);
 
 // "1.2 ms", "850 us", "3.40 s".
 std::string format_time_us(double us);

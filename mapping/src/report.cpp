@@ -21,7 +21,7 @@ std::string fixed(double v, int digits) {
 
 std::vector<std::string> dims_where(const Plan& p, const PlannedMapping& m, bool crossing) {
   std::vector<std::string> out;
-  for (Dim d : active_dims(p.layout)) {
+  for (Dim d : active_dims(p)) {
     if (m[d].crosses_nodes == crossing) out.emplace_back(to_string(d));
   }
   return out;
@@ -30,7 +30,7 @@ std::vector<std::string> dims_where(const Plan& p, const PlannedMapping& m, bool
 // "pp (4 flows/NIC)" style list of the dimensions crossing nodes.
 std::string across(const Plan& p, const PlannedMapping& m) {
   std::vector<std::string> items;
-  for (Dim d : active_dims(p.layout)) {
+  for (Dim d : active_dims(p)) {
     if (m[d].crosses_nodes) items.push_back(std::string(to_string(d)) + "(" + std::to_string(m[d].nic_flows) + ")");
   }
   return items.empty() ? "-" : join(items, " ");
@@ -43,11 +43,15 @@ std::string pad(std::string s, std::size_t width) {
 
 }  // namespace
 
-std::vector<Dim> active_dims(const Layout& l) {
+std::vector<Dim> active_dims(const Plan& p) {
+  const Layout& l = p.layout;
   std::vector<Dim> out;
   for (Dim d : kAllDims) {
     const int size = d == Dim::dp ? l.dp() * l.cp : l.size(d);
-    if (size > 1) out.push_back(d);
+    if (size <= 1) continue;
+    const bool shadow = (d == Dim::etp || d == Dim::edp) &&
+                        std::none_of(p.mappings.begin(), p.mappings.end(), [d](const PlannedMapping& m) { return m[d].time_us > 0; });
+    if (!shadow) out.push_back(d);
   }
   return out;
 }
@@ -67,7 +71,7 @@ std::string why_best(const Plan& p) {
   if (!inside.empty()) s += " keeps " + join(inside, ", ") + " inside a node";
   if (!crossing.empty()) {
     int flows = 0;
-    for (Dim d : active_dims(p.layout)) flows = std::max(flows, best[d].crosses_nodes ? best[d].nic_flows : 0);
+    for (Dim d : active_dims(p)) flows = std::max(flows, best[d].crosses_nodes ? best[d].nic_flows : 0);
     s += std::string(inside.empty() ? "" : " and") + " sends " + (inside.empty() ? "" : "only ") + join(crossing, ", ") + " across nodes (" +
          std::to_string(flows) + (flows == 1 ? " flow" : " flows") + " per NIC at most)";
   } else if (inside.empty()) {
@@ -76,16 +80,16 @@ std::string why_best(const Plan& p) {
   if (p.mappings.size() < 2) return s + "; it is the only distinct candidate.";
   const PlannedMapping& next = p.mappings[1];
   // Where the runner-up loses most.
-  Dim worst = active_dims(p.layout).empty() ? Dim::tp : active_dims(p.layout).front();
+  Dim worst = active_dims(p).empty() ? Dim::tp : active_dims(p).front();
   double gap = -1;
-  for (Dim d : active_dims(p.layout)) {
+  for (Dim d : active_dims(p)) {
     if (next[d].time_us - best[d].time_us > gap) {
       gap = next[d].time_us - best[d].time_us;
       worst = d;
     }
   }
   std::vector<std::string> newly;
-  for (Dim d : active_dims(p.layout)) {
+  for (Dim d : active_dims(p)) {
     if (next[d].crosses_nodes && !best[d].crosses_nodes) newly.emplace_back(to_string(d));
   }
   s += "; the runner-up " + next.mapping.name;
@@ -128,7 +132,7 @@ std::string plan_text(const Plan& p, int top) {
   out << "candidates: " << p.stats.generated << " generated, " << p.stats.distinct << " distinct (the search scored "
       << p.stats.search_evaluations << " placements)\n\n";
 
-  const auto dims = active_dims(l);
+  const auto dims = active_dims(p);
   const int shown = top <= 0 ? static_cast<int>(p.mappings.size()) : std::min(top, static_cast<int>(p.mappings.size()));
   // Rows of cells; each column as wide as its widest cell.
   std::vector<std::vector<std::string>> rows{{"rank", "mapping", "inside a node", "across (flows/NIC)"}};
