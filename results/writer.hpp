@@ -15,6 +15,7 @@ struct RunHeader {
   std::vector<MappingRecord> mappings;
   const topology::ClusterTopology* topology = nullptr;
   std::string topology_json;  // the topology's JSON form (topology module), kept verbatim
+  std::string plan_json;      // the plan the mappings came from (mapping module), kept verbatim
 };
 
 // Checks that `path` can be written before any work starts: InputError when its folder is

@@ -1,13 +1,17 @@
 // meshbench run: one launch measures every selected mapping; rank 0 writes the results file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "analysis/doctor_run.hpp"
 #include "bench/backend.hpp"
 #include "bench/commands.hpp"
 #include "bench/reporter.hpp"
@@ -19,6 +23,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
+#include "topology/json.hpp"
 #include "results/environment.hpp"
 #include "results/reader.hpp"
 #include "results/writer.hpp"
@@ -83,6 +88,8 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
     h.mappings.push_back(std::move(r));
   }
   h.topology = &topo;
+  h.topology_json = topology::to_json(topo).dump();
+  h.plan_json = plan.plan_json;
   (void)config;
   return h;
 }
@@ -179,11 +186,34 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   RunOptions options = config.run;
   if (config.workload_sizes) options.dim_sizes = plan.workload_sizes;
 
+  // The pre-flight checklist travels with the run: its verdict is printed, its report stored.
+  std::string doctor_json;
+  std::map<std::string, std::string> doctor_versions;
+  if (config.doctor) {
+    const auto report = analysis::run_doctor(world, analysis::DoctorOptions{});
+    if (rank == 0) {
+      doctor_json = nlohmann::json(report).dump(-1, ' ', false, analysis::kReplaceInvalidUtf8);
+      doctor_versions = analysis::common_versions(report);
+      std::cout << "# doctor: " << report.count(analysis::CheckStatus::pass) << " PASS, " << report.count(analysis::CheckStatus::warn)
+                << " WARN, " << report.count(analysis::CheckStatus::fail) << " FAIL, " << report.count(analysis::CheckStatus::skip)
+                << " SKIP (meshbench doctor for details; the report is stored in the results file)\n";
+      for (const auto& c : report.checks) {
+        if (c.status == analysis::CheckStatus::fail) std::cout << "# doctor FAIL " << c.id << ": " << c.reason << "\n";
+      }
+    }
+  }
+
   std::optional<results::ResultsWriter> writer;
   std::vector<results::PointKey> completed;
   std::string completed_text;
   if (rank == 0) {
-    const auto header = make_header(config, plan, topo, hosts, *backend, args);
+    auto header = make_header(config, plan, topo, hosts, *backend, args);
+    header.provenance.doctor_json = doctor_json;
+    for (const auto& [component, version] : doctor_versions) {
+      const bool known = std::any_of(header.provenance.versions.begin(), header.provenance.versions.end(),
+                                     [&](const auto& v) { return v.first == component; });
+      if (!known) header.provenance.versions.emplace_back(component, version);
+    }
     try {
       writer = config.resume.empty() ? results::ResultsWriter::create(config.out, header, config.force)
                                      : results::ResultsWriter::resume(config.resume, header, completed);

@@ -105,6 +105,7 @@ ResultsFile ResultsFile::open(const std::string& path) {
     l.order = h5::read_string_attribute(layout, "order");
     l.workload_json = h5::read_string_attribute(layout, "workload_json");
 
+    if (h5::exists(file, "plan_json")) r.plan_json_ = h5::read_strings(file, "plan_json").at(0);
     const Handle mappings = h5::open_group(file, "mappings");
     const auto count = static_cast<int>(h5::table_size(mappings, "table"));
     for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));

@@ -182,6 +182,7 @@ void write_header(hid_t file, const RunHeader& h) {
   write_topology(file, h);
   write_layout(file, h.layout);
   write_mappings(file, h.mappings);
+  h5::write_strings(file, "plan_json", {h.plan_json});
   h5::create_table(file, tables::kMeasurements, tables::measurement_type().type(), 256);
   h5::create_table(file, tables::kGroupTimings, tables::group_timing_type().type(), 1024);
   h5::create_table(file, tables::kSamples, tables::sample_type().type(), 4096);

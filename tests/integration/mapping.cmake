@@ -31,10 +31,3 @@ foreach(_case
     COMMAND ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
   set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
 endforeach()
-
-# The mapping unit tests as one CTest entry, so `ctest -R mapping` runs them too (the discovered
-# GoogleTest cases are named after their suites, not the module).
-if(TARGET test_mapping)
-  add_test(NAME mapping_unit_tests COMMAND $<TARGET_FILE:test_mapping>)
-  set_tests_properties(mapping_unit_tests PROPERTIES LABELS "unit;mapping" TIMEOUT 300)
-endif()
