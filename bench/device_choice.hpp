@@ -52,8 +52,9 @@ struct RankDevice {
 
 // Checks the choices of all ranks of one node: "" when every rank has a GPU of its own, else
 // one line. More ranks than the GPUs the node's ranks can see between them comes first (it is
-// the cause of the other errors), then a rank's own error, then two ranks on one GPU (NCCL
-// refuses two ranks of a communicator on one device, and shared GPUs would skew every number).
+// the cause of the other errors; a node without any GPU is left to the ranks' own "no CUDA
+// device" errors), then a rank's own error, then two ranks on one GPU (NCCL refuses two ranks
+// of a communicator on one device, and shared GPUs would skew every number).
 std::string check_node_devices(const std::string& host, const std::vector<RankDevice>& ranks);
 
 }  // namespace meshbench::bench

@@ -1,6 +1,7 @@
 // The NCCL backend's ops: float32 sums on this rank's GPU, on a stream of the group's own.
 #include "bench/src/nccl/nccl_group.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <thread>
