@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bench/backend.hpp"
+#include "topology/cluster.hpp"
 
 namespace meshbench::bench {
 
@@ -28,6 +29,11 @@ struct GpuSlot {
   int index = 0;
   std::string pci;  // "" when the topology does not know it (offline topology files)
 };
+
+// The GPU of `slot` (LiveCluster::slot_of_rank[world rank]) in `topology`. The PCI bus id is
+// kept only for a live topology: an offline file's bus ids describe some other machine, so
+// there the slot index alone decides.
+GpuSlot gpu_slot(const topology::ClusterTopology& topology, int slot, bool live_topology);
 
 struct NcclOptions {
   // The run's watchdog settings: the backend's own wait deadline lies beyond the watchdog's

@@ -17,6 +17,14 @@ double nccl_wait_limit_s(const NcclOptions& o, std::uint64_t bytes, int ops) {
   return o.watchdog_base_s + std::max(ops, 1) * per_op + o.grace_s + kWaitMargin_s;
 }
 
+GpuSlot gpu_slot(const topology::ClusterTopology& topology, int slot, bool live_topology) {
+  const topology::Slot& s = topology.node(topology.node_of(slot)).slots.at(static_cast<std::size_t>(topology.local_index(slot)));
+  GpuSlot g;
+  g.index = s.index;
+  if (live_topology && s.kind == topology::SlotKind::gpu) g.pci = s.pci;
+  return g;
+}
+
 std::string nccl_version_string(int code) {
   // NCCL_VERSION(X,Y,Z) is X*1000+Y*100+Z up to 2.8 and X*10000+Y*100+Z from 2.9 on.
   const bool old_scheme = code < 10000;
