@@ -64,7 +64,7 @@ NcclGroup::~NcclGroup() {
 
 OpContext NcclGroup::context() const {
   OpContext c;
-  c.op = std::string(mapping::to_string(layout_.op));
+  c.op = prepared_ ? std::string(mapping::to_string(layout_.op)) : "group setup";
   c.bytes = layout_.bytes;
   c.group_world_ranks = world_ranks_;
   c.world_rank = world_rank_;
@@ -101,6 +101,7 @@ void NcclGroup::nccl(ncclResult_t res, const char* call) {
 
 void NcclGroup::prepare(const OpLayout& layout) {
   layout_ = layout;
+  prepared_ = true;
   send_.reserve(layout.send, context());
   recv_.reserve(layout.recv, context());
   cuda(cudaMemsetAsync(recv_.data(), 0, std::max<std::size_t>(layout.recv, 1) * sizeof(float), stream_), "cudaMemsetAsync");

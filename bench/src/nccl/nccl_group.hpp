@@ -63,6 +63,7 @@ class NcclGroup final : public GroupComm {
   DeviceBuffer send_, recv_;
   std::vector<float> host_;  // staging for the check pattern and the copied-back result
   OpLayout layout_;
+  bool prepared_ = false;  // errors before the first prepare() belong to no op
 };
 
 }  // namespace meshbench::bench::nccl
