@@ -13,6 +13,8 @@
 
 #include "analysis/doctor_run.hpp"
 #include "bench/backend.hpp"
+#include "bench/backend_error.hpp"
+#include "bench/nccl_backend.hpp"
 #include "bench/commands.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
@@ -172,12 +174,24 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   broadcast(wire, 0, world);
   if (rank != 0) plan = from_wire(wire);
 
-  const std::string backend_name = config.backend.empty() ? "mpi" : config.backend;
+  // The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
+  // rank's GPU is the one of the slot it sits on, not blindly its local rank.
+  std::string backend_name = config.backend;
+  if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(world) ? "nccl" : "mpi";
+  std::unique_ptr<Backend> backend;
   if (backend_name == "nccl") {
-    if (rank == 0) std::cerr << "meshbench run: error: this build has no NCCL backend; use --backend mpi\n";
-    return kExitBadInput;
+    NcclOptions nccl;
+    nccl.watchdog_base_s = config.run.watchdog_base_s;
+    nccl.grace_s = config.grace_s;
+    try {
+      backend = make_nccl_backend(world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(rank)], !config.topology.given()), nccl);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    if (any_input_error(error, world, "run")) return kExitBadInput;
+  } else {
+    backend = make_mpi_backend();
   }
-  auto backend = make_mpi_backend();
 
   std::vector<std::string> hosts;
   for (int r = 0; r < size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
@@ -247,7 +261,15 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     reporters.add(progress.get());
     if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
   }
-  runner.run(plan.mappings);
+  try {
+    runner.run(plan.mappings);
+  } catch (const BackendError& e) {
+    // An NCCL or CUDA error: the other ranks may be stuck inside the library, so the run ends
+    // here for all of them, with what completed kept and the failure recorded.
+    std::cerr << "meshbench run: rank " << rank << ": " << e.what() << "\n" << std::flush;
+    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
+    MPI_Abort(world, kExitFailure);
+  }
 
   int status = kExitOk;
   if (rank == 0) {
