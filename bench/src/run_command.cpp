@@ -251,8 +251,13 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     reporters.add(file_reporter.get());
   }
 
-  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message) {
-    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message, bool interrupted) {
+    if (!file_reporter) return;
+    if (interrupted) {
+      file_reporter->hold();  // a kill follows within a second: leave the file as it is, closed
+    } else {
+      file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+    }
   });
   Runner runner(world, *backend, options, slot_of_rank, &watchdog, rank == 0 ? &reporters : nullptr);
   runner.skip(completed);

@@ -130,7 +130,7 @@ int check_all(MPI_Comm world, const Options& o) {
                 "algbw", "busbw", "#wrong");
   }
 
-  bench::Watchdog watchdog(world, hostnames(world), 10.0, [](const std::string& m) { std::cerr << "nccl_check: " << m << "\n"; });
+  bench::Watchdog watchdog(world, hostnames(world), 10.0, [](const std::string& m, bool) { std::cerr << "nccl_check: " << m << "\n"; });
   MPI_Comm group_mpi = MPI_COMM_NULL;
   MPI_Comm_split(world, 0, rank, &group_mpi);
   watchdog.set_point("creating the NCCL communicator");
