@@ -17,6 +17,11 @@ namespace meshbench::bench {
 
 class Watchdog;
 
+// The groups a dimension is measured on: Megatron's, except DP with CP > 1, which is measured on
+// Megatron's dp-cp group — where the dense gradients are reduced, and what the plan's cost model
+// prices. The results file stores these under the dimension's name.
+mapping::RankGroups measured_groups(const mapping::Mapping& m, mapping::Dim dim);
+
 struct RunOptions {
   std::vector<mapping::Dim> dims;                           // empty: every non-trivial dimension
   std::vector<mapping::Op> ops;                             // empty: each dimension's typical ops

@@ -1,5 +1,7 @@
 #include "bench/comm_groups.hpp"
 
+#include "bench/runner.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -16,7 +18,7 @@ std::vector<CommGroup> dimension_communicators(const mapping::Mapping& m, mappin
     world_of_slot[static_cast<std::size_t>(slot)] = static_cast<int>(w);
   }
   std::vector<CommGroup> out;
-  for (const auto& logical_group : m.groups[dim]) {
+  for (const auto& logical_group : measured_groups(m, dim)) {
     CommGroup g;
     for (int logical : logical_group) {
       g.world_ranks.push_back(world_of_slot.at(static_cast<std::size_t>(m.slot_of_rank.at(static_cast<std::size_t>(logical)))));

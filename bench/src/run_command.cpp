@@ -85,7 +85,7 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
     r.how = m.how;
     r.digest = mapping::structure_digest(m);
     r.slot_of_rank = m.slot_of_rank;
-    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), m.groups[dim]);
+    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), measured_groups(m, dim));
     r.predicted_us = plan.predicted_us[i];
     h.mappings.push_back(std::move(r));
   }
