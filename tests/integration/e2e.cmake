@@ -3,7 +3,7 @@
 # the shaped link. Root and `ip netns` needed (CI has both); elsewhere they skip (77).
 string(MD5 _mb_e2e_hash "${CMAKE_BINARY_DIR}")
 string(SUBSTRING "${_mb_e2e_hash}" 0 6 _mb_e2e_hash)
-foreach(_case mpirun sbatch fidelity)
+foreach(_case mpirun sbatch fidelity doctor)
   add_test(NAME integration.e2e.${_case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/e2e_test.py ${_case} ${PROJECT_BINARY_DIR} e${_case}${_mb_e2e_hash})
   set_tests_properties(integration.e2e.${_case} PROPERTIES

@@ -7,7 +7,9 @@ ranks them. The assertions are what physics says:
   - no rate measured over the shaped link exceeds the shaped rate;
   - meshbench's cross-node all-reduce time agrees within 10% with a plain MPI timing loop over
     the same ranks and sizes (the harness adds nothing).
-Usage: e2e_test.py mpirun|sbatch|fidelity BUILD_DIR CLUSTER_NAME"""
+And doctor's clock offset across the emulated nodes (issue 8): about 0 ms, and an injected offset
+detected as FAIL.
+Usage: e2e_test.py mpirun|sbatch|fidelity|doctor BUILD_DIR CLUSTER_NAME"""
 import os
 import shutil
 import statistics
@@ -193,9 +195,32 @@ def case_fidelity(build, name):
             check(abs(ratio - 1) <= 0.10, f"meshbench differs from the plain loop by {100 * (ratio - 1):.1f}% at {size} B")
 
 
+def case_doctor(build, name):
+    """doctor across the emulated nodes: the clock offset is about 0 ms; an injected one FAILs."""
+    import json  # noqa: PLC0415
+    with LocalCluster(name):
+        exe = os.path.join(build, "meshbench")
+        for inject, want_status, want_exit in ((None, "PASS", None), ("25", "FAIL", 1)):
+            extra = ["--inject-clock-offset-ms", inject] if inject else []
+            p = mpirun(name, 2, exe, "doctor", "--format", "json", *extra, extra=("--map-by", "ppr:1:node"))
+            check(want_exit is None or p.returncode == want_exit, f"doctor exit status {p.returncode}, expected {want_exit}", p)
+            report = json.loads(p.stdout)
+            clock = next(c for c in report["checks"] if c["id"] == "clock.offset")
+            offsets = report["clock"]["offsets"]
+            hosts = {o["host"] for o in offsets}
+            check(not report["clock"].get("same_node") and len(hosts) == 1, f"expected one other node measured: {report['clock']}")
+            check(clock["status"] == want_status, f"clock.offset is {clock['status']}, expected {want_status}: {clock['reason']}")
+            worst = max(abs(o["offset_ms"]) for o in offsets)
+            if inject is None:
+                check(worst < 2.0, f"offset between emulated nodes of one machine is {worst:.3f} ms, expected about 0")
+            else:
+                check(abs(worst - 25.0) < 2.0, f"injected 25 ms measured as {worst:.3f} ms")
+            print(f"ok: clock offset across the emulated nodes {worst:.3f} ms -> {clock['status']}")
+
+
 if __name__ == "__main__":
     if os.geteuid() != 0:
         print("SKIP: the local test cluster needs root")
         sys.exit(SKIP)
-    {"mpirun": case_mpirun, "sbatch": case_sbatch, "fidelity": case_fidelity}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    {"mpirun": case_mpirun, "sbatch": case_sbatch, "fidelity": case_fidelity, "doctor": case_doctor}[sys.argv[1]](sys.argv[2], sys.argv[3])
     print("PASS", sys.argv[1])
