@@ -50,6 +50,8 @@ class Runner {
   // How many points run() will measure (for the progress line).
   int count_points(const std::vector<mapping::Mapping>& mappings) const;
   void run(const std::vector<mapping::Mapping>& mappings);
+  // Every (mapping, dimension) whose communicators were made, in order: the same on every rank.
+  const std::vector<std::pair<std::string, std::string>>& communicators_created() const { return created_; }
 
  private:
   struct DimPlan {
@@ -70,6 +72,7 @@ class Runner {
   Watchdog* watchdog_;
   Reporter* reporter_;
   std::set<results::PointKey> completed_;
+  std::vector<std::pair<std::string, std::string>> created_;
 };
 
 }  // namespace meshbench::bench

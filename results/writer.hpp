@@ -35,6 +35,7 @@ class ResultsWriter {
 
   void append(const PointRecord& point);
   void record_failure(const Failure& failure);
+  void record_transports(const std::vector<TransportUse>& uses);
   void finish(const std::string& status, const std::string& finished_at);
   const std::string& path() const { return path_; }
 

@@ -9,12 +9,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "analysis/doctor_run.hpp"
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/nccl_backend.hpp"
+#include "bench/nccl_capture.hpp"
 #include "bench/commands.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
@@ -179,6 +181,11 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   std::string backend_name = config.backend;
   if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(world) ? "nccl" : "mpi";
   std::unique_ptr<Backend> backend;
+  std::string nccl_log;
+  if (!config.nccl_debug.empty() && backend_name == "nccl") nccl_log = start_nccl_capture(config.nccl_debug);
+  if (!config.nccl_debug.empty() && backend_name != "nccl" && rank == 0) {
+    std::cerr << "meshbench run: note: --nccl-debug applies to the NCCL backend; this run uses " << backend_name << "\n";
+  }
   if (backend_name == "nccl") {
     NcclOptions nccl;
     nccl.watchdog_base_s = config.run.watchdog_base_s;
@@ -274,6 +281,21 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     std::cerr << "meshbench run: rank " << rank << ": " << e.what() << "\n" << std::flush;
     if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
     MPI_Abort(world, kExitFailure);
+  }
+
+  // Which transport each dimension's communicators used, from every process's NCCL log.
+  if (!nccl_log.empty()) {
+    std::ifstream log(nccl_log);
+    const auto mine = encode_transports(communicator_transports(analysis::parse_nccl_log(log)));
+    const auto all = allgather(mine, world);
+    if (rank == 0) {
+      std::vector<std::vector<std::set<std::string>>> per_rank;
+      for (const auto& text : all) per_rank.push_back(decode_transports(text));
+      const auto uses = transport_uses(runner.communicators_created(), per_rank);
+      writer->record_transports(uses);
+      std::cout << "# NCCL transports (from " << config.nccl_debug << "):\n";
+      for (const auto& u : uses) std::cout << "#   " << u.mapping << " " << u.dim << ": " << u.transport << " on " << u.ranks << " rank(s)\n";
+    }
   }
 
   int status = kExitOk;

@@ -43,6 +43,8 @@ po::options_description run_options_description(RunConfig& c) {
       ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
       ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
       ("ops", po::value<std::string>()->default_value(""), "comma-separated ops: all_reduce,all_gather,reduce_scatter,all_to_all,all_to_allv,send_recv (default: each dimension's typical ops)")
+      ("nccl-debug", po::value(&c.nccl_debug)->default_value(""),
+       "NCCL backend: capture NCCL's INFO log of every process in this folder and record which transport each dimension used")
       ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
   topology::add_topology_options(plan, c.topology);
 

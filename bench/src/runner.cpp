@@ -127,6 +127,7 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
   MPI_Comm group_mpi = MPI_COMM_NULL;
   MPI_Comm_split(world_, group_index, position, &group_mpi);
   auto group = backend_.make_group(group_mpi);
+  created_.emplace_back(m.name, std::string(mapping::to_string(plan.dim)));
   if (watchdog_ != nullptr) watchdog_->disarm();
 
   PointContext ctx;

@@ -118,6 +118,8 @@ ResultsFile ResultsFile::open(const std::string& path) {
                                                               [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
+    r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),
+                                                                          [](const auto& h) { return tables::from_h5(h); });
   } catch (const h5::Error& e) {
     throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() + "); rerun, or continue it with 'meshbench run --resume'");
   }
