@@ -3,18 +3,21 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "mapping/layout.hpp"
 #include "mapping/ops.hpp"
 
 namespace meshbench::mapping {
 
 // The model side, from which each dimension's message sizes per step follow
-// (reference/mapping-anchors.md §7). Read from a JSON file (`--workload FILE`).
+// (reference/mapping-anchors.md §7). Read from a JSON file (`--workload FILE`); docs/mapping.md
+// lists the keys.
 struct Workload {
   std::string name;
   int layers = 32;
   int hidden = 4096;
-  int ffn_hidden = 14336;
+  int ffn_hidden = 14336;      // per expert for MoE layers
   int kv_hidden = 1024;        // K/V width (GQA); CP ring traffic
   int seq_len = 4096;
   int micro_batch = 1;
@@ -25,7 +28,16 @@ struct Workload {
   std::string grad_dtype = "fp32";
   double dense_params = 0;     // parameters outside the experts; 0 = derive from the sizes
   double expert_params = 0;    // parameters of all experts together; 0 = derive from the sizes
+  int vocab = 32000;           // for the derived embedding and output-layer parameters
+  int moe_layers = -1;         // how many layers are MoE layers; -1 = all when experts > 1
+  double capacity_factor = 1.0;      // dispatch volume factor (1 = dropless, uniform routing)
+  bool sequence_parallel = true;     // TP as all-gather/reduce-scatter (Megatron needs it with MoE)
+  bool distributed_optimizer = false;  // DP as reduce-scatter + all-gather instead of all-reduce
   bool operator==(const Workload&) const = default;
+
+  int moe_layer_count() const { return experts > 1 ? (moe_layers < 0 ? layers : moe_layers) : 0; }
+  double derived_dense_params() const;
+  double derived_expert_params() const;
 };
 
 // One op a dimension runs per training step: its per-rank size in nccl-tests' convention and
@@ -36,5 +48,21 @@ struct OpTraffic {
   std::uint64_t bytes;
   double calls_per_step;
 };
+
+// Bytes per element of a dtype name; InputError for an unknown one.
+int dtype_bytes(const std::string& dtype);
+
+// Every op each dimension runs per training step on one rank, per mapping-anchors.md §7. Dims
+// of size 1 run nothing. DP traffic runs over Megatron's dp-cp group.
+std::vector<OpTraffic> step_traffic(const Workload& workload, const Layout& layout);
+
+// Throws InputError when the workload cannot run on the layout (e.g. experts not divisible by EP).
+void check_workload(const Workload& workload, const Layout& layout);
+
+// JSON file -> Workload; one-line InputError naming the file and the problem (missing file,
+// malformed JSON, unknown key, wrong type, a size below 1, unknown dtype).
+Workload load_workload(const std::string& path);
+Workload workload_from_json(const nlohmann::json& json, const std::string& where);
+nlohmann::json to_json(const Workload& workload);
 
 }  // namespace meshbench::mapping

@@ -17,12 +17,17 @@ struct JsonOptions {
   bool raw_xml = false;
 };
 
-nlohmann::json to_json(const ClusterTopology& cluster, const JsonOptions& options = {});
+// Keys keep the documented order (ordered_json converts to nlohmann::json on assignment).
+nlohmann::ordered_json to_json(const ClusterTopology& cluster, const JsonOptions& options = {});
 // One node description (a "layouts" entry with its link matrices).
-nlohmann::json to_json(const NodeTopology& node, bool raw_xml = false);
+nlohmann::ordered_json to_json(const NodeTopology& node, bool raw_xml = false);
 
 // InputError naming what is missing or malformed.
 ClusterTopology cluster_from_json(const nlohmann::json& json);
 NodeTopology node_from_json(const nlohmann::json& json);
+
+// Indented JSON whose arrays of numbers or strings stay on one line, so a slot x slot
+// matrix reads as a matrix.
+std::string dump_readable(const nlohmann::ordered_json& value, int indent = 2);
 
 }  // namespace meshbench::topology

@@ -1,6 +1,7 @@
 // JSON form of the topology; docs/topology.md documents every field.
 #include "topology/json.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.hpp"
@@ -8,6 +9,7 @@
 namespace meshbench::topology {
 
 using nlohmann::json;
+using ojson = nlohmann::ordered_json;
 
 namespace {
 
@@ -15,7 +17,7 @@ namespace {
 // output free of float noise without losing them.
 double tidy(double v) { return std::round(v * 1000.0) / 1000.0; }
 
-json slot_json(const NodeTopology& node, const Slot& s) {
+ojson slot_json(const NodeTopology& node, const Slot& s) {
   return {{"index", s.index},
           {"kind", to_string(s.kind)},
           {"pci", s.pci},
@@ -26,40 +28,40 @@ json slot_json(const NodeTopology& node, const Slot& s) {
           {"rail_bandwidth_gbps", tidy(node.rail_bandwidth_gbps(s.index))}};
 }
 
-json nic_json(const Nic& n) {
+ojson nic_json(const Nic& n) {
   return {{"name", n.name}, {"kind", to_string(n.kind)}, {"pci", n.pci}, {"numa", n.numa},
           {"speed_gbps", tidy(n.speed_gbps)}, {"line_rate_gbit", tidy(n.speed_gbps * 8.0)}, {"pci_switch", n.pci_switch}};
 }
 
-json slots_json(const NodeTopology& node) {
-  json out = json::array();
+ojson slots_json(const NodeTopology& node) {
+  ojson out = ojson::array();
   for (const auto& s : node.slots) out.push_back(slot_json(node, s));
   return out;
 }
 
-json nics_json(const NodeTopology& node) {
-  json out = json::array();
+ojson nics_json(const NodeTopology& node) {
+  ojson out = ojson::array();
   for (const auto& n : node.nics) out.push_back(nic_json(n));
   return out;
 }
 
 // A slots x slots matrix of `cell(a, b)`.
 template <typename Cell>
-json slot_matrix(const NodeTopology& node, Cell cell) {
-  json rows = json::array();
+ojson slot_matrix(const NodeTopology& node, Cell cell) {
+  ojson rows = ojson::array();
   for (int a = 0; a < node.slot_count(); ++a) {
-    json row = json::array();
+    ojson row = ojson::array();
     for (int b = 0; b < node.slot_count(); ++b) row.push_back(cell(a, b));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-json class_matrix(const NodeTopology& node) {
+ojson class_matrix(const NodeTopology& node) {
   return slot_matrix(node, [&](int a, int b) { return std::string(to_string(node.link(a, b))); });
 }
 
-json bandwidth_matrix(const NodeTopology& node) {
+ojson bandwidth_matrix(const NodeTopology& node) {
   return slot_matrix(node, [&](int a, int b) { return tidy(node.bandwidth(a, b)); });
 }
 
@@ -92,16 +94,16 @@ NicKind parse_nic_kind(const std::string& s) {
 
 }  // namespace
 
-json to_json(const NodeTopology& node, bool raw_xml) {
-  json j = {{"hostname", node.hostname}, {"node_type", node.node_type}, {"source", node.source}, {"cpu", node.cpu},
+ojson to_json(const NodeTopology& node, bool raw_xml) {
+  ojson j = {{"hostname", node.hostname}, {"node_type", node.node_type}, {"source", node.source}, {"cpu", node.cpu},
             {"numa_nodes", node.numa_nodes}, {"notes", node.notes}, {"slots", slots_json(node)}, {"nics", nics_json(node)},
             {"class", class_matrix(node)}, {"bandwidth_gbps", bandwidth_matrix(node)}};
   if (raw_xml) j["raw_xml"] = node.raw_xml;
   return j;
 }
 
-json to_json(const ClusterTopology& c, const JsonOptions& options) {
-  json j;
+ojson to_json(const ClusterTopology& c, const JsonOptions& options) {
+  ojson j;
   j["schema"] = "meshbench-topology";
   j["schema_version"] = kTopologyJsonVersion;
   j["node_count"] = c.node_count();
@@ -109,10 +111,10 @@ json to_json(const ClusterTopology& c, const JsonOptions& options) {
   j["homogeneous"] = c.homogeneous();
 
   std::vector<int> nodes_per_layout(static_cast<std::size_t>(c.layout_count()), 0);
-  json nodes = json::array();
+  ojson nodes = ojson::array();
   for (int n = 0; n < c.node_count(); ++n) {
     ++nodes_per_layout[static_cast<std::size_t>(c.layout_of(n))];
-    json node = {{"hostname", c.hostname(n)}, {"layout", c.layout_of(n)}, {"first_slot", c.first_slot_of(n)}};
+    ojson node = {{"hostname", c.hostname(n)}, {"layout", c.layout_of(n)}, {"first_slot", c.first_slot_of(n)}};
     if (options.node_details) {
       node["slots"] = slots_json(c.node(n));
       node["nics"] = nics_json(c.node(n));
@@ -121,19 +123,19 @@ json to_json(const ClusterTopology& c, const JsonOptions& options) {
   }
   j["nodes"] = std::move(nodes);
 
-  json layouts = json::array(), within = json::array(), rails = json::array();
+  ojson layouts = ojson::array(), within = ojson::array(), rails = ojson::array();
   for (int l = 0; l < c.layout_count(); ++l) {
     const NodeTopology& node = c.layout(l);
-    json layout = to_json(node, options.raw_xml);
-    const json classes = layout["class"], bandwidth = layout["bandwidth_gbps"];
-    layout.erase("class");
-    layout.erase("bandwidth_gbps");
-    layout.erase("hostname");
-    layout["layout"] = l;
-    layout["node_count"] = nodes_per_layout[static_cast<std::size_t>(l)];
+    const ojson described = to_json(node, options.raw_xml);
+    ojson layout = {{"layout", l}, {"node_count", nodes_per_layout[static_cast<std::size_t>(l)]}};
+    for (auto it = described.begin(); it != described.end(); ++it) {
+      if (it.key() != "hostname" && it.key() != "class" && it.key() != "bandwidth_gbps") layout[it.key()] = it.value();
+    }
+    const ojson& classes = described["class"];
+    const ojson& bandwidth = described["bandwidth_gbps"];
     layouts.push_back(std::move(layout));
     within.push_back({{"layout", l}, {"class", classes}, {"bandwidth_gbps", bandwidth}});
-    json per_slot = json::array();
+    ojson per_slot = ojson::array();
     for (int s = 0; s < node.slot_count(); ++s) per_slot.push_back(tidy(node.rail_bandwidth_gbps(s)));
     rails.push_back(std::move(per_slot));
   }
@@ -224,6 +226,66 @@ ClusterTopology cluster_from_json(const json& j) {
     hostnames.push_back(get<std::string>(n, "hostname", "node"));
   }
   return ClusterTopology::from_layouts(std::move(described), layout_of, std::move(hostnames));
+}
+
+}  // namespace meshbench::topology
+
+namespace meshbench::topology {
+
+namespace {
+
+bool is_flat(const ojson& array) {
+  return std::none_of(array.begin(), array.end(), [](const ojson& e) { return e.is_object() || e.is_array(); });
+}
+
+// A slot or NIC: scalars and flat arrays only, printed on one line.
+bool is_record(const ojson& object) {
+  return std::all_of(object.begin(), object.end(), [](const ojson& e) { return !e.is_object() && (!e.is_array() || is_flat(e)); });
+}
+
+void dump_into(std::string& out, const ojson& j, int indent, int depth) {
+  const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
+  const std::string close(static_cast<std::size_t>(indent * depth), ' ');
+  if (j.is_object() && !j.empty() && is_record(j) && depth > 0) {
+    out += "{";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      out += (i > 0 ? ", " : "") + ojson(it.key()).dump() + ": ";
+      dump_into(out, it.value(), indent, depth + 1);
+    }
+    out += "}";
+  } else if (j.is_object() && !j.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      out += pad + ojson(it.key()).dump() + ": ";
+      dump_into(out, it.value(), indent, depth + 1);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += close + "}";
+  } else if (j.is_array() && !j.empty() && !is_flat(j)) {
+    out += "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      out += pad;
+      dump_into(out, j[i], indent, depth + 1);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += close + "]";
+  } else if (j.is_array()) {
+    out += "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i > 0 ? ", " : "") + j[i].dump();
+    out += "]";
+  } else {
+    out += j.dump();
+  }
+}
+
+}  // namespace
+
+std::string dump_readable(const ojson& value, int indent) {
+  std::string out;
+  dump_into(out, value, indent, 0);
+  return out;
 }
 
 }  // namespace meshbench::topology

@@ -64,9 +64,11 @@ double pci_link_bw_from_hwloc(double hwloc_gbps) {
   // hwloc reports lanes x GT/s x encoding / 8. Gen1/2 (8b/10b) rates are multiples of
   // 0.25 GB/s; Gen3 and later carry the 128/130 factor. NCCL's per-lane table is
   // proportional to GT/s within each family, so one factor per family converts exactly.
+  // hwloc stores a float; NCCL's result is width * speed / 80, a multiple of 1/80.
+  const auto on_nccl_grid = [](double bw) { return std::round(bw * 80.0) / 80.0; };
   const double quarters = hwloc_gbps / 0.25;
-  if (std::fabs(quarters - std::round(quarters)) < 1e-4) return hwloc_gbps * (15.0 / 80.0) / 0.25;
-  return hwloc_gbps * (60.0 / 80.0) / (8.0 * 128.0 / 130.0 / 8.0);
+  if (std::fabs(quarters - std::round(quarters)) < 1e-4) return on_nccl_grid(hwloc_gbps * (15.0 / 80.0) / 0.25);
+  return on_nccl_grid(hwloc_gbps * (60.0 / 80.0) / (8.0 * 128.0 / 130.0 / 8.0));
 }
 
 double nvlink_bw_per_link(int sm) {

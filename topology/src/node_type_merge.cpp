@@ -1,6 +1,7 @@
 // Node types as machines: a synthetic node from the catalog, and a file completed by its
 // node type (the file gives bus ids, PCI tree and NUMA; the node type what the file lacks).
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <string>
 
@@ -122,6 +123,38 @@ void place_gpus(Machine& m, const NodeType& type) {
   m.notes.emplace_back("GPUs not reported by the file were placed by node type " + type.name + " (no PCI bus ids)");
 }
 
+// GPU model names differ in vendor prefixes between NVML, hwloc and PCI databases.
+std::string model_key(std::string model) {
+  std::transform(model.begin(), model.end(), model.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::string prefix : {"nvidia ", "tesla "}) {
+    if (model.rfind(prefix, 0) == 0) model.erase(0, prefix.size());
+  }
+  return model;
+}
+
+// A file that reports GPUs (and NICs of the node type's kind) must agree with the node type
+// on how many there are and which GPU it is: a p4d file is not a p4de or a p5.
+void check_reported_devices(const Machine& m, const NodeType& type) {
+  const std::string where = "'" + m.name + "' ";
+  const int gpus = m.count(PciKind::gpu);
+  if (gpus != type.gpu_count) {
+    throw InputError(where + "has " + std::to_string(gpus) + " GPUs but node type " + type.name + " has " + std::to_string(type.gpu_count) +
+                     "; check --node-type");
+  }
+  for (int i : m.indices(PciKind::gpu)) {
+    const std::string& model = m.pci[static_cast<std::size_t>(i)].model;
+    if (!model.empty() && model_key(model) != model_key(type.gpu_model)) {
+      throw InputError(where + "has " + model + " GPUs but node type " + type.name + " has " + type.gpu_model + "; check --node-type");
+    }
+  }
+  int nics = 0;
+  for (const auto& d : m.pci) nics += d.kind == PciKind::nic && d.nic_kind == type.nic_kind ? 1 : 0;
+  if (nics > 0 && nics != type.nic_count) {
+    throw InputError(where + "has " + std::to_string(nics) + " " + std::string(to_string(type.nic_kind)) + " NICs but node type " + type.name +
+                     " has " + std::to_string(type.nic_count) + "; check --node-type");
+  }
+}
+
 }  // namespace
 
 Machine machine_from_node_type(const NodeType& type) {
@@ -154,9 +187,8 @@ void apply_node_type(Machine& m, const NodeType& type) {
   const int gpus = m.count(PciKind::gpu);
   if (gpus == 0) {
     place_gpus(m, type);
-  } else if (gpus != type.gpu_count) {
-    throw InputError("'" + m.name + "' has " + std::to_string(gpus) + " GPUs but node type " + type.name + " has " +
-                     std::to_string(type.gpu_count) + "; check --node-type");
+  } else {
+    check_reported_devices(m, type);
   }
   for (CpuDomain& cpu : m.cpus) {
     if (!cpu.vendor.empty()) continue;  // the file's CPU identity wins

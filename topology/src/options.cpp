@@ -48,11 +48,9 @@ ClusterTopology load_offline_topology(const TopologyOptions& options, bool requi
   Machine machine;
   if (!options.file.empty()) {
     machine = load_topology_file(options.file);
-    machine.name = std::filesystem::path(options.file).stem().string();
-    if (!options.node_type.empty()) {
-      apply_node_type(machine, find_node_type(options.node_type));
-      machine.name = machine.node_type;
-    }
+    if (!options.node_type.empty()) apply_node_type(machine, find_node_type(options.node_type));
+    // Nodes are named after what they are: the node type, else the file.
+    machine.name = !machine.node_type.empty() ? machine.node_type : std::filesystem::path(options.file).stem().string();
   } else {
     machine = machine_from_node_type(find_node_type(options.node_type));
   }

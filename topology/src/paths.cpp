@@ -196,7 +196,7 @@ NicList list_nics(const Machine& m, const std::map<int, int>& switch_ordinal, st
     }
   }
   if (defaulted_speed) {
-    notes.emplace_back("NIC speed not given: NCCL's default of 10 Gb/s (1.25 GB/s) is assumed; --node-type supplies the real one");
+    notes.emplace_back("NIC line rate not known: NCCL's default of 10 Gb/s (1.25 GB/s) is assumed (for a file, --node-type gives the real one)");
   }
   if (derived_name) notes.emplace_back("EFA device names derived from bus ids by rdma-core's rule (rdmap<bus>s<slot>)");
   return out;

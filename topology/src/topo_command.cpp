@@ -16,10 +16,10 @@ namespace {
 
 void print(const ClusterTopology& cluster, const std::vector<std::string>& warnings, const std::vector<int>& slot_of_rank, OutputFormat format) {
   if (format == OutputFormat::json) {
-    nlohmann::json j = to_json(cluster);
+    nlohmann::ordered_json j = to_json(cluster);
     j["warnings"] = warnings;
     if (!slot_of_rank.empty()) j["slot_of_rank"] = slot_of_rank;
-    std::cout << j.dump(2) << "\n";
+    std::cout << dump_readable(j) << "\n";
   } else {
     print_topology_text(std::cout, cluster, warnings, slot_of_rank);
   }

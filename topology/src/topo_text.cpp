@@ -105,7 +105,7 @@ void print_layout(std::ostream& out, const ClusterTopology& c, int l, const std:
 
 void print_topology_text(std::ostream& out, const ClusterTopology& c, const std::vector<std::string>& warnings,
                          const std::vector<int>& slot_of_rank) {
-  out << "cluster: " << c.node_count() << (c.node_count() == 1 ? " node, " : " nodes, ") << c.slot_count() << " slots, " << c.layout_count()
+  out << "cluster: " << c.node_count() << (c.node_count() == 1 ? " node, " : " nodes, ") << c.slot_count() << (c.slot_count() == 1 ? " slot, " : " slots, ") << c.layout_count()
       << (c.layout_count() == 1 ? " layout" : " distinct layouts") << "\n\n";
   for (int l = 0; l < c.layout_count(); ++l) {
     std::vector<int> nodes;

@@ -1,0 +1,83 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "mapping/cost_params.hpp"
+#include "mapping/layout.hpp"
+#include "mapping/ops.hpp"
+#include "mapping/rank_groups.hpp"
+#include "mapping/workload.hpp"
+#include "topology/cluster.hpp"
+
+namespace meshbench::mapping {
+
+// One group's cost for an op of `bytes`: steps(op, n)·alpha_us + bytes·factor(op, n)·us_per_byte
+// (ring and send/recv, with nccl-tests' bus factor) or (n-1)·alpha_us + bytes·us_per_byte
+// (all-to-all, where the coefficient already holds the shares that leave each node).
+struct Profile {
+  double alpha_us = 0;
+  double us_per_byte = 0;
+};
+
+// How one dimension's groups sit on the cluster under one placement, and what they cost.
+struct DimShape {
+  int group_size = 1;
+  int groups = 0;
+  bool crosses_nodes = false;
+  int max_nodes_per_group = 1;   // the widest group's node count
+  int max_nic_flows = 0;         // the most concurrent flows (groups or pairs) through one NIC
+  topology::LinkClass worst_link = topology::LinkClass::LOC;
+  // Pareto front of the groups' profiles: a dimension is as slow as its slowest group.
+  std::vector<Profile> ring, all_to_all, send_recv;
+};
+
+struct Score {
+  std::array<double, kAllDims.size()> dim_us{};  // per step with a workload, else summed over the sweep
+  std::array<DimShape, kAllDims.size()> shape{};
+  double total_us = 0;
+  double operator[](Dim d) const { return dim_us[static_cast<std::size_t>(d)]; }
+  const DimShape& of(Dim d) const { return shape[static_cast<std::size_t>(d)]; }
+};
+
+// The α-β model with NIC and PCIe-uplink contention (docs/mapping.md, "Cost model").
+// Built once per topology; scores any placement of any layout on it.
+class CostModel {
+ public:
+  CostModel(const topology::ClusterTopology& topology, CostParams params, std::optional<Workload> workload = std::nullopt);
+  ~CostModel();
+  CostModel(CostModel&&) noexcept;
+  CostModel& operator=(CostModel&&) noexcept;
+
+  const CostParams& params() const { return params_; }
+  const std::optional<Workload>& workload() const { return workload_; }
+  int slot_count() const;
+
+  // The shapes and times of every dimension of `groups` placed by `slot_of_rank`.
+  // `node_symmetric` promises that the nodes are alike and that every node holds the same set of
+  // local slot sets of each dimension's groups, each group with the same set on all its nodes
+  // (true of block placements whose inner blocks fill a node exactly): ring and all-to-all
+  // pricing then looks at node 0 alone, in time independent of the world size. A promise that
+  // does not hold is detected where it would change the result and the full pass runs instead.
+  Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric = false) const;
+  // One op on a dimension of that shape.
+  double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const;
+  // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
+  std::vector<OpTraffic> traffic(const Layout& layout) const;
+
+  // The model's view of the topology (private to the implementation).
+  struct Fabric;
+
+ private:
+  void collectives(const FlatGroups& groups, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
+  bool collectives_on_node0(const FlatGroups& groups, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
+  void send_recv(const FlatGroups& groups, std::span<const int> slot_of_rank, DimShape& shape) const;
+  CostParams params_;
+  std::optional<Workload> workload_;
+  std::unique_ptr<Fabric> fabric_;
+};
+
+}  // namespace meshbench::mapping

@@ -1,0 +1,52 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "topology/cluster.hpp"
+
+namespace meshbench::mapping {
+
+// Hockney parameters of one link class: a per-step latency and the bandwidth one rank's
+// traffic gets on such a path (busbw, GB/s). For NET the bandwidth is per NIC: a NIC gives
+// min(its line rate, this) — so calibrating NET lowers every NIC at once.
+struct LinkCost {
+  double alpha_us = 0;
+  double bandwidth_gbps = 0;
+  bool operator==(const LinkCost&) const = default;
+};
+
+// The cost model's parameters, as data (docs/mapping.md, "Cost model"): defaults derived from
+// the topology's bandwidths, overridable from a JSON file so that measurements can calibrate them.
+struct CostParams {
+  std::array<LinkCost, topology::kLinkClassCount> links{};
+  // All groups of a dimension run at once and share NICs and PCIe switch uplinks.
+  bool contention = true;
+  // all_to_allv: the busiest rank sends this many times the average (MoE routing skew).
+  double alltoallv_imbalance = 1.25;
+  // Sizes (nccl-tests convention) summed per op when there is no workload.
+  std::vector<std::uint64_t> sweep_bytes = {1ULL << 20, 16ULL << 20, 256ULL << 20};
+
+  LinkCost& operator[](topology::LinkClass c) { return links[static_cast<std::size_t>(c)]; }
+  const LinkCost& operator[](topology::LinkClass c) const { return links[static_cast<std::size_t>(c)]; }
+  bool operator==(const CostParams&) const = default;
+};
+
+// Defaults: each intra-node class's bandwidth is the mean of the topology's bandwidth over the
+// slot pairs of that class (a fixed fallback for classes the topology lacks); NET is the fastest
+// NIC's line rate; latencies are order-of-magnitude per-step values (NVLink ~1 us, PCIe a few us,
+// network ~8 us) until measurements calibrate them.
+CostParams default_cost_params(const topology::ClusterTopology& topology);
+
+// Applies {"contention": bool, "alltoallv_imbalance": x, "sweep_bytes": [n, ...],
+// "links": {"NVL": {"alpha_us": a, "bandwidth_gbps": b}, ...}}; keys left out keep their value.
+// InputError naming `where` and the key on anything else.
+void apply_cost_overrides(CostParams& params, const nlohmann::json& overrides, const std::string& where);
+// Reads a JSON file of overrides onto `base`.
+CostParams load_cost_params(const std::string& path, CostParams base);
+nlohmann::json to_json(const CostParams& params);
+
+}  // namespace meshbench::mapping

@@ -1,0 +1,572 @@
+// The α-β cost model with contention (docs/mapping.md, "Cost model"; mapping-anchors.md §6).
+// All groups of a dimension run at once: a ring's inter-node bandwidth at a node is the sum,
+// over the NICs its local members reach, of each NIC's bandwidth divided by the number of the
+// dimension's groups using it; an all-to-all is bounded by the node's egress summed over all
+// groups, over all of the node's NICs. Scoring is linear in the world size: each group is sorted
+// by slot so that its members on one node form a run.
+#include "mapping/cost_model.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <map>
+
+#include "common/error.hpp"
+
+namespace meshbench::mapping {
+
+using topology::LinkClass;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// GB/s -> microseconds per byte.
+double us_per_byte(double gbps) { return gbps > 0 && gbps < kInf ? 1.0 / (gbps * 1e3) : 0.0; }
+
+// Keeps the profiles no other profile beats on both terms: the slowest group for any size is
+// among them.
+void add_profile(std::vector<Profile>& front, Profile p) {
+  for (const auto& q : front) {
+    if (q.alpha_us >= p.alpha_us && q.us_per_byte >= p.us_per_byte) return;
+  }
+  std::erase_if(front, [&p](const Profile& q) { return p.alpha_us >= q.alpha_us && p.us_per_byte >= q.us_per_byte; });
+  front.push_back(p);
+}
+
+// Paths that leave a PCIe switch without NVLink share the switch's uplink.
+bool crosses_pcie_uplink(LinkClass c) { return c == LinkClass::PXB || c == LinkClass::PHB || c == LinkClass::SYS; }
+
+double ring_steps(Op op, int n) { return op == Op::all_reduce ? 2.0 * (n - 1) : n - 1.0; }
+
+}  // namespace
+
+namespace detail {
+// A group's members on one node: [begin, end) of the sorted buffer.
+struct Run {
+  int node, begin, end;
+  LinkClass worst;     // slowest class between two of them (LOC for one member)
+  double gbps;         // the bandwidth of that class
+  std::uint64_t rail;  // the NIC classes its members reach
+};
+
+}  // namespace detail
+
+struct CostModel::Fabric {
+  using Run = detail::Run;
+  struct NodeLayout {
+    int slots = 0;
+    // NICs reached by the same set of slots always carry the same flows, so they are counted
+    // as one "NIC class" (p5: 8 classes of 4 NICs): bit i of a rail = class i.
+    std::vector<std::uint64_t> rail;  // per slot
+    std::vector<double> class_gbps;   // per class: its NICs' bandwidth together
+    double node_gbps = 0;
+    std::vector<LinkClass> link;      // slots × slots
+    std::vector<double> link_gbps;    // slots × slots, from the class parameters
+    std::vector<int> pcie_switch;     // per slot: dense switch id, -1 unknown
+    int switches = 0;
+    // For nodes of up to kTabulated slots: per set of local slots (bit mask), the slowest link
+    // class between two of them and its bandwidth, so a run costs no pair loop.
+    std::vector<LinkClass> worst_of_mask;
+    std::vector<double> gbps_of_mask;
+  };
+  static constexpr int kTabulated = 12;
+  int slots = 0;
+  std::vector<int> node_of, local_of, first_slot, layout_of;
+  std::vector<int> class_base, switch_base;
+  std::vector<NodeLayout> layouts;
+  int total_classes = 0, total_switches = 0;
+
+  // Scratch, reset after each use through the touched lists.
+  mutable std::vector<int> sorted, class_users, switch_users;
+  mutable std::vector<double> node_egress;
+  mutable std::vector<int> touched_classes, touched_switches, touched_nodes;
+  mutable std::vector<Run> runs;
+  mutable std::vector<int> runs_begin;
+
+  const NodeLayout& at(int node) const { return layouts[static_cast<std::size_t>(layout_of[static_cast<std::size_t>(node)])]; }
+};
+
+namespace {
+
+// Slowest class among a set of local slots and its bandwidth (LOC and infinity for one slot).
+std::pair<LinkClass, double> worst_pair(const CostModel::Fabric::NodeLayout& l, const int* locals, int count) {
+  LinkClass worst = LinkClass::LOC;
+  double gbps = kInf;
+  for (int a = 0; a < count; ++a) {
+    for (int b = a + 1; b < count; ++b) {
+      const std::size_t k = static_cast<std::size_t>(locals[a]) * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(locals[b]);
+      worst = std::max(worst, l.link[k]);
+      gbps = std::min(gbps, l.link_gbps[k]);
+    }
+  }
+  return {worst, gbps};
+}
+
+CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
+  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+  const double net_cap = params[LinkClass::NET].bandwidth_gbps;
+  CostModel::Fabric::NodeLayout l;
+  l.slots = node.slot_count();
+  std::vector<double> nic_gbps;
+  for (const auto& nic : node.nics) nic_gbps.push_back(std::min(nic.speed_gbps > 0 ? nic.speed_gbps : net_cap, net_cap));
+  if (nic_gbps.empty()) nic_gbps.push_back(net_cap);  // one virtual NIC where the node lists none
+  const std::uint64_t all = nic_gbps.size() == 64 ? ~0ULL : (1ULL << nic_gbps.size()) - 1;
+  std::vector<std::uint64_t> nic_rail;  // per slot, over NICs
+  for (int s = 0; s < l.slots; ++s) {
+    std::uint64_t mask = 0;
+    if (static_cast<std::size_t>(s) < node.rails.size()) {
+      for (int nic : node.rails[static_cast<std::size_t>(s)]) mask |= 1ULL << nic;
+    }
+    nic_rail.push_back(mask != 0 ? mask : all);  // no rail known: any NIC of the node
+  }
+  // Class of a NIC = the set of slots that reach it.
+  std::map<std::vector<bool>, int> class_of_set;
+  std::vector<int> class_of_nic;
+  for (std::size_t nic = 0; nic < nic_gbps.size(); ++nic) {
+    std::vector<bool> users(static_cast<std::size_t>(l.slots));
+    for (int s = 0; s < l.slots; ++s) users[static_cast<std::size_t>(s)] = ((nic_rail[static_cast<std::size_t>(s)] >> nic) & 1U) != 0;
+    const int c = class_of_set.emplace(users, static_cast<int>(class_of_set.size())).first->second;
+    if (static_cast<std::size_t>(c) == l.class_gbps.size()) l.class_gbps.push_back(0);
+    l.class_gbps[static_cast<std::size_t>(c)] += nic_gbps[nic];
+    class_of_nic.push_back(c);
+  }
+  for (int s = 0; s < l.slots; ++s) {
+    std::uint64_t mask = 0;
+    for (std::size_t nic = 0; nic < nic_gbps.size(); ++nic) {
+      if (((nic_rail[static_cast<std::size_t>(s)] >> nic) & 1U) != 0) mask |= 1ULL << class_of_nic[nic];
+    }
+    l.rail.push_back(mask);
+  }
+  for (double b : nic_gbps) l.node_gbps += b;
+  std::map<int, int> switch_ids;
+  for (const auto& slot : node.slots) {
+    int id = -1;
+    if (slot.pci_switch >= 0) id = switch_ids.emplace(slot.pci_switch, static_cast<int>(switch_ids.size())).first->second;
+    l.pcie_switch.push_back(id);
+  }
+  l.switches = static_cast<int>(switch_ids.size());
+  for (int a = 0; a < l.slots; ++a) {
+    for (int b = 0; b < l.slots; ++b) {
+      const LinkClass c = node.links.empty() ? (a == b ? LinkClass::LOC : LinkClass::SYS) : node.link(a, b);
+      l.link.push_back(c);
+      l.link_gbps.push_back(params[c].bandwidth_gbps);
+    }
+  }
+  if (l.slots <= CostModel::Fabric::kTabulated) {
+    const std::size_t masks = std::size_t{1} << l.slots;
+    l.worst_of_mask.resize(masks);
+    l.gbps_of_mask.resize(masks);
+    std::vector<int> locals;
+    for (std::size_t m = 0; m < masks; ++m) {
+      locals.clear();
+      for (int s = 0; s < l.slots; ++s) {
+        if (((m >> s) & 1U) != 0) locals.push_back(s);
+      }
+      std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
+    }
+  }
+  return l;
+}
+
+}  // namespace
+
+CostModel::CostModel(const topology::ClusterTopology& topo, CostParams params, std::optional<Workload> workload)
+    : params_(std::move(params)), workload_(std::move(workload)), fabric_(std::make_unique<Fabric>()) {
+  Fabric& f = *fabric_;
+  for (int i = 0; i < topo.layout_count(); ++i) f.layouts.push_back(node_layout(topo.layout(i), params_));
+  f.slots = topo.slot_count();
+  for (int n = 0; n < topo.node_count(); ++n) {
+    f.layout_of.push_back(topo.layout_of(n));
+    f.first_slot.push_back(topo.first_slot_of(n));
+    f.class_base.push_back(f.total_classes);
+    f.switch_base.push_back(f.total_switches);
+    f.total_classes += static_cast<int>(f.at(n).class_gbps.size());
+    f.total_switches += f.at(n).switches;
+  }
+  f.first_slot.push_back(f.slots);
+  f.node_of.resize(static_cast<std::size_t>(f.slots));
+  f.local_of.resize(static_cast<std::size_t>(f.slots));
+  for (int n = 0; n < topo.node_count(); ++n) {
+    for (int s = f.first_slot[static_cast<std::size_t>(n)]; s < f.first_slot[static_cast<std::size_t>(n) + 1]; ++s) {
+      f.node_of[static_cast<std::size_t>(s)] = n;
+      f.local_of[static_cast<std::size_t>(s)] = s - f.first_slot[static_cast<std::size_t>(n)];
+    }
+  }
+  f.sorted.resize(static_cast<std::size_t>(f.slots));
+  f.class_users.assign(static_cast<std::size_t>(f.total_classes), 0);
+  f.switch_users.assign(static_cast<std::size_t>(f.total_switches), 0);
+  f.node_egress.assign(static_cast<std::size_t>(topo.node_count()), 0.0);
+}
+
+CostModel::~CostModel() = default;
+CostModel::CostModel(CostModel&&) noexcept = default;
+CostModel& CostModel::operator=(CostModel&&) noexcept = default;
+
+int CostModel::slot_count() const { return fabric_->slots; }
+
+namespace {
+
+// Splits a sorted group into runs, one per node, with what the members of each see; appends
+// them to `runs`.
+void find_runs(const CostModel::Fabric& f, const int* slots, int n, std::vector<detail::Run>& runs) {
+  int locals[64];
+  for (int i = 0; i < n;) {
+    const int node = f.node_of[static_cast<std::size_t>(slots[i])];
+    const auto& l = f.at(node);
+    int j = i;
+    std::uint64_t rail = 0, mask = 0;
+    for (; j < n && f.node_of[static_cast<std::size_t>(slots[j])] == node; ++j) {
+      const int local = f.local_of[static_cast<std::size_t>(slots[j])];
+      rail |= l.rail[static_cast<std::size_t>(local)];
+      if (!l.worst_of_mask.empty()) mask |= 1ULL << local;
+    }
+    detail::Run& r = runs.emplace_back(detail::Run{node, i, j, LinkClass::LOC, kInf, rail});
+    if (!l.worst_of_mask.empty()) {
+      r.worst = l.worst_of_mask[mask];
+      r.gbps = l.gbps_of_mask[mask];
+    } else {
+      // Large nodes (CPU slots): the pair loop, in chunks of 64 members.
+      for (int a = i; a < j; a += 64) {
+        const int count = std::min(64, j - a);
+        for (int k = 0; k < count; ++k) locals[k] = f.local_of[static_cast<std::size_t>(slots[a + k])];
+        const auto [w, g] = worst_pair(l, locals, count);
+        r.worst = std::max(r.worst, w);
+        r.gbps = std::min(r.gbps, g);
+      }
+    }
+    i = j;
+  }
+}
+
+// Adds one flow to each NIC class of `rail` on `node`.
+void count_users(const CostModel::Fabric& f, int node, std::uint64_t rail) {
+  for (; rail != 0; rail &= rail - 1) {
+    const auto c = static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + std::countr_zero(rail));
+    if (f.class_users[c]++ == 0) f.touched_classes.push_back(static_cast<int>(c));
+  }
+}
+
+// What the NIC classes of `rail` on `node` give one flow, given how many share each.
+double reachable_gbps(const CostModel::Fabric& f, int node, std::uint64_t rail, bool contention) {
+  const auto& l = f.at(node);
+  double gbps = 0;
+  for (; rail != 0; rail &= rail - 1) {
+    const int c = std::countr_zero(rail);
+    const int users = contention ? f.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)] : 1;
+    gbps += l.class_gbps[static_cast<std::size_t>(c)] / users;
+  }
+  return gbps;
+}
+
+int max_users(const CostModel::Fabric& f) {
+  int most = 0;
+  for (int c : f.touched_classes) most = std::max(most, f.class_users[static_cast<std::size_t>(c)]);
+  return most;
+}
+
+void reset(const CostModel::Fabric& f) {
+  for (int c : f.touched_classes) f.class_users[static_cast<std::size_t>(c)] = 0;
+  for (int sw : f.touched_switches) f.switch_users[static_cast<std::size_t>(sw)] = 0;
+  for (int node : f.touched_nodes) f.node_egress[static_cast<std::size_t>(node)] = 0;
+  f.touched_classes.clear();
+  f.touched_switches.clear();
+  f.touched_nodes.clear();
+}
+
+}  // namespace
+
+// Ring and all-to-all profiles of a dimension: pass 1 counts the flows on every NIC class,
+// PCIe switch and node; pass 2 prices each group under that sharing.
+void CostModel::collectives(const FlatGroups& g, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
+  const Fabric& f = *fabric_;
+  using detail::Run;
+  std::vector<Run>& all_runs = f.runs;
+  std::vector<int>& runs_begin = f.runs_begin;
+  all_runs.clear();
+  runs_begin.assign(1, 0);
+  const double n = g.size;
+  for (int gi = 0; gi < g.count(); ++gi) {
+    int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
+    const auto members = g.group(gi);
+    for (int i = 0; i < g.size; ++i) slots[i] = slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
+    if (!std::is_sorted(slots, slots + g.size)) std::sort(slots, slots + g.size);
+    const std::size_t first = all_runs.size();
+    find_runs(f, slots, g.size, all_runs);
+    const std::size_t count = all_runs.size() - first;
+    const bool multi = count > 1;
+    shape.crosses_nodes |= multi;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, static_cast<int>(count));
+    for (std::size_t k = first; k < all_runs.size(); ++k) {
+      const Run& r = all_runs[k];
+      shape.worst_link = std::max(shape.worst_link, multi ? LinkClass::NET : r.worst);
+      if (multi) {
+        count_users(f, r.node, r.rail);
+        const double local = r.end - r.begin;
+        if (f.node_egress[static_cast<std::size_t>(r.node)] == 0) f.touched_nodes.push_back(r.node);
+        f.node_egress[static_cast<std::size_t>(r.node)] += local * (n - local) / n;
+      }
+      if (crosses_pcie_uplink(r.worst)) {
+        const auto& l = f.at(r.node);
+        std::uint64_t seen = 0;
+        for (int i = r.begin; i < r.end; ++i) {
+          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
+          if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
+          seen |= 1ULL << sw;
+          const auto id = static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw);
+          if (f.switch_users[id]++ == 0) f.touched_switches.push_back(static_cast<int>(id));
+        }
+      }
+    }
+    runs_begin.push_back(static_cast<int>(all_runs.size()));
+  }
+  shape.max_nic_flows = max_users(f);
+
+  for (int gi = 0; gi < g.count(); ++gi) {
+    const int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
+    const std::span<const Run> rs(all_runs.data() + runs_begin[static_cast<std::size_t>(gi)],
+                                  static_cast<std::size_t>(runs_begin[static_cast<std::size_t>(gi) + 1] - runs_begin[static_cast<std::size_t>(gi)]));
+    const bool multi = rs.size() > 1;
+    double intra_gbps = kInf, inter_gbps = kInf, a2a_us_per_byte = 0;
+    LinkClass worst = LinkClass::LOC;
+    for (const Run& r : rs) {
+      const auto& l = f.at(r.node);
+      worst = std::max(worst, r.worst);
+      double run_gbps = r.gbps;
+      if (params_.contention && crosses_pcie_uplink(r.worst)) {
+        int sharing = 1;
+        for (int i = r.begin; i < r.end; ++i) {
+          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
+          if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
+        }
+        run_gbps /= sharing;
+      }
+      intra_gbps = std::min(intra_gbps, run_gbps);
+      const double local = r.end - r.begin;
+      if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
+      if (!multi) continue;
+      const double reach = reachable_gbps(f, r.node, r.rail, params_.contention);
+      inter_gbps = std::min(inter_gbps, reach);
+      // All-to-all: what leaves the node, over what the node (contention) or the group's own
+      // rails (alone) can send.
+      const double own = local * (n - local) / n;
+      const double egress = params_.contention ? f.node_egress[static_cast<std::size_t>(r.node)] : own;
+      const double capacity = params_.contention ? l.node_gbps : reach;
+      a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(capacity));
+    }
+    const double alpha = params_[multi ? LinkClass::NET : worst].alpha_us;
+    if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
+    if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
+  }
+  reset(f);
+}
+
+// The same prices from node 0 alone, for node-symmetric placements: a group has the same local
+// slots on each of its nodes and spans n / (its members on node 0) nodes, and every node carries
+// the flows node 0 carries. False (nothing written) when the placement is visibly not symmetric.
+bool CostModel::collectives_on_node0(const FlatGroups& g, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
+  const Fabric& f = *fabric_;
+  const auto& l = f.at(0);
+  const double n = g.size;
+  struct Local {
+    int group;
+    std::uint64_t mask = 0;  // local slots, by index (nodes of at most 64 slots)
+    int count = 0;
+  };
+  std::vector<Local> here;
+  for (int s = 0; s < l.slots; ++s) {
+    const int gi = g.group_of_rank[static_cast<std::size_t>(node0_rank[static_cast<std::size_t>(s)])];
+    auto it = std::find_if(here.begin(), here.end(), [gi](const Local& x) { return x.group == gi; });
+    if (it == here.end()) it = here.insert(here.end(), Local{gi});
+    it->mask |= 1ULL << s;
+    ++it->count;
+  }
+  struct Priced {
+    LinkClass worst;
+    double gbps;
+    std::uint64_t rail = 0;
+    int nodes;
+  };
+  std::vector<Priced> priced;
+  for (const Local& x : here) {
+    if (g.size % x.count != 0) return false;
+  }
+  int locals[64];
+  for (const Local& x : here) {
+    int k = 0;
+    std::uint64_t rail = 0;
+    for (std::uint64_t m = x.mask; m != 0; m &= m - 1) {
+      locals[k] = std::countr_zero(m);
+      rail |= l.rail[static_cast<std::size_t>(locals[k++])];
+    }
+    auto [worst, gbps] = l.worst_of_mask.empty() ? worst_pair(l, locals, k) : std::pair{l.worst_of_mask[x.mask], l.gbps_of_mask[x.mask]};
+    const int nodes = g.size / x.count;
+    priced.push_back({worst, gbps, rail, nodes});
+    shape.crosses_nodes |= nodes > 1;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, nodes);
+    shape.worst_link = std::max(shape.worst_link, nodes > 1 ? LinkClass::NET : worst);
+    if (nodes > 1) {
+      count_users(f, 0, rail);
+      if (f.node_egress[0] == 0) f.touched_nodes.push_back(0);
+      f.node_egress[0] += x.count * (n - x.count) / n;
+    }
+    if (crosses_pcie_uplink(worst)) {
+      std::uint64_t seen = 0;
+      for (int i = 0; i < k; ++i) {
+        const int sw = l.pcie_switch[static_cast<std::size_t>(locals[i])];
+        if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
+        seen |= 1ULL << sw;
+        if (f.switch_users[static_cast<std::size_t>(sw)]++ == 0) f.touched_switches.push_back(sw);
+      }
+    }
+  }
+  shape.max_nic_flows = max_users(f);
+  for (std::size_t i = 0; i < here.size(); ++i) {
+    const Priced& p = priced[i];
+    const double local = here[i].count;
+    double run_gbps = p.gbps;
+    if (params_.contention && crosses_pcie_uplink(p.worst)) {
+      int sharing = 1;
+      for (std::uint64_t m = here[i].mask; m != 0; m &= m - 1) {
+        const int sw = l.pcie_switch[static_cast<std::size_t>(std::countr_zero(m))];
+        if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(sw)]);
+      }
+      run_gbps /= sharing;
+    }
+    double inter_gbps = kInf, a2a_us_per_byte = local > 1 ? (local - 1) / n * us_per_byte(run_gbps) : 0;
+    if (p.nodes > 1) {
+      const double reach = reachable_gbps(f, 0, p.rail, params_.contention);
+      inter_gbps = reach;
+      const double egress = params_.contention ? f.node_egress[0] : local * (n - local) / n;
+      a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(params_.contention ? l.node_gbps : reach));
+    }
+    const double alpha = params_[p.nodes > 1 ? LinkClass::NET : p.worst].alpha_us;
+    if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(run_gbps, inter_gbps))});
+    if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
+  }
+  reset(f);
+  return true;
+}
+
+// Neighbouring stages: pair (i, i+1) of each group, in Megatron's order; all boundaries send at
+// once, sharing the sender's rail NICs.
+void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank, DimShape& shape) const {
+  const Fabric& f = *fabric_;
+  auto for_pairs = [&](const auto& visit) {
+    for (int gi = 0; gi < g.count(); ++gi) {
+      const auto members = g.group(gi);
+      for (int i = 0; i + 1 < g.size; ++i) {
+        visit(slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])],
+              slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i) + 1])]);
+      }
+    }
+  };
+  for_pairs([&](int a, int b) {
+    const int na = f.node_of[static_cast<std::size_t>(a)];
+    if (na != f.node_of[static_cast<std::size_t>(b)]) count_users(f, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
+  });
+  shape.max_nic_flows = std::max(shape.max_nic_flows, max_users(f));
+  for_pairs([&](int a, int b) {
+    const int na = f.node_of[static_cast<std::size_t>(a)];
+    const auto& l = f.at(na);
+    const auto la = static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)]);
+    if (na == f.node_of[static_cast<std::size_t>(b)]) {
+      const std::size_t k = la * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
+      shape.worst_link = std::max(shape.worst_link, l.link[k]);
+      add_profile(shape.send_recv, {params_[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
+      return;
+    }
+    shape.crosses_nodes = true;
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, 2);
+    shape.worst_link = LinkClass::NET;
+    add_profile(shape.send_recv, {params_[LinkClass::NET].alpha_us, us_per_byte(reachable_gbps(f, na, l.rail[la], params_.contention))});
+  });
+  reset(f);
+}
+
+Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric) const {
+  if (static_cast<int>(slot_of_rank.size()) != fabric_->slots) {
+    throw InputError("the layout's world size " + std::to_string(slot_of_rank.size()) + " differs from the topology's " +
+                     std::to_string(fabric_->slots) + " slots");
+  }
+  const auto traffic_list = traffic(layout);
+  const Fabric& f = *fabric_;
+  std::vector<int> node0_rank;
+  if (node_symmetric && f.layouts.size() == 1 && f.at(0).slots <= 64) {
+    node0_rank.resize(static_cast<std::size_t>(f.at(0).slots));
+    for (std::size_t r = 0; r < slot_of_rank.size(); ++r) {
+      if (slot_of_rank[r] < f.at(0).slots) node0_rank[static_cast<std::size_t>(slot_of_rank[r])] = static_cast<int>(r);
+    }
+  }
+  Score score;
+  for (Dim dim : kAllDims) {
+    const FlatGroups& g = dim == Dim::dp ? groups.dp_cp : groups[dim];
+    DimShape& shape = score.shape[static_cast<std::size_t>(dim)];
+    shape.group_size = g.size;
+    shape.groups = g.count();
+    if (g.size <= 1) continue;
+    bool want_ring = false, want_a2a = false, want_p2p = false;
+    for (const auto& t : traffic_list) {
+      if (t.dim != dim) continue;
+      want_a2a |= t.op == Op::all_to_all || t.op == Op::all_to_allv;
+      want_p2p |= t.op == Op::send_recv;
+      want_ring |= t.op == Op::all_reduce || t.op == Op::all_gather || t.op == Op::reduce_scatter;
+    }
+    // A dimension without traffic still reports where its groups lie.
+    if (want_ring || want_a2a || !want_p2p) {
+      const bool done = !node0_rank.empty() && !g.group_of_rank.empty() && collectives_on_node0(g, node0_rank, want_ring, want_a2a, shape);
+      if (!done) collectives(g, slot_of_rank, want_ring, want_a2a, shape);
+    }
+    if (want_p2p) send_recv(g, slot_of_rank, shape);
+  }
+  for (const auto& t : traffic_list) {
+    const double us = t.calls_per_step * op_time_us(score.of(t.dim), t.op, t.bytes);
+    score.dim_us[static_cast<std::size_t>(t.dim)] += us;
+    score.total_us += us;
+  }
+  return score;
+}
+
+double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const {
+  const int n = shape.group_size;
+  if (n <= 1) return 0;
+  const double s = static_cast<double>(bytes);
+  double worst = 0;
+  switch (op) {
+    case Op::all_reduce:
+    case Op::all_gather:
+    case Op::reduce_scatter:
+      for (const auto& p : shape.ring) worst = std::max(worst, ring_steps(op, n) * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
+      break;
+    case Op::all_to_all:
+    case Op::all_to_allv: {
+      const double skew = op == Op::all_to_allv ? params_.alltoallv_imbalance : 1.0;
+      for (const auto& p : shape.all_to_all) worst = std::max(worst, (n - 1) * p.alpha_us + s * skew * p.us_per_byte);
+      break;
+    }
+    case Op::send_recv:
+      for (const auto& p : shape.send_recv) worst = std::max(worst, p.alpha_us + s * p.us_per_byte);
+      break;
+  }
+  return worst;
+}
+
+std::vector<OpTraffic> CostModel::traffic(const Layout& layout) const {
+  if (workload_) return step_traffic(*workload_, layout);
+  std::vector<OpTraffic> out;
+  for (Dim d : kAllDims) {
+    const int size = d == Dim::dp ? layout.dp() * layout.cp : layout.size(d);
+    if (size <= 1) continue;
+    // Without a workload, EP = 1 reads as a dense model: its expert grid (ETP = TP, EDP = DP)
+    // would only count the dense traffic twice.
+    if ((d == Dim::etp || d == Dim::edp) && layout.ep == 1) continue;
+    const auto ops = typical_ops(d);
+    // Each dimension weighs the same: the mean over its typical ops of the sweep's sum.
+    for (Op op : ops) {
+      for (auto bytes : params_.sweep_bytes) out.push_back({d, op, bytes, 1.0 / static_cast<double>(ops.size())});
+    }
+  }
+  return out;
+}
+
+}  // namespace meshbench::mapping

@@ -1,0 +1,11 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace meshbench::mapping::detail {
+
+// Parses a JSON file; InputError "cannot read <what> file 'PATH'" or "<what> file 'PATH' is not
+// valid JSON (byte N)".
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
+
+}  // namespace meshbench::mapping::detail

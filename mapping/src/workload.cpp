@@ -1,0 +1,126 @@
+// Per-step communication volumes of a transformer / MoE layer, per rank, in nccl-tests' size
+// convention (the full buffer: gathered size for all-gather, input size for reduce-scatter,
+// send buffer for all-to-all). Formulas: reference/mapping-anchors.md §7.
+#include "mapping/workload.hpp"
+
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace meshbench::mapping {
+
+namespace {
+
+std::uint64_t to_bytes(double v) { return static_cast<std::uint64_t>(std::llround(std::max(v, 0.0))); }
+
+// Attention: Q and O are h×h, K and V are h×h_kv. A gated MLP (SwiGLU) has three h×ffn matrices.
+double attention_params(const Workload& w) { return 2.0 * w.hidden * w.hidden + 2.0 * w.hidden * w.kv_hidden; }
+double mlp_params(const Workload& w) { return 3.0 * w.hidden * static_cast<double>(w.ffn_hidden); }
+
+}  // namespace
+
+int dtype_bytes(const std::string& dtype) {
+  if (dtype == "fp32") return 4;
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp8") return 1;
+  throw InputError("unknown dtype '" + dtype + "'; use bf16, fp16, fp32 or fp8");
+}
+
+double Workload::derived_dense_params() const {
+  if (dense_params > 0) return dense_params;
+  const int dense_mlp_layers = layers - moe_layer_count();
+  const double router = static_cast<double>(moe_layer_count()) * hidden * std::max(experts, 1);
+  // Untied input embedding and output layer.
+  return layers * attention_params(*this) + dense_mlp_layers * mlp_params(*this) + router + 2.0 * vocab * hidden;
+}
+
+double Workload::derived_expert_params() const {
+  if (expert_params > 0) return expert_params;
+  return static_cast<double>(moe_layer_count()) * experts * mlp_params(*this);
+}
+
+void check_workload(const Workload& w, const Layout& l) {
+  if (w.experts > 1 && w.experts % l.ep != 0) {
+    throw InputError("workload has " + std::to_string(w.experts) + " experts, not divisible by EP " + std::to_string(l.ep) +
+                     "; Megatron places experts/EP per rank");
+  }
+  if (w.experts <= 1 && l.ep > 1) {
+    throw InputError("workload is dense (experts <= 1) but --ep is " + std::to_string(l.ep) + "; set experts in the workload or --ep 1");
+  }
+  if (w.seq_len % l.cp != 0) {
+    throw InputError("seq_len " + std::to_string(w.seq_len) + " is not divisible by CP " + std::to_string(l.cp));
+  }
+  if (w.moe_layers > w.layers) {
+    throw InputError("moe_layers " + std::to_string(w.moe_layers) + " exceeds layers " + std::to_string(w.layers));
+  }
+}
+
+std::vector<OpTraffic> step_traffic(const Workload& w, const Layout& l) {
+  const double a = dtype_bytes(w.dtype), a_grad = dtype_bytes(w.grad_dtype);
+  const double t = l.tp, c = l.cp, p = l.pp, e = l.ep, te = l.expert_tp();
+  const double layers_per_rank = static_cast<double>(w.layers) / p;
+  const double moe_per_rank = static_cast<double>(w.moe_layer_count()) / p;
+  const double dense_mlp_per_rank = layers_per_rank - moe_per_rank;
+  const double mb = w.micro_batches;
+  // Activations of one micro-batch on one CP rank: b·(s/c)·h elements.
+  const double act = static_cast<double>(w.micro_batch) * (w.seq_len / c) * w.hidden * a;
+  std::vector<OpTraffic> out;
+  auto add = [&out](Dim d, Op op, double bytes, double calls) {
+    if (calls > 0 && bytes > 0) out.push_back({d, op, to_bytes(bytes), calls});
+  };
+
+  if (l.tp > 1) {
+    // Per block (attention, dense MLP): fwd AG + RS, bwd RS + AG with sequence parallelism;
+    // fwd AR + bwd AR without. MoE layers keep TP on the attention half only (§7).
+    const double blocks = layers_per_rank + dense_mlp_per_rank;
+    if (w.sequence_parallel) {
+      add(Dim::tp, Op::all_gather, act, 2 * blocks * mb);
+      add(Dim::tp, Op::reduce_scatter, act, 2 * blocks * mb);
+    } else {
+      add(Dim::tp, Op::all_reduce, act, 2 * blocks * mb);
+    }
+  }
+  if (l.cp > 1) {
+    // Ring attention passes K and V of every chunk around the ring: the volume of an all-gather
+    // of K,V over CP in forward, about twice that in backward.
+    const double kv = 2.0 * w.micro_batch * w.seq_len * (w.kv_hidden / t) * a;
+    add(Dim::cp, Op::all_gather, kv, 3 * layers_per_rank * mb);
+  }
+  if (l.pp > 1) {
+    // One activation send forward and one gradient send backward per micro-batch per boundary;
+    // with sequence parallelism each TP rank sends its 1/t slice.
+    add(Dim::pp, Op::send_recv, act / t, 2 * mb);
+  }
+  if (l.ep > 1 && moe_per_rank > 0) {
+    // Tokens per rank T = b·s/(t·c); dispatch sends T·k·h (times the capacity factor).
+    // Dispatch and combine, forward and backward: four all-to-alls per MoE layer.
+    const double tokens = static_cast<double>(w.micro_batch) * w.seq_len / (t * c);
+    add(Dim::ep, Op::all_to_all, tokens * w.top_k * w.capacity_factor * w.hidden * a, 4 * moe_per_rank * mb);
+  }
+  if (te > 1 && moe_per_rank > 0) {
+    // After dispatch an all-gather over ETP of the received tokens, before combine a
+    // reduce-scatter; the same pair again in backward.
+    const double tokens = static_cast<double>(w.micro_batch) * w.seq_len / (t * c);
+    const double gathered = te * tokens * w.top_k * w.capacity_factor * w.hidden * a;
+    add(Dim::etp, Op::all_gather, gathered, 2 * moe_per_rank * mb);
+    add(Dim::etp, Op::reduce_scatter, gathered, 2 * moe_per_rank * mb);
+  }
+  if (l.dp() * l.cp > 1) {
+    // Dense gradients once per step over dp-cp; the distributed optimizer reduce-scatters the
+    // gradients and all-gathers the updated parameters instead.
+    const double per_rank = w.derived_dense_params() / (t * p);
+    if (w.distributed_optimizer) {
+      add(Dim::dp, Op::reduce_scatter, per_rank * a_grad, 1);
+      add(Dim::dp, Op::all_gather, per_rank * a, 1);
+    } else {
+      add(Dim::dp, Op::all_reduce, per_rank * a_grad, 1);
+    }
+  }
+  if (l.edp() > 1 && w.moe_layer_count() > 0) {
+    const double per_rank = w.derived_expert_params() / (te * e * p);
+    add(Dim::edp, Op::all_reduce, per_rank * a_grad, 1);
+  }
+  return out;
+}
+
+}  // namespace meshbench::mapping

@@ -1,0 +1,177 @@
+// Cost model checks against hand arithmetic: time_us = bytes · factor / (GB/s · 1e3) with the
+// latencies set to zero, so each expectation is one division.
+#include "mapping/cost_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "mapping/mapping.hpp"
+#include "synthetic_nodes.hpp"
+
+namespace meshbench::mapping {
+
+namespace {
+
+using testing::make_node;
+using testing::NodeSpec;
+using topology::LinkClass;
+
+// Two slots per node, NVLink 100 GB/s between them, `nics` NICs of 10 GB/s; latencies zero.
+struct TwoByTwo {
+  topology::ClusterTopology topo;
+  CostParams params;
+  explicit TwoByTwo(int nics) {
+    topo = topology::ClusterTopology::replicate(make_node({.gpus = 2, .nics = nics, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
+    params = default_cost_params(topo);
+    for (auto& l : params.links) l.alpha_us = 0;
+  }
+  Score score(const Layout& l, std::vector<int> slots, bool contention = true) const {
+    CostParams p = params;
+    p.contention = contention;
+    const CostModel model(topo, p);
+    return model.score(l, flat_rank_groups(l), slots);
+  }
+  double time(const Layout& l, std::vector<int> slots, Dim d, Op op, std::uint64_t bytes, bool contention = true) const {
+    CostParams p = params;
+    p.contention = contention;
+    const CostModel model(topo, p);
+    return model.op_time_us(model.score(l, flat_rank_groups(l), slots).of(d), op, bytes);
+  }
+};
+
+const Layout kTp2{.world = 4, .tp = 2};
+
+}  // namespace
+
+TEST(CostModel, DefaultsComeFromTheTopology) {
+  const auto topo = topology::ClusterTopology::replicate(testing::p5_node(), 2);
+  const auto p = default_cost_params(topo);
+  EXPECT_DOUBLE_EQ(p[LinkClass::NVL].bandwidth_gbps, 370);
+  EXPECT_DOUBLE_EQ(p[LinkClass::NET].bandwidth_gbps, 12.5);
+  EXPECT_TRUE(p.contention);
+  EXPECT_GT(p[LinkClass::NET].alpha_us, p[LinkClass::NVL].alpha_us);
+}
+
+TEST(CostModel, RingInsideANodeUsesItsLinkClass) {
+  const TwoByTwo c(2);
+  // TP [0,1] on node 0: all-reduce factor 2·1/2 = 1 → 1e6 B / (100 GB/s) = 10 us.
+  EXPECT_NEAR(c.time(kTp2, {0, 1, 2, 3}, Dim::tp, Op::all_reduce, 1'000'000), 10.0, 1e-9);
+  EXPECT_FALSE(c.score(kTp2, {0, 1, 2, 3}).of(Dim::tp).crosses_nodes);
+}
+
+TEST(CostModel, RingAcrossNodesUsesTheRailNics) {
+  const TwoByTwo c(2);
+  // Ranks 0,1 on slots 0,2: TP crosses nodes, each member has its own 10 GB/s NIC → 100 us.
+  const std::vector<int> across{0, 2, 1, 3};
+  EXPECT_NEAR(c.time(kTp2, across, Dim::tp, Op::all_reduce, 1'000'000), 100.0, 1e-9);
+  const auto s = c.score(kTp2, across).of(Dim::tp);
+  EXPECT_TRUE(s.crosses_nodes);
+  EXPECT_EQ(s.max_nodes_per_group, 2);
+  EXPECT_EQ(s.max_nic_flows, 1);
+  EXPECT_EQ(s.worst_link, LinkClass::NET);
+}
+
+TEST(CostModel, ConcurrentGroupsShareANic) {
+  const TwoByTwo c(1);
+  const std::vector<int> across{0, 2, 1, 3};
+  // Both TP groups cross nodes through the one NIC of each node: 10/2 GB/s each → 200 us;
+  // without contention each group sees the whole NIC → 100 us.
+  EXPECT_NEAR(c.time(kTp2, across, Dim::tp, Op::all_reduce, 1'000'000), 200.0, 1e-9);
+  EXPECT_NEAR(c.time(kTp2, across, Dim::tp, Op::all_reduce, 1'000'000, false), 100.0, 1e-9);
+  EXPECT_EQ(c.score(kTp2, across).of(Dim::tp).max_nic_flows, 2);
+}
+
+TEST(CostModel, AllToAllIsBoundByNodeEgress) {
+  const TwoByTwo c(2);
+  // One EP group of 4 over 2 nodes, 2 members each. Per rank S = 1e6 B: off-node share 2/4, so
+  // each node sends 2·S·2/4 = 1e6 B over 2×10 GB/s = 50 us; on-node 1/4·S over 100 GB/s = 2.5 us.
+  const Layout l{.world = 4, .tp = 1, .cp = 1, .pp = 1, .ep = 4};
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_all, 1'000'000), 50.0, 1e-9);
+  // The skewed variant: the busiest rank sends alltoallv_imbalance times the average.
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_allv, 1'000'000), 50.0 * c.params.alltoallv_imbalance, 1e-9);
+}
+
+TEST(CostModel, SendRecvBetweenStages) {
+  const TwoByTwo c(1);
+  // PP 2 with stride 2 (W=4, TP2): pairs (0→2) and (1→3) leave node 0 through its one NIC:
+  // 5 GB/s each → 1e6 B in 200 us; alone 100 us.
+  const Layout l{.world = 4, .tp = 2, .cp = 1, .pp = 2};
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::pp, Op::send_recv, 1'000'000), 200.0, 1e-9);
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::pp, Op::send_recv, 1'000'000, false), 100.0, 1e-9);
+}
+
+TEST(CostModel, LatencyCountsRingSteps) {
+  TwoByTwo c(2);
+  c.params[LinkClass::NVL].alpha_us = 3;
+  // All-reduce over 2 ranks: 2(n-1) = 2 steps of 3 us, plus 8 B / 100 GB/s.
+  EXPECT_NEAR(c.time(kTp2, {0, 1, 2, 3}, Dim::tp, Op::all_reduce, 8), 6.0 + 8.0 / 1e5, 1e-9);
+  EXPECT_NEAR(c.time(kTp2, {0, 1, 2, 3}, Dim::tp, Op::all_gather, 8), 3.0 + 4.0 / 1e5, 1e-9);
+}
+
+TEST(CostModel, PcieUplinkContentionOnPcieOnlyNodes) {
+  // 4 GPUs, no NVLink, two per switch: pairs across switches are PXB (24 GB/s here). Two TP
+  // groups {0,2} and {1,3} both leave switches 0 and 1: each gets 24/2 GB/s.
+  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 4, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 1, .nvlink = false, .gpus_per_switch = 2}), 1);
+  CostParams p = default_cost_params(topo);
+  for (auto& l : p.links) l.alpha_us = 0;
+  const Layout l{.world = 4, .tp = 2};
+  const std::vector<int> crossing{0, 2, 1, 3};
+  const CostModel with(topo, p);
+  EXPECT_NEAR(with.op_time_us(with.score(l, flat_rank_groups(l), crossing).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 12e3, 1e-6);
+  p.contention = false;
+  const CostModel without(topo, p);
+  EXPECT_NEAR(without.op_time_us(without.score(l, flat_rank_groups(l), crossing).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 24e3, 1e-6);
+  // Pairs under one switch (PIX) do not touch the uplink.
+  EXPECT_NEAR(with.op_time_us(with.score(l, flat_rank_groups(l), std::vector<int>{0, 1, 2, 3}).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 24e3, 1e-6);
+}
+
+TEST(CostModel, ScoreSumsTheWorkloadsOps) {
+  const TwoByTwo c(2);
+  Workload w;
+  w.layers = 2;
+  w.hidden = 1024;
+  w.seq_len = 1024;
+  w.micro_batches = 1;
+  w.experts = 0;
+  w.top_k = 1;
+  const CostModel model(c.topo, c.params, w);
+  const auto score = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 1, 2, 3});
+  double expected = 0;
+  for (const auto& t : step_traffic(w, kTp2)) expected += t.calls_per_step * model.op_time_us(score.of(t.dim), t.op, t.bytes);
+  EXPECT_GT(score[Dim::tp], 0);
+  EXPECT_GT(score[Dim::dp], 0);
+  EXPECT_NEAR(score.total_us, expected, 1e-6);
+  EXPECT_NEAR(score.total_us, score[Dim::tp] + score[Dim::dp], 1e-6);
+}
+
+TEST(CostModel, ParametersAreDataAndOverridable) {
+  const TwoByTwo c(2);
+  CostParams p = c.params;
+  apply_cost_overrides(p, nlohmann::json::parse(R"({"contention": false, "links": {"NET": {"bandwidth_gbps": 5, "alpha_us": 20}}})"), "test");
+  EXPECT_FALSE(p.contention);
+  EXPECT_DOUBLE_EQ(p[LinkClass::NET].bandwidth_gbps, 5);
+  EXPECT_DOUBLE_EQ(p[LinkClass::NET].alpha_us, 20);
+  EXPECT_DOUBLE_EQ(p[LinkClass::NVL].bandwidth_gbps, 100);  // untouched
+  // Calibrating NET down caps every NIC: TP across nodes at 5 GB/s → 200 us.
+  for (auto& l : p.links) l.alpha_us = 0;
+  const CostModel model(c.topo, p);
+  EXPECT_NEAR(model.op_time_us(model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp), Op::all_reduce, 1'000'000), 200.0, 1e-9);
+  // Round trip through JSON.
+  CostParams back = c.params;
+  apply_cost_overrides(back, to_json(p), "round trip");
+  EXPECT_EQ(back, p);
+  EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"links": {"XYZ": {}}})"), "t"), InputError);
+  EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"contention": 1})"), "t"), InputError);
+  EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"links": {"NET": {"bandwidth_gbps": 0}}})"), "t"), InputError);
+}
+
+TEST(CostModel, RefusesAWorldOfAnotherSize) {
+  const TwoByTwo c(2);
+  const CostModel model(c.topo, c.params);
+  const Layout l{.world = 8, .tp = 2};
+  EXPECT_THROW(model.score(l, flat_rank_groups(l), std::vector<int>(8, 0)), InputError);
+}
+
+}  // namespace meshbench::mapping
