@@ -1,0 +1,164 @@
+#include "analysis/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+RunSummary summarise(const results::ResultsFile& file) {
+  RunSummary s;
+  const auto& run = file.run();
+  const auto& l = file.layout();
+  s.path = file.path();
+  s.status = run.status;
+  s.backend = run.backend;
+  s.started_at = run.started_at;
+  s.finished_at = run.finished_at;
+  s.meshbench_version = run.meshbench_version;
+  s.order = l.order;
+  s.world = l.world;
+  s.tp = l.tp;
+  s.cp = l.cp;
+  s.pp = l.pp;
+  s.ep = l.ep;
+  s.etp = l.etp;
+  s.dp = l.dp;
+  s.edp = l.edp;
+  for (const auto& h : run.hosts) {
+    if (std::find(s.hosts.begin(), s.hosts.end(), h) == s.hosts.end()) s.hosts.push_back(h);
+  }
+  s.mappings = static_cast<int>(file.mappings().size());
+  s.rows = static_cast<int>(file.measurements().size());
+  s.failures = static_cast<int>(file.failures().size());
+  for (const auto& f : file.failures()) s.failure_messages.push_back(f.message);
+  return s;
+}
+
+std::vector<double> ranks_of(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> rank(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = (static_cast<double>(i + j)) / 2.0 + 1.0;
+    i = j + 1;
+  }
+  return rank;
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+}
+
+// Without a workload the plan's numbers are sums over its size sweep; the like-for-like measured
+// figure is the sum of the medians over the measured sizes of each dimension's ops.
+double measured_sweep_sum(const CurveSet& curves, const std::string& mapping, const std::string& dim, const std::string& timing) {
+  double sum = 0;
+  for (const auto& c : curves.curves()) {
+    if (c.mapping != mapping || c.timing != timing || c.concurrency != "concurrent") continue;
+    if (c.dim != dim) continue;
+    for (const auto& p : c.points) sum += p.t_median_us;
+  }
+  return sum;
+}
+
+std::optional<PredictionCheck> check_predictions(const results::ResultsFile& file, const CurveSet& curves, const Ranking& ranking) {
+  PredictionCheck check;
+  const bool workload = ranking.basis == Ranking::Basis::workload;
+  check.basis = workload ? "estimated per step from the measured curves (the plan's cost model predicted per step for the same workload)"
+                         : "sum of the measured medians over the measured sizes (the plan's figures are sums over its own size sweep)";
+  std::vector<double> predicted_step, measured_step;
+  for (const auto& m : file.mappings()) {
+    const auto ranked = std::find_if(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
+    if (ranked == ranking.mappings.end()) continue;
+    for (const auto& [dim, predicted] : m.predicted_us) {
+      if (!(predicted > 0)) continue;
+      PredictionRow row{m.name, dim, predicted, 0};
+      if (dim == "step") {
+        row.measured_us = workload ? ranked->score : 0;
+        if (!workload) {
+          for (const auto& d : ranking.dims) row.measured_us += measured_sweep_sum(curves, m.name, d, ranking.timing);
+        }
+        if (ranked->complete && row.measured_us > 0) {
+          predicted_step.push_back(predicted);
+          measured_step.push_back(row.measured_us);
+        }
+      } else if (workload) {
+        for (const auto& d : ranked->dims) {
+          if (d.dim == dim) row.measured_us = d.value;
+        }
+      } else {
+        row.measured_us = measured_sweep_sum(curves, m.name, dim, ranking.timing);
+      }
+      check.rows.push_back(row);
+    }
+  }
+  if (check.rows.empty()) return std::nullopt;
+  check.compared_mappings = static_cast<int>(predicted_step.size());
+  if (predicted_step.size() >= 2) check.rank_correlation = pearson(ranks_of(predicted_step), ranks_of(measured_step));
+  return check;
+}
+
+}  // namespace
+
+std::optional<mapping::Workload> choose_workload(const results::ResultsFile& file, const std::string& path, std::string& source) {
+  if (!path.empty()) {
+    source = path;
+    return mapping::load_workload(path);
+  }
+  const std::string& stored = file.layout().workload_json;
+  if (stored.empty()) {
+    source.clear();
+    return std::nullopt;
+  }
+  source = "results file";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(stored);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError("the workload stored in " + file.path() + " is not valid JSON; pass --workload FILE");
+  }
+  return mapping::workload_from_json(j, "stored in " + file.path());
+}
+
+Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source) {
+  if (file.measurements().empty()) {
+    throw InputError(file.path() + " holds no measurement yet (status " + file.run().status + "); finish the run with 'meshbench run --resume'");
+  }
+  Report r;
+  r.run = summarise(file);
+  const CurveSet curves(file);
+  r.ranking = workload ? rank_by_workload(file, curves, *workload) : rank_by_default(file, curves);
+  r.ranking.workload_source = workload_source;
+  r.curves = curves.curves();
+  r.spreads = group_spreads(file);
+  r.largest_spreads = spreads_at_largest_size(r.spreads);
+  r.slow_hosts = slow_host_tally(file, r.spreads);
+  r.predictions = check_predictions(file, curves, r.ranking);
+  if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) r.best = apply_hint(file, r.ranking.mappings.front().name);
+  for (const auto& row : file.measurements()) {
+    if (row.wrong > 0) r.wrong.push_back({row.mapping, row.dim, row.op, row.timing, row.bytes, row.wrong});
+  }
+  return r;
+}
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,80 @@
+"""Edits of meshbench results files for the report and compare tests (Debian's python3-h5py):
+a planted slowdown in one point, a foreign schema version, disjoint sizes."""
+import shutil
+
+import h5py
+import numpy as np
+
+KEY = ("mapping", "dim", "op", "timing", "concurrency", "bytes")
+
+
+def _match(table, row):
+    sel = np.ones(len(table), dtype=bool)
+    for k in KEY:
+        sel &= table[k] == row[k]
+    return sel
+
+
+def quietest_point(path, min_samples=20):
+    """The per-iteration concurrent point whose samples are tightest (interquartile range over
+    median) among those with at least `min_samples`: where a 10% change is resolvable."""
+    with h5py.File(path, "r") as f:
+        m = f["measurements"][:]
+        s = f["samples"][:]
+    best, best_spread = None, None
+    for i, row in enumerate(m):
+        if row["timing"] != b"per_iteration" or row["concurrency"] != b"concurrent":
+            continue
+        t = s[_match(s, row)]["t_us"]
+        if len(t) < min_samples:
+            continue
+        q1, med, q3 = np.percentile(t, [25, 50, 75])
+        spread = (q3 - q1) / med
+        if best_spread is None or spread < best_spread:
+            best, best_spread = i, spread
+    if best is None:
+        raise SystemExit(f"no per-iteration point with {min_samples} samples in {path}")
+    return best
+
+
+def plant_slowdown(src, dst, factor=1.10, index=None):
+    """Copies `src` to `dst` and makes one point `factor` times slower: its /measurements times
+    (bandwidths divided), its /samples and its /group_timings. Returns the point's key."""
+    shutil.copyfile(src, dst)
+    if index is None:
+        index = quietest_point(src)
+    with h5py.File(dst, "r+") as f:
+        m = f["measurements"]
+        row = m[index]
+        for c in ("t_min_us", "t_median_us", "t_p90_us", "t_p99_us", "t_max_us", "t_mean_us"):
+            row[c] *= factor
+        for c in ("algbw_gbps", "busbw_gbps"):
+            row[c] /= factor
+        m[index] = row
+        for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",))):
+            ds = f[name]
+            data = ds[:]
+            sel = _match(data, row)
+            for c in cols:
+                data[c][sel] *= factor
+            for c in inverse:
+                data[c][sel] /= factor
+            ds[...] = data
+    return {k: (row[k].decode() if isinstance(row[k], bytes) else int(row[k])) for k in KEY}
+
+
+def set_schema_version(src, dst, version):
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        f.attrs["schema_version"] = np.int64(version)
+
+
+def shift_sizes(src, dst, delta=1):
+    """A copy whose every size is off by `delta` bytes: no point in common with `src`."""
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        for name in ("measurements", "samples", "group_timings"):
+            ds = f[name]
+            data = ds[:]
+            data["bytes"] += delta
+            ds[...] = data
