@@ -14,7 +14,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, NullLocator
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 except ImportError as exc:  # the caller turns this into one line
     print(f"matplotlib is missing ({exc})", file=sys.stderr)
     sys.exit(3)
@@ -33,21 +33,23 @@ def size_label(b):
 
 
 def size_axis(ax, sizes):
-    """Log2 size axis with ticks at the measured powers of two, labelled in KiB/MiB/GiB."""
+    """Log2 size axis with ticks at the measured sizes (at most about eight), in KiB/MiB/GiB."""
     ax.set_xscale("log", base=2)
-    lo, hi = min(sizes), max(sizes)
-    ticks = []
-    p = 1
-    while p <= hi * 2:
-        if lo / 2 <= p <= hi * 2:
-            ticks.append(p)
-        p *= 2
-    step = max(1, math.ceil(len(ticks) / 8))  # at most about eight labels
+    ticks = sorted(set(sizes))
+    step = max(1, math.ceil(len(ticks) / 8))
     ticks = ticks[::step]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([size_label(t) for t in ticks], rotation=30, ha="right")
     ax.set_xlabel("message size (nccl-tests convention)")
+
+
+def busbw_axis(ax):
+    """Log busbw axis (small and large messages differ by orders of magnitude) with plain labels."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def save(fig, out_dir, name):
@@ -84,7 +86,7 @@ def plot_busbw(report, out_dir):
                 sizes += x
                 ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=label(c["mapping"], ranks))
             size_axis(ax, sizes)
-            ax.set_yscale("log")
+            busbw_axis(ax)
             ax.set_ylabel("busbw (GB/s)")
             group = these[0]["group_size"] if these else 0
             ax.set_title(f"{dim} {op} (groups of {group})")
@@ -120,7 +122,8 @@ def plot_ranking(report, out_dir):
         for y, total in enumerate(left):
             ax.text(total, y, f" {total:.3g}", va="center", fontsize=8)
         ax.set_xlabel(f"estimated communication per step ({unit}), stacked by dimension")
-        ax.legend(fontsize=8, loc="lower right")
+        ax.set_xlim(0, max(left) * 1.12)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="dimension", title_fontsize=8)
         title = f"ranking for workload '{k['workload']['name'] or 'unnamed'}'"
     else:
         vals = [m["score"] for m in maps][::-1]
@@ -162,6 +165,7 @@ def plot_spread(report, out_dir):
         size = size_label(these[0]["bytes"]) if these else ""
         ax.set_title(f"{dim} {op} at {size}", fontsize=9)
         ax.set_ylabel("group median (us)")
+        ax.set_ylim(bottom=0, top=max(s["max_us"] for s in these) * 1.12)
         ax.set_xlim(-0.5, len(these) - 0.5 + 0.6)
         ax.grid(True, axis="y", alpha=0.3)
     for j in range(len(keys), nrows * cols):

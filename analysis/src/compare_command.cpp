@@ -13,10 +13,11 @@ namespace {
 
 constexpr const char* kSummary =
     "Compare two results files (before and after a driver, NCCL, libfabric or EFA upgrade). Points are matched by\n"
-    "mapping structure, dimension, op, backend, timing and size; a point regressed when the new median is slower by\n"
-    "more than --threshold and a one-sided Mann-Whitney U test on both runs' samples (corrected for autocorrelation,\n"
-    "Benjamini-Hochberg over all points) finds the difference significant. What changed in provenance is shown first.\n"
-    "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input.";
+    "mapping structure, dimension, op, backend, timing and size. A point regressed when its new median is slower by\n"
+    "more than --threshold, a one-sided Mann-Whitney U test on both runs' samples (corrected for autocorrelation)\n"
+    "finds it significant, and it stands out from how all points moved between the runs (Benjamini-Hochberg over\n"
+    "all points for both). A whole run that moved together is reported on its own. Provenance changes come first.\n"
+    "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input. docs/report.md says why.";
 
 }  // namespace
 

@@ -53,7 +53,10 @@ def test_report_formats():
     ranks = [m["rank"] for m in data["ranking"]["mappings"]]
     check(ranks == list(range(1, len(ranks) + 1)) and len(ranks) >= 3, f"ranks {ranks}")
     scores = [m["score"] for m in data["ranking"]["mappings"]]
-    check(scores == sorted(scores) and abs(scores[0] - 1.0) < 1e-9, f"default scores not ascending from 1: {scores}")
+    # Each point's fastest mapping scores 1 there; the geometric mean is 1 only for a mapping
+    # fastest everywhere.
+    check(scores == sorted(scores) and scores[0] >= 1.0 and data["ranking"]["mappings"][0]["vs_best"] == 1.0,
+          f"default scores not ascending from >= 1: {scores}")
     check(data["group_spread"] and all(s["slowest_hosts"] for s in data["group_spread"]), "group spread without hosts")
     c = run("report", fixture("base.h5"), "--format", "csv")
     check(c.returncode == 0, "report --format csv failed", c)

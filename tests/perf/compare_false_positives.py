@@ -4,10 +4,11 @@ on the same reruns with a planted slowdown.
 
 Runs one small configuration RUNS times under mpirun (4 ranks, as the integration tests), then
 compares consecutive runs (or --pairs all): every flagged point there is a false positive,
-since nothing changed. Then, for each pair, plants a FACTOR slowdown into the newer run's
-quietest point (report_h5edit.plant_slowdown) and counts how often compare flags it.
+and so is every pair compare exits 1 on, since nothing changed. Then, for each pair and each
+--factors F, plants an F-times slowdown into the newer run's quietest point
+(report_h5edit.plant_slowdown) and counts how often compare flags that point.
 
-  tests/perf/compare_false_positives.py --meshbench build/meshbench --runs 12 [--keep DIR]
+  tests/perf/compare_false_positives.py --meshbench build/meshbench --runs 16 --pairs all [--keep DIR]
 Prints the figures; exit status 0 (it measures, it does not judge).
 """
 import argparse
@@ -35,7 +36,7 @@ def main():
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--pairs", choices=["consecutive", "all"], default="consecutive")
     ap.add_argument("--threshold", default="0.05")
-    ap.add_argument("--factor", type=float, default=1.10)
+    ap.add_argument("--factors", default="1.10,2,5", help="planted slowdowns, comma-separated")
     ap.add_argument("--keep", help="keep the run files in this folder (reused if present)")
     ap.add_argument("--extra", default="", help="extra run options, e.g. '--timing per_iteration'")
     a = ap.parse_args()
@@ -58,46 +59,54 @@ def main():
         print(f"run {i + 1}/{a.runs} done ({time.time() - started:.0f} s)", file=sys.stderr)
 
     pairs = list(zip(files, files[1:])) if a.pairs == "consecutive" else list(itertools.combinations(files, 2))
-    rows = flagged = improved = pairs_flagged = 0
-    by_timing = {}
-    planted_found = planted_total = planted_alone = 0
-    for base, new in pairs:
-        p = subprocess.run([a.meshbench, "compare", base, new, "--format", "json", "--threshold", a.threshold],
+    factors = [float(f) for f in a.factors.split(",")]
+
+    def compare(base, new):
+        p = subprocess.run([a.meshbench, "compare", base, new, "--format", "json", "--threshold", a.threshold, "--bootstrap", "0"],
                            capture_output=True, text=True)
         if p.returncode not in (0, 1):
             sys.exit(f"compare failed: {p.stderr}")
-        data = json.loads(p.stdout)
+        return p.returncode, json.loads(p.stdout)
+
+    rows = flagged = improved = pairs_flagged = pairs_failed = shifts = 0
+    by_timing = {}
+    found = {f: 0 for f in factors}
+    alone = {f: 0 for f in factors}
+    for base, new in pairs:
+        rc, data = compare(base, new)
         rows += len(data["rows"])
         bad = [r for r in data["rows"] if r["verdict"] in ("regression", "wrong")]
         flagged += len(bad)
         improved += sum(1 for r in data["rows"] if r["verdict"] == "improvement")
         pairs_flagged += 1 if bad else 0
+        pairs_failed += 1 if rc == 1 else 0
+        shifts += sum(1 for s in data["scatter"] if s["verdict"] == "regression")
         for r in data["rows"]:
             t = by_timing.setdefault(r["timing"], [0, 0])
             t[0] += 1
             t[1] += r["verdict"] == "regression"
-        planted = os.path.join(work, "planted.h5")
-        key = plant_slowdown(new, planted, a.factor)
-        q = subprocess.run([a.meshbench, "compare", base, planted, "--format", "json", "--threshold", a.threshold],
-                           capture_output=True, text=True)
-        d = json.loads(q.stdout)
-        hit = [r for r in d["rows"] if r["verdict"] == "regression" and r["base_mapping"] == key["mapping"] and r["dim"] == key["dim"]
-               and r["op"] == key["op"] and r["bytes"] == key["bytes"] and r["timing"] == key["timing"]]
-        planted_total += 1
-        planted_found += 1 if hit else 0
-        planted_alone += 1 if hit and len([r for r in d["rows"] if r["verdict"] == "regression"]) == 1 else 0
-        os.remove(planted)
+        for f in factors:
+            planted = os.path.join(work, "planted.h5")
+            key = plant_slowdown(new, planted, f)
+            _, d = compare(base, planted)
+            hit = [r for r in d["rows"] if r["verdict"] == "regression" and r["base_mapping"] == key["mapping"] and r["dim"] == key["dim"]
+                   and r["op"] == key["op"] and r["bytes"] == key["bytes"] and r["timing"] == key["timing"]]
+            found[f] += 1 if hit else 0
+            alone[f] += 1 if hit and sum(1 for r in d["rows"] if r["verdict"] == "regression") == 1 else 0
+            os.remove(planted)
 
+    n = max(len(pairs), 1)
     print(f"configuration: mpirun -np {a.np} meshbench {' '.join(RUN)} {a.extra}".rstrip())
     print(f"runs: {a.runs}; {a.pairs} pairs compared: {len(pairs)}; threshold {a.threshold}")
-    print(f"points compared: {rows}; flagged as regressions: {flagged} ({100.0 * flagged / max(rows, 1):.2f}% of points); "
+    print(f"points compared: {rows}; flagged as regressions: {flagged} ({100.0 * flagged / max(rows, 1):.3f}% of points); "
           f"flagged as improvements: {improved}")
-    for timing, (n, f) in sorted(by_timing.items()):
-        print(f"  {timing}: {f} of {n} points flagged ({100.0 * f / max(n, 1):.2f}%)")
-    print(f"pairs with any regression flagged (a CI gate would fail): {pairs_flagged} of {len(pairs)} "
-          f"({100.0 * pairs_flagged / max(len(pairs), 1):.0f}%)")
-    print(f"planted {100 * (a.factor - 1):.0f}% slowdown in the newer run's quietest point: found in {planted_found} of {planted_total} pairs"
-          f" ({planted_alone} with nothing else flagged)")
+    for timing, (m, f) in sorted(by_timing.items()):
+        print(f"  {timing}: {f} of {m} points flagged ({100.0 * f / max(m, 1):.3f}%)")
+    print(f"pairs with a flagged point: {pairs_flagged} of {len(pairs)}; whole-run shifts flagged: {shifts}")
+    print(f"pairs compare exits 1 on (a CI gate would fail): {pairs_failed} of {len(pairs)} ({100.0 * pairs_failed / n:.1f}%)")
+    for f in factors:
+        print(f"planted {f:g}x slowdown in the newer run's quietest point: flagged in {found[f]} of {len(pairs)} pairs "
+              f"({100.0 * found[f] / n:.0f}%; {alone[f]} with nothing else flagged)")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,6 +1,7 @@
 // The statistics of compare, against reference values from scipy.stats.mannwhitneyu (1.10).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -112,6 +113,61 @@ TEST(CompareStats, BootstrapIntervalCoversTheTrueRatioAndIsRepeatable) {
   const auto again = bootstrap_median_ratio(a, b, 0.95, 500, 7);
   EXPECT_DOUBLE_EQ(ci.low, again.low);
   EXPECT_DOUBLE_EQ(ci.high, again.high);
+}
+
+TEST(CompareStats, StudentTailMatchesScipy) {
+  EXPECT_NEAR(student_t_upper_tail(2.0, 3), 0.06966298427942155, 1e-12);
+  EXPECT_NEAR(student_t_upper_tail(5.0, 1), 0.06283295818900117, 1e-12);
+  EXPECT_NEAR(student_t_upper_tail(3.0, 10), 0.006671827511284783, 1e-12);
+  EXPECT_NEAR(student_t_upper_tail(0.5, 2), 1.0 / 3.0, 1e-12);
+  EXPECT_NEAR(student_t_upper_tail(-1.0, 5), 0.8183912661754387, 1e-12);
+  EXPECT_NEAR(student_t_upper_tail(1.0, 0), normal_upper_tail(1.0), 1e-15);  // 0 means the normal
+}
+
+TEST(CompareStats, MannWhitneyMinimumP) {
+  EXPECT_NEAR(mann_whitney_min_p(3, 3), 1.0 / 20, 1e-12);
+  EXPECT_NEAR(mann_whitney_min_p(5, 5), 1.0 / 252, 1e-12);
+  EXPECT_LT(mann_whitney_min_p(30, 30), 1e-15);
+}
+
+// The normal quantile, by bisection on the tail.
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (1 - normal_upper_tail(mid) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// Log ratios of 300 points: the normal quantiles at evenly spread probabilities (a sample with
+// exactly normal shape) scaled by `sigma`, shifted by `shift`, with `jumps` points moved by a
+// factor `jump` alternately up and down (what an oversubscribed machine does between reruns).
+std::vector<double> moved_points(double shift, double sigma, int jumps = 0, double jump = 0) {
+  std::vector<double> x;
+  for (int i = 0; i < 300; ++i) x.push_back(shift + sigma * normal_quantile((i + 0.5) / 300.0));
+  for (int j = 0; j < jumps; ++j) x[static_cast<std::size_t>(j * 7 % 300)] += (j % 2 == 0 ? 1 : -1) * std::log(jump);
+  return x;
+}
+
+TEST(CompareStats, ScatterOfQuietRerunsKeepsTheNormalTail) {
+  const auto s = run_to_run_scatter(moved_points(0.01, 0.02));
+  ASSERT_TRUE(s.estimated);
+  EXPECT_NEAR(s.centre, 0.01, 1e-3);
+  EXPECT_NEAR(s.sigma, 0.02, 0.003);
+  EXPECT_EQ(s.tail_nu, 0);
+  // A 10% slowdown stands out: about 4.8 sigma.
+  EXPECT_LT(scatter_upper_tail(s, (std::log(1.10) - s.centre) / s.sigma), 1e-4);
+}
+
+TEST(CompareStats, ScatterWithJumpsGetsAHeavyTail) {
+  const auto s = run_to_run_scatter(moved_points(0.0, 0.2, 12, 30.0));
+  ASSERT_TRUE(s.estimated);
+  EXPECT_GT(s.tail_nu, 0);
+  EXPECT_LE(s.tail_nu, 3);
+  // One more 30x jump is then no surprise among 300 points: its p-value stays well above 0.05/300.
+  EXPECT_GT(scatter_upper_tail(s, std::log(30.0) / s.sigma), 0.05 / 300);
+  EXPECT_FALSE(run_to_run_scatter(std::vector<double>{0.1, 0.2}).estimated);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // compare: matching by structure, flagging only what is slower and significant, provenance.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "analysis/compare.hpp"
@@ -71,6 +72,75 @@ TEST(Compare, SlowdownBelowTheThresholdIsNotARegression) {
   CompareOptions strict;
   strict.threshold = 0.02;
   EXPECT_TRUE(compare_runs(base, next, strict).regressed());
+}
+
+// Every point `scale` times slower, with a tiny per-point wobble so the scatter is not zero.
+testing::FixtureFile shifted_run(int phase, double scale) {
+  testing::FixtureFile f;
+  f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  for (int k = 0; k < 12; ++k) {
+    const std::uint64_t b = 1024ULL << static_cast<unsigned>(k);
+    const double center = 20.0 * (1 + k) * scale * (1 + 0.003 * ((k * 5 + phase) % 7 - 3));
+    auto s = pattern_samples(center, 100, 0.02, phase);
+    f.add_point("ep-inner", "tp", "all_reduce", b, median_of(s), s);
+  }
+  return f;
+}
+
+TEST(Compare, AWholeRunThatMovedTogetherIsAFindingOfItsOwn) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(shifted_run(0, 1.0).write(dir / "base.h5"));
+  const auto slower = results::ResultsFile::open(shifted_run(3, 1.12).write(dir / "slower.h5"));
+  const auto c = compare_runs(base, slower, {});
+  ASSERT_EQ(c.scatter.size(), 1U);
+  EXPECT_NEAR(c.scatter[0].shift_ratio, 1.12, 0.02);
+  EXPECT_EQ(c.scatter[0].verdict, Verdict::regression);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_EQ(c.count(Verdict::regression), 0);  // no point stands out from the others
+  EXPECT_NE(c.headline().find("the whole per_iteration run 1"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("% slower"), std::string::npos) << c.headline();
+  const auto same = results::ResultsFile::open(shifted_run(3, 1.0).write(dir / "same.h5"));
+  EXPECT_FALSE(compare_runs(base, same, {}).regressed());
+}
+
+TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
+  // Honest reruns on an oversubscribed machine: points move by tens of percent, some by 10x,
+  // both ways. Their samples are tight, so each move is "significant" within the runs; judged
+  // against how all points moved, none stands out.
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  for (int k = 0; k < 60; ++k) {
+    const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
+    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;       // spread pattern in [-1, 1]
+    double move = std::exp(0.3 * u);                         // ±35%
+    if (k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;         // the occasional 10x jump, both ways
+    auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
+    a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
+    b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
+  }
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  EXPECT_GT(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.ratio > 1.05 && r.q_slower < 0.05; }), 10);
+  EXPECT_EQ(c.count(Verdict::regression), 0);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_GT(c.scatter.at(0).scatter.tail_nu, 0);  // the jumps made the tail heavy
+}
+
+TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  for (std::uint64_t bytes : {1024ULL, 2048ULL, 4096ULL, 8192ULL, 16384ULL, 32768ULL, 65536ULL, 131072ULL, 262144ULL}) {
+    const double t = static_cast<double>(bytes) / 100;
+    a.add_point("m", "tp", "all_reduce", bytes, t, {t, t * 1.01, t * 0.99}, {}, "batched");
+    const double slow = bytes == 65536 ? 1.2 : 1.0;
+    b.add_point("m", "tp", "all_reduce", bytes, t * slow, {t * slow, t * slow * 1.01, t * slow * 0.99}, {}, "batched");
+  }
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  EXPECT_TRUE(std::none_of(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
+  ASSERT_EQ(c.count(Verdict::regression), 1);
 }
 
 TEST(Compare, ImprovementIsReportedAndDoesNotFail) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/ranking.hpp"
+#include "analysis/report.hpp"
+#include "common/error.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {
@@ -112,6 +114,22 @@ TEST_F(RankingTest, WorkloadBeyondTheMeasuredSizesIsExtrapolatedAndSaidSo) {
   bool noted = false;
   for (const auto& n : k.notes) noted = noted || n.find("extrapolated linearly") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+TEST_F(RankingTest, TheWorkloadStoredInTheFileIsUsedUnlessOneIsGiven) {
+  f_.set_workload_json(kWorkload);
+  const auto file = open();
+  std::string source;
+  const auto stored = choose_workload(file, "", source);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->name, "tiny-moe");
+  EXPECT_EQ(source, "results file");
+  const Report r = build_report(file, stored, source);
+  EXPECT_EQ(r.ranking.basis, Ranking::Basis::workload);
+  EXPECT_EQ(r.ranking.workload_source, "results file");
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(r.best->mapping, "ep-inner");
+  EXPECT_THROW(choose_workload(file, (dir_ / "absent.json").string(), source), InputError);
 }
 
 TEST(RankingDefault, GeometricMeanOfRatiosToTheBestMapping) {
