@@ -159,7 +159,9 @@ def plot_spread(report, out_dir):
             ax.scatter([x] * len(ys), ys, s=14, color="tab:blue", zorder=3)
             ax.scatter([x], [s["max_us"]], s=30, color="tab:red", zorder=4)
             hosts = ",".join(s["slowest_hosts"][:2]) + ("…" if len(s["slowest_hosts"]) > 2 else "")
-            ax.annotate(f"g{s['slowest_group']} {hosts}", (x, s["max_us"]), textcoords="offset points", xytext=(4, 2), fontsize=7)
+            # Neighbours' labels alternate above and below their dot so that long host names do not collide.
+            ax.annotate(f"g{s['slowest_group']} {hosts}", (x, s["max_us"]), textcoords="offset points",
+                        xytext=(4, 3 if x % 2 == 0 else -10), fontsize=6.5)
         ax.set_xticks(range(len(these)))
         ax.set_xticklabels([f"#{ranks.get(s['mapping'], '?')}" for s in these])
         size = size_label(these[0]["bytes"]) if these else ""

@@ -103,10 +103,20 @@ void judge_against_scatter(Comparison& c, const CompareOptions& o) {
     if (s.estimated) {
       t.shift_ratio = std::exp(s.centre);
       t.shift_z = s.sigma > 0 ? s.centre / s.sigma : (s.centre > 0 ? INFINITY : s.centre < 0 ? -INFINITY : 0.0);
-      if (t.shift_ratio > 1 + o.threshold && normal_upper_tail(t.shift_z) <= o.alpha) t.verdict = Verdict::regression;
-      if (t.shift_ratio < 1 - o.threshold && normal_upper_tail(-t.shift_z) <= o.alpha) t.verdict = Verdict::improvement;
     }
     c.scatter.push_back(t);
+  }
+  // The run-level shifts, one test per timing mode, corrected over the modes like the points.
+  std::vector<double> shift_slower, shift_faster;
+  for (const auto& t : c.scatter) {
+    shift_slower.push_back(t.scatter.estimated ? normal_upper_tail(t.shift_z) : 1.0);
+    shift_faster.push_back(t.scatter.estimated ? normal_upper_tail(-t.shift_z) : 1.0);
+  }
+  const auto q_shift_slower = benjamini_hochberg(shift_slower), q_shift_faster = benjamini_hochberg(shift_faster);
+  for (std::size_t k = 0; k < c.scatter.size(); ++k) {
+    auto& t = c.scatter[k];
+    if (t.shift_ratio > 1 + o.threshold && q_shift_slower[k] <= o.alpha) t.verdict = Verdict::regression;
+    if (t.shift_ratio < 1 - o.threshold && q_shift_faster[k] <= o.alpha) t.verdict = Verdict::improvement;
   }
   const auto qs = benjamini_hochberg(p_slower), qf = benjamini_hochberg(p_faster);
   for (std::size_t i = 0; i < c.rows.size(); ++i) {

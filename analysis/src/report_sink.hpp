@@ -13,7 +13,7 @@ class Sink {
   Sink(std::ostream& out, bool markdown) : out_(out), markdown_(markdown) {}
   void title(const std::string& text) { out_ << (markdown_ ? "# " : "") << text << "\n"; }
   void heading(const std::string& text) { out_ << "\n" << (markdown_ ? "## " + text : "== " + text) << "\n"; }
-  void subheading(const std::string& text) { out_ << (markdown_ ? "\n### " + text + "\n\n" : "\n" + text + "\n"); }
+  void subheading(const std::string& text) { out_ << (markdown_ ? "\n### " + text + "\n" : "\n" + text + "\n"); }
   void line(const std::string& text) {
     if (text.empty()) {
       out_ << "\n";
@@ -23,9 +23,10 @@ class Sink {
   }
   void bullet(const std::string& text) { out_ << (markdown_ ? "- " : "  - ") << text << "\n"; }
   void table(const Table& t) {
-    if (markdown_) {
+    if (markdown_) {  // blank lines around a table keep it one block in every Markdown dialect
       out_ << "\n";
       t.render_markdown(out_);
+      out_ << "\n";
     } else {
       t.render_text(out_);
     }

@@ -37,30 +37,50 @@ def quietest_point(path, min_samples=20):
     return best
 
 
-def plant_slowdown(src, dst, factor=1.10, index=None):
-    """Copies `src` to `dst` and makes one point `factor` times slower: its /measurements times
-    (bandwidths divided), its /samples and its /group_timings. Returns the point's key."""
-    shutil.copyfile(src, dst)
-    if index is None:
-        index = quietest_point(src)
-    with h5py.File(dst, "r+") as f:
-        m = f["measurements"]
+def _slow_down(f, indices, factor):
+    """Makes the points at `indices` of /measurements `factor` times slower in place: their
+    times (bandwidths divided), their /samples and their /group_timings."""
+    m = f["measurements"]
+    rows = []
+    for index in indices:
         row = m[index]
         for c in ("t_min_us", "t_median_us", "t_p90_us", "t_p99_us", "t_max_us", "t_mean_us"):
             row[c] *= factor
         for c in ("algbw_gbps", "busbw_gbps"):
             row[c] /= factor
         m[index] = row
-        for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",))):
-            ds = f[name]
-            data = ds[:]
+        rows.append(row)
+    for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",))):
+        ds = f[name]
+        data = ds[:]
+        for row in rows:
             sel = _match(data, row)
             for c in cols:
                 data[c][sel] *= factor
             for c in inverse:
                 data[c][sel] /= factor
-            ds[...] = data
-    return {k: (row[k].decode() if isinstance(row[k], bytes) else int(row[k])) for k in KEY}
+        ds[...] = data
+    return [{k: (row[k].decode() if isinstance(row[k], bytes) else int(row[k])) for k in KEY} for row in rows]
+
+
+def plant_slowdown(src, dst, factor=1.10, index=None):
+    """Copies `src` to `dst` and makes one point `factor` times slower (by default the quietest
+    one). Returns the point's key."""
+    shutil.copyfile(src, dst)
+    if index is None:
+        index = quietest_point(src)
+    with h5py.File(dst, "r+") as f:
+        return _slow_down(f, [index], factor)[0]
+
+
+def plant_op_slowdown(src, dst, factor, dim, op, timing="per_iteration"):
+    """Copies `src` to `dst` and makes every point of one dimension's op (all mappings, all
+    sizes) `factor` times slower: a collective-specific regression. Returns the points' keys."""
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        m = f["measurements"][:]
+        idx = [i for i, r in enumerate(m) if r["dim"] == dim.encode() and r["op"] == op.encode() and r["timing"] == timing.encode()]
+        return _slow_down(f, idx, factor)
 
 
 def set_schema_version(src, dst, version):

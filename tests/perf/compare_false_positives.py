@@ -6,7 +6,9 @@ Runs one small configuration RUNS times under mpirun (4 ranks, as the integratio
 compares consecutive runs (or --pairs all): every flagged point there is a false positive,
 and so is every pair compare exits 1 on, since nothing changed. Then, for each pair and each
 --factors F, plants an F-times slowdown into the newer run's quietest point
-(report_h5edit.plant_slowdown) and counts how often compare flags that point.
+(report_h5edit.plant_slowdown) and counts how often compare flags that point; and slows every
+per-iteration point of one collective (ep all_to_all: all mappings, all sizes) by F, a
+collective-specific regression, and counts the share of those points flagged.
 
   tests/perf/compare_false_positives.py --meshbench build/meshbench --runs 16 --pairs all [--keep DIR]
 Prints the figures; exit status 0 (it measures, it does not judge).
@@ -23,7 +25,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from mbtest import MPI_ENV  # noqa: E402
-from report_h5edit import plant_slowdown  # noqa: E402
+from report_h5edit import plant_op_slowdown, plant_slowdown  # noqa: E402
 
 RUN = ["run", "--tp", "2", "--ep", "2", "--etp", "1", "-b", "1K", "-e", "256K", "-f", "4", "--budget", "0.1",
        "--min-iters", "30", "--batches", "3"]
@@ -72,6 +74,7 @@ def main():
     by_timing = {}
     found = {f: 0 for f in factors}
     alone = {f: 0 for f in factors}
+    op_found = {f: [0, 0, 0] for f in factors}  # points flagged, points planted, pairs failing
     for base, new in pairs:
         rc, data = compare(base, new)
         rows += len(data["rows"])
@@ -93,6 +96,13 @@ def main():
                    and r["op"] == key["op"] and r["bytes"] == key["bytes"] and r["timing"] == key["timing"]]
             found[f] += 1 if hit else 0
             alone[f] += 1 if hit and sum(1 for r in d["rows"] if r["verdict"] == "regression") == 1 else 0
+            keys = plant_op_slowdown(new, planted, f, "ep", "all_to_all")
+            rc2, d = compare(base, planted)
+            planted_keys = {(k["mapping"], k["bytes"]) for k in keys}
+            op_found[f][0] += sum(1 for r in d["rows"] if r["verdict"] == "regression" and r["dim"] == "ep" and r["op"] == "all_to_all"
+                                  and r["timing"] == "per_iteration" and (r["base_mapping"], r["bytes"]) in planted_keys)
+            op_found[f][1] += len(keys)
+            op_found[f][2] += 1 if rc2 == 1 else 0
             os.remove(planted)
 
     n = max(len(pairs), 1)
@@ -107,6 +117,10 @@ def main():
     for f in factors:
         print(f"planted {f:g}x slowdown in the newer run's quietest point: flagged in {found[f]} of {len(pairs)} pairs "
               f"({100.0 * found[f] / n:.0f}%; {alone[f]} with nothing else flagged)")
+    for f in factors:
+        pts, total, fails = op_found[f]
+        print(f"planted {f:g}x slowdown of every per-iteration ep all_to_all point: {pts} of {total} points flagged "
+              f"({100.0 * pts / max(total, 1):.0f}%), compare exits 1 in {fails} of {len(pairs)} pairs")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 
