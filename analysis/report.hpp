@@ -51,6 +51,7 @@ struct Report {
   std::optional<PredictionCheck> predictions;  // when the plan predicted
   std::optional<ApplyHint> best;               // for the best-ranked mapping
   std::vector<WrongRow> wrong;
+  std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from

@@ -61,6 +61,8 @@ class ResultsFileReporter final : public Reporter {
   explicit ResultsFileReporter(results::ResultsWriter& writer) : writer_(writer) {}
   void point(const results::PointRecord& point) override;
   void record_failure(const results::Failure& failure);
+  // Waits until no append is in flight and keeps it so: the process is about to be killed.
+  void hold();
 
  private:
   results::ResultsWriter& writer_;

@@ -23,6 +23,8 @@ struct RunConfig {
   std::string backend;            // mpi | nccl | "" (auto)
   bool workload_sizes = false;    // --sizes workload
   double grace_s = 10;
+  bool doctor = true;
+  std::string nccl_debug;         // capture NCCL's log here (NCCL backend)             // run the doctor's checks first and record them
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

@@ -17,6 +17,11 @@ namespace meshbench::bench {
 
 class Watchdog;
 
+// The groups a dimension is measured on: Megatron's, except DP with CP > 1, which is measured on
+// Megatron's dp-cp group — where the dense gradients are reduced, and what the plan's cost model
+// prices. The results file stores these under the dimension's name.
+mapping::RankGroups measured_groups(const mapping::Mapping& m, mapping::Dim dim);
+
 struct RunOptions {
   std::vector<mapping::Dim> dims;                           // empty: every non-trivial dimension
   std::vector<mapping::Op> ops;                             // empty: each dimension's typical ops
@@ -45,6 +50,8 @@ class Runner {
   // How many points run() will measure (for the progress line).
   int count_points(const std::vector<mapping::Mapping>& mappings) const;
   void run(const std::vector<mapping::Mapping>& mappings);
+  // Every (mapping, dimension) whose communicators were made, in order: the same on every rank.
+  const std::vector<std::pair<std::string, std::string>>& communicators_created() const { return created_; }
 
  private:
   struct DimPlan {
@@ -65,6 +72,7 @@ class Runner {
   Watchdog* watchdog_;
   Reporter* reporter_;
   std::set<results::PointKey> completed_;
+  std::vector<std::pair<std::string, std::string>> created_;
 };
 
 }  // namespace meshbench::bench

@@ -24,7 +24,10 @@ double default_op_limit_s(double base_s, std::uint64_t bytes);
 // exits with status 3. A rank whose rank 0 is gone gives up on its own after a grace period.
 class Watchdog {
  public:
-  using FailureHandler = std::function<void(const std::string& message)>;
+  // `interrupted`: the launcher is ending the job (a signal) and will kill this process about a
+  // second later, too soon to write safely; the handler should only wait until no write is in
+  // flight. Otherwise (a hang rank 0 detected itself) it records the failure.
+  using FailureHandler = std::function<void(const std::string& message, bool interrupted)>;
 
   // Collective over `world`. `hosts` holds each world rank's hostname (for the message).
   // `on_failure` runs on rank 0 before the run ends (record the failure in the results file).
@@ -55,7 +58,7 @@ class Watchdog {
   std::string status_line() const;
   std::vector<PeerStatus> query_all(double timeout_s);
   void abort_all(const std::string& message);
-  [[noreturn]] void exit_run(const std::string& message);
+  [[noreturn]] void exit_run(const std::string& message, bool interrupted);
 
   int rank_ = 0;
   int size_ = 1;

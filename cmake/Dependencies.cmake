@@ -42,3 +42,7 @@ if(MESHBENCH_WITH_NCCL)
     endif()
   endif()
 endif()
+
+# libfabric is optional: with it, `doctor` asks fi_getinfo which providers exist (efa with an
+# RDM endpoint or a tcp/sockets fallback); without it that check says SKIP and why.
+pkg_check_modules(LIBFABRIC QUIET IMPORTED_TARGET libfabric)

@@ -29,8 +29,11 @@ class ResultsFile {
   const std::vector<GroupTiming>& group_timings() const { return group_timings_; }
   const std::vector<Sample>& samples() const { return samples_; }
   const std::vector<Failure>& failures() const { return failures_; }
+  const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
   const std::string& topology_json() const { return topology_json_; }
+  // The plan (mapping/plan.hpp JSON, with placements) the run measured; empty if none was kept.
+  const std::string& plan_json() const { return plan_json_; }
   // The host a slot sits on ("" when out of range).
   std::string host_of_slot(int slot) const;
   const MappingRecord* find_mapping(const std::string& name) const;
@@ -46,8 +49,10 @@ class ResultsFile {
   std::vector<GroupTiming> group_timings_;
   std::vector<Sample> samples_;
   std::vector<Failure> failures_;
+  std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;
   std::string topology_json_;
+  std::string plan_json_;
 };
 
 }  // namespace meshbench::results

@@ -88,6 +88,14 @@ struct Failure {
   std::string message;
 };
 
+// Which transport NCCL used for a dimension's communicators (from NCCL_DEBUG=INFO logs captured
+// by `run --nccl-debug`): how many ranks saw connections of that class.
+struct TransportUse {
+  std::string mapping, dim;
+  std::string transport;  // P2P, P2P/MNNVL, SHM, NET, NET/GDRDMA, other
+  int ranks = 0;
+};
+
 // Everything one completed point adds to the file, written together.
 struct PointRecord {
   MeasurementRow row;

@@ -15,6 +15,7 @@ struct RunHeader {
   std::vector<MappingRecord> mappings;
   const topology::ClusterTopology* topology = nullptr;
   std::string topology_json;  // the topology's JSON form (topology module), kept verbatim
+  std::string plan_json;      // the plan the mappings came from (mapping module), kept verbatim
 };
 
 // Checks that `path` can be written before any work starts: InputError when its folder is
@@ -34,6 +35,7 @@ class ResultsWriter {
 
   void append(const PointRecord& point);
   void record_failure(const Failure& failure);
+  void record_transports(const std::vector<TransportUse>& uses);
   void finish(const std::string& status, const std::string& finished_at);
   const std::string& path() const { return path_; }
 

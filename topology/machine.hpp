@@ -41,7 +41,7 @@ struct PciDevice {
   PciKind kind = PciKind::other;
   std::string busid;       // "dddd:bb:dd.f"; empty when the source does not report it
   int parent = -1;         // index of the switch above it in Machine::pci; -1 = attached to the CPU
-  int cpu = 0;             // index into Machine::cpus
+  int cpu = 0;             // index into Machine::cpus; -1 = no NUMA affinity (a virtual NIC)
   double link_gbps = 0;    // bandwidth of the link to the parent, GB/s, by NCCL's rule
   std::uint16_t vendor = 0;
   std::uint16_t device = 0;

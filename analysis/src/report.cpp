@@ -154,7 +154,13 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   r.largest_spreads = spreads_at_largest_size(r.spreads);
   r.slow_hosts = slow_host_tally(file, r.spreads);
   r.predictions = check_predictions(file, curves, r.ranking);
-  if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) r.best = apply_hint(file, r.ranking.mappings.front().name);
+  if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) {
+    const FilePlan plan = plan_of(file);
+    const std::string& best = r.ranking.mappings.front().name;
+    // A mapping whose groups no Megatron order makes has no plan entry to export from.
+    if (plan.plan.find(best) != nullptr) r.best = apply_hint(file, plan, best);
+  }
+  for (const auto& t : file.transports()) r.transports.push_back(t);
   for (const auto& row : file.measurements()) {
     if (row.wrong > 0) r.wrong.push_back({row.mapping, row.dim, row.op, row.timing, row.bytes, row.wrong});
   }

@@ -1,13 +1,14 @@
 #include "analysis/report_apply.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/curves.hpp"
 #include "analysis/ranking.hpp"
 #include "common/error.hpp"
-#include "mapping/candidates.hpp"
+#include "mapping/exports.hpp"
 #include "mapping/rank_groups.hpp"
 #include "topology/json.hpp"
 
@@ -15,9 +16,9 @@ namespace meshbench::analysis {
 
 namespace {
 
-namespace fs = std::filesystem;
 using Groups = std::vector<std::vector<int>>;
 
+// A mapping's stored groups as sets, in logical ranks or mapped through slot_of_rank to slots.
 std::map<std::string, Groups> stored_groups(const results::MappingRecord& m, bool as_slots) {
   std::map<std::string, Groups> out;
   for (const auto& [dim, groups] : m.groups) {
@@ -37,135 +38,114 @@ std::map<std::string, Groups> stored_groups(const results::MappingRecord& m, boo
 bool groups_match(const mapping::ParallelGroups& generated, const std::map<std::string, Groups>& stored) {
   for (const auto d : mapping::kAllDims) {
     const auto it = stored.find(std::string(mapping::to_string(d)));
-    if (it == stored.end()) continue;
-    if (canonical(generated[d]) != it->second) return false;
+    if (it != stored.end() && canonical(generated[d]) != it->second) return false;
   }
   return true;
 }
 
-bool any_gpu_slot(const std::string& topology_json) {
+// The first of `preferred` then Megatron's valid orders whose rank groups equal `stored`.
+std::string order_matching(mapping::Layout layout, const std::map<std::string, Groups>& stored, const std::vector<std::string>& preferred) {
+  std::vector<std::string> orders = preferred;
   try {
-    const auto cluster = topology::cluster_from_json(nlohmann::json::parse(topology_json));
-    for (int i = 0; i < cluster.layout_count(); ++i) {
-      for (const auto& s : cluster.layout(i).slots) {
-        if (s.kind == topology::SlotKind::gpu) return true;
-      }
+    for (auto& o : mapping::valid_orders(layout)) orders.push_back(std::move(o));
+  } catch (const InputError&) {
+  }
+  for (const auto& order : orders) {
+    if (order.empty()) continue;
+    layout.order = order;
+    try {
+      if (groups_match(mapping::rank_groups(layout), stored)) return order;
+    } catch (const InputError&) {
     }
+  }
+  return "";
+}
+
+// The plan's view of the nodes: from the stored topology, else from /topology/nodes alone.
+mapping::PlanTopology plan_topology_of(const results::ResultsFile& file) {
+  try {
+    return mapping::plan_topology(topology::cluster_from_json(nlohmann::json::parse(file.topology_json())));
   } catch (const std::exception&) {
-    // A file without a readable topology: no CUDA_VISIBLE_DEVICES advice.
+    mapping::PlanTopology t;
+    t.slot_kind = "cpu";
+    for (const auto& n : file.nodes()) {
+      t.hostnames.push_back(n.hostname);
+      t.slots_per_node.push_back(n.slot_count);
+      t.node_types.emplace_back();
+      std::vector<int> index;
+      for (int s = 0; s < n.slot_count; ++s) index.push_back(s);
+      t.gpu_index.push_back(index);
+      t.numa.emplace_back(static_cast<std::size_t>(n.slot_count), -1);
+    }
+    return t;
   }
-  return false;
 }
 
-std::vector<std::string> megatron_sizes(const results::LayoutRecord& l) {
-  std::vector<std::string> args = {"--tensor-model-parallel-size " + std::to_string(l.tp),
-                                   "--pipeline-model-parallel-size " + std::to_string(l.pp)};
-  if (l.cp > 1) args.push_back("--context-parallel-size " + std::to_string(l.cp));
-  if (l.ep > 1) {
-    args.push_back("--expert-model-parallel-size " + std::to_string(l.ep));
-    args.push_back("--expert-tensor-parallel-size " + std::to_string(l.etp));
-    if (l.tp > 1) args.push_back("--sequence-parallel");  // Megatron requires it with EP and TP
-  }
-  return args;
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
 }
 
-void write_lines(const fs::path& path, const std::vector<std::string>& lines) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    for (const auto& l : lines) out << l << "\n";
-    if (!out) throw InputError("cannot write " + tmp.string() + "; choose a writable --export folder");
-  }
-  fs::rename(tmp, path);
+const mapping::PlannedMapping& planned(const FilePlan& p, const std::string& name, const std::string& path) {
+  const auto* pm = p.plan.find(name);
+  if (pm == nullptr) throw InputError("mapping '" + name + "' is not in " + path + "; name one of its mappings");
+  return *pm;
 }
 
 }  // namespace
 
-ApplyHint apply_hint(const results::ResultsFile& file, const std::string& name) {
-  const auto* m = file.find_mapping(name);
-  if (m == nullptr) throw InputError("mapping '" + name + "' is not in " + file.path());
+FilePlan plan_of(const results::ResultsFile& file) {
+  if (!file.plan_json().empty()) {
+    try {
+      return {mapping::plan_from_json(nlohmann::json::parse(file.plan_json()), "the plan kept in " + file.path()),
+              "the plan kept in the results file"};
+    } catch (const nlohmann::json::exception&) {
+      throw InputError("the plan kept in " + file.path() + " is not valid JSON; the file is damaged");
+    }
+  }
+  FilePlan p;
+  p.source = "rebuilt from the results file";
+  p.plan.layout = layout_of(file);
+  p.plan.topology = plan_topology_of(file);
+  int rank = 0;
+  for (const auto& m : file.mappings()) {
+    mapping::Layout layout = p.plan.layout;
+    layout.order = order_matching(layout, stored_groups(m, false), {layout.order});
+    if (layout.order.empty()) continue;  // groups no Megatron order makes: nothing to export
+    mapping::PlannedMapping pm;
+    pm.mapping = mapping::make_mapping(m.name, m.how, layout, m.slot_of_rank);
+    pm.digest = mapping::structure_digest(pm.mapping);
+    pm.rank = ++rank;
+    p.plan.mappings.push_back(std::move(pm));
+  }
+  return p;
+}
+
+ApplyHint apply_hint(const results::ResultsFile& file, const FilePlan& p, const std::string& name) {
+  const auto* record = file.find_mapping(name);
+  if (record == nullptr) throw InputError("mapping '" + name + "' is not in " + file.path() + "; name one of its mappings");
+  const auto& pm = planned(p, name, file.path());
   ApplyHint h;
   h.mapping = name;
-  const auto logical = stored_groups(*m, false);
-  const auto slots = stored_groups(*m, true);
-  mapping::Layout layout = layout_of(file);
-  std::vector<std::string> orders;
-  try {
-    orders = mapping::valid_orders(layout);
-  } catch (const InputError&) {
-  }
-  for (const auto& order : orders) {
-    layout.order = order;
-    mapping::ParallelGroups generated;
-    try {
-      generated = mapping::rank_groups(layout);
-    } catch (const InputError&) {
-      continue;
+  h.plan_source = p.source;
+  // The mapping's own order first, so the advice names the order the plan used when it fits.
+  h.pure_order = order_matching(p.plan.layout, stored_groups(*record, true), {pm.mapping.layout.order, mapping::kDefaultOrder});
+  h.megatron = mapping::megatron_arguments(p.plan, pm);
+  h.rankfile = lines_of(mapping::openmpi_rankfile(p.plan.topology, pm.mapping));
+  h.slurm_hostfile = lines_of(mapping::slurm_hostfile(p.plan.topology, pm.mapping));
+  if (p.plan.topology.slot_kind == "gpu") {
+    const auto devices = mapping::cuda_visible_devices(p.plan.topology, pm.mapping);
+    for (std::size_t n = 0; n < devices.size() && n < p.plan.topology.hostnames.size(); ++n) {
+      h.cuda_visible_devices.emplace_back(p.plan.topology.hostnames[n], devices[n]);
     }
-    if (h.pure_order.empty() && groups_match(generated, slots)) h.pure_order = order;
-    if (h.logical_order.empty() && groups_match(generated, logical)) h.logical_order = order;
   }
-  const std::string& order = h.pure_order.empty() ? h.logical_order : h.pure_order;
-  h.megatron_args = megatron_sizes(file.layout());
-  if (order == "tp-cp-ep-pp-dp") {
-    h.megatron_args.push_back("--use-tp-pp-dp-mapping");
-  } else if (!order.empty() && order != mapping::kDefaultOrder) {
-    h.megatron_order_note = "Megatron-LM has no flag for order " + order + ": pass order=\"" + order +
-                            "\" to megatron.core.parallel_state.initialize_model_parallel";
-  } else if (order.empty()) {
-    h.megatron_order_note = "no Megatron-Core order yields these groups: use the groups from the results file";
-  }
-
-  std::map<std::string, std::vector<std::string>> local_slots;  // host -> local slot of each of its ranks, in rank order
-  std::vector<std::string> host_order;
-  for (std::size_t r = 0; r < m->slot_of_rank.size(); ++r) {
-    const int slot = m->slot_of_rank[r];
-    std::string host = "?";
-    int local = slot;
-    for (const auto& n : file.nodes()) {
-      if (slot >= n.first_slot && slot < n.first_slot + n.slot_count) {
-        host = n.hostname;
-        local = slot - n.first_slot;
-      }
-    }
-    h.rankfile.push_back("rank " + std::to_string(r) + "=" + host + " slot=" + std::to_string(local));
-    h.slurm_hostfile.push_back(host);
-    if (local_slots.count(host) == 0) host_order.push_back(host);
-    local_slots[host].push_back(std::to_string(local));
-  }
-  for (const auto& host : host_order) {
-    std::string cvd;
-    for (const auto& s : local_slots[host]) cvd += (cvd.empty() ? "" : ",") + s;
-    h.cuda_visible_devices.emplace_back(host, cvd);
-  }
-  h.gpu_slots = any_gpu_slot(file.topology_json());
   return h;
 }
 
-std::vector<std::string> export_apply_hint(const ApplyHint& h, const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) throw InputError("cannot create --export folder " + dir + ": " + ec.message());
-  const fs::path base(dir);
-  std::vector<std::string> written;
-  auto put = [&](const char* name, const std::vector<std::string>& lines) {
-    write_lines(base / name, lines);
-    written.push_back((base / name).string());
-  };
-  put("rankfile", h.rankfile);
-  put("slurm_hostfile", h.slurm_hostfile);
-  std::vector<std::string> cvd;
-  for (const auto& [host, order] : h.cuda_visible_devices) cvd.push_back(host + " CUDA_VISIBLE_DEVICES=" + order);
-  put("cuda_visible_devices", cvd);
-  std::vector<std::string> megatron;
-  std::string args;
-  for (const auto& a : h.megatron_args) args += (args.empty() ? "" : " ") + a;
-  megatron.push_back(args);
-  if (!h.megatron_order_note.empty()) megatron.push_back("# " + h.megatron_order_note);
-  megatron.push_back(h.needs_placement() ? "# launch with the rankfile (mpirun -rf) or SLURM_HOSTFILE (srun --distribution=arbitrary)"
-                                         : "# the default placement (rank r on slot r) gives this mapping: no rankfile needed");
-  put("megatron_args.txt", megatron);
-  return written;
+std::vector<std::string> export_apply_files(const FilePlan& p, const std::string& name, const std::string& dir, bool force) {
+  return mapping::export_mapping(p.plan, planned(p, name, "the results file"), dir, force);
 }
 
 }  // namespace meshbench::analysis

@@ -23,6 +23,7 @@ constexpr const char* kSummary =
 
 int report_command(const Args& args) {
   std::string file, workload_path, format_name, plot_dir, export_dir, export_mapping;
+  bool force = false;
   po::options_description options("report options");
   options.add_options()
       ("file", po::value(&file)->value_name("FILE.h5"), "results file written by 'meshbench run' (positional)")
@@ -32,8 +33,9 @@ int report_command(const Args& args) {
       ("plot", po::value(&plot_dir)->default_value("")->value_name("DIR"),
        "also write PNG plots there (busbw per dimension, ranking, group spread); needs python3-matplotlib")
       ("export", po::value(&export_dir)->default_value("")->value_name("DIR"),
-       "write the best mapping's rankfile, slurm_hostfile, cuda_visible_devices and megatron_args.txt there")
-      ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best");
+       "write the best mapping's rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh) there")
+      ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best")
+      ("force", po::bool_switch(&force), "with --export: overwrite files already there");
   po::positional_options_description positional;
   positional.add("file", 1);
   const auto vm = parse_command("report", kSummary, options, args, std::cout, &positional);
@@ -52,8 +54,8 @@ int report_command(const Args& args) {
   if (!plot_dir.empty()) written = write_plots(report, plot_dir);
   if (!export_dir.empty()) {
     if (export_mapping.empty() && !report.best) throw InputError("no complete mapping to export; name one with --mapping");
-    const ApplyHint hint = export_mapping.empty() ? *report.best : apply_hint(results, export_mapping);
-    for (auto& p : export_apply_hint(hint, export_dir)) written.push_back(std::move(p));
+    const std::string name = export_mapping.empty() ? report.best->mapping : export_mapping;
+    for (auto& p : export_apply_files(plan_of(results), name, export_dir, force)) written.push_back(std::move(p));
   }
   make_report_writer(format)->write(report, std::cout);
   for (const auto& w : written) std::cerr << "meshbench report: wrote " << w << "\n";

@@ -19,6 +19,21 @@ std::string join(const std::vector<std::string>& items, const std::string& sep, 
   return out;
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::string line;
+  for (char c : text) {
+    if (c == '\n') {
+      if (!line.empty()) out.push_back(line);
+      line.clear();
+    } else {
+      line += c;
+    }
+  }
+  if (!line.empty()) out.push_back(line);
+  return out;
+}
+
 std::vector<std::string> to_strings(const std::vector<int>& v) {
   std::vector<std::string> out;
   for (int x : v) out.push_back(std::to_string(x));
@@ -226,24 +241,34 @@ Table prediction_table(const PredictionCheck& check) {
 
 std::vector<std::string> apply_lines(const ApplyHint& h) {
   std::vector<std::string> out;
-  std::string args;
-  for (const auto& a : h.megatron_args) args += (args.empty() ? "" : " ") + a;
-  out.push_back("Megatron-LM: " + args);
-  if (!h.megatron_order_note.empty()) out.push_back("  " + h.megatron_order_note);
+  // The mapping module's Megatron advice, as `plan --export` writes it.
+  for (const auto& l : split_lines(h.megatron)) out.push_back(l.rfind("# ", 0) == 0 ? l.substr(2) : "Megatron-LM: " + l);
   if (!h.needs_placement()) {
-    out.push_back("placement: the default (rank r on slot r: srun's block distribution, mpirun --map-by slot) gives this mapping with order " +
-                  h.pure_order + "; no rankfile needed");
-    return out;
+    out.push_back("placement: rank r on slot r (srun's block distribution, mpirun --map-by slot) with order " + h.pure_order +
+                  " gives this mapping's groups: no rankfile needed");
+  } else {
+    out.push_back("placement: rank r must run where the mapping puts it:");
+    out.push_back("  Open MPI rankfile (mpirun --rankfile FILE): " + join(h.rankfile, "; ", 4));
+    out.push_back("  SLURM_HOSTFILE (srun --distribution=arbitrary): " + join(h.slurm_hostfile, " ", 8));
+    if (!h.cuda_visible_devices.empty()) {
+      std::vector<std::string> cvd;
+      for (const auto& [host, order] : h.cuda_visible_devices) cvd.push_back(host + ":" + order);
+      out.push_back("  CUDA_VISIBLE_DEVICES per node (local rank i uses the i-th): " + join(cvd, " ", 4));
+    }
   }
-  out.push_back("placement: rank r must run on the slot below (order " + (h.logical_order.empty() ? std::string("-") : h.logical_order) + ")");
-  out.push_back("  Open MPI rankfile (mpirun -rf FILE): " + join(h.rankfile, "; ", 4));
-  out.push_back("  SLURM_HOSTFILE (srun --distribution=arbitrary): " + join(h.slurm_hostfile, " ", 8));
-  if (h.gpu_slots) {
-    std::vector<std::string> cvd;
-    for (const auto& [host, order] : h.cuda_visible_devices) cvd.push_back(host + ":" + order);
-    out.push_back("  CUDA_VISIBLE_DEVICES per node (local rank i uses the i-th): " + join(cvd, " ", 4));
+  out.push_back("--export DIR writes rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh for GPUs); plan: " +
+                h.plan_source);
+  return out;
+}
+
+std::vector<std::string> transport_lines(const Report& report) {
+  std::map<std::pair<std::string, std::string>, std::string> by_dim;
+  for (const auto& t : report.transports) {
+    auto& s = by_dim[{t.mapping, t.dim}];
+    s += (s.empty() ? "" : ", ") + t.transport + " on " + std::to_string(t.ranks) + " rank" + (t.ranks == 1 ? "" : "s");
   }
-  out.push_back("  --export DIR writes rankfile, slurm_hostfile, cuda_visible_devices and megatron_args.txt");
+  std::vector<std::string> out;
+  for (const auto& [key, text] : by_dim) out.push_back(rank_label(report, key.first) + " " + key.first + " " + key.second + ": " + text);
   return out;
 }
 

@@ -33,6 +33,8 @@ std::vector<std::string> slow_host_lines(const Report& report);
 Table prediction_table(const PredictionCheck& check);
 std::vector<std::string> apply_lines(const ApplyHint& hint);
 Table wrong_table(const Report& report);
+// run --nccl-debug: per mapping and dimension, the transports NCCL's connections used.
+std::vector<std::string> transport_lines(const Report& report);
 
 // µs formatted in the unit that suits `scale` (the largest value shown): us, ms or s.
 struct TimeUnit {

@@ -77,11 +77,14 @@ ordered_json report_to_json(const Report& r) {
     const auto& h = *r.best;
     ordered_json cvd = ordered_json::object();
     for (const auto& [host, order] : h.cuda_visible_devices) cvd[host] = order;
-    j["best"] = {{"mapping", h.mapping},           {"pure_order", h.pure_order},
-                 {"logical_order", h.logical_order}, {"needs_placement", h.needs_placement()},
-                 {"megatron_args", h.megatron_args}, {"megatron_order_note", h.megatron_order_note},
-                 {"rankfile", h.rankfile},           {"slurm_hostfile", h.slurm_hostfile},
-                 {"gpu_slots", h.gpu_slots},         {"cuda_visible_devices", cvd}};
+    j["best"] = {{"mapping", h.mapping},
+                 {"plan_source", h.plan_source},
+                 {"pure_order", h.pure_order},
+                 {"needs_placement", h.needs_placement()},
+                 {"megatron", h.megatron},
+                 {"rankfile", h.rankfile},
+                 {"slurm_hostfile", h.slurm_hostfile},
+                 {"cuda_visible_devices", cvd}};
   } else {
     j["best"] = nullptr;
   }
@@ -113,6 +116,8 @@ ordered_json report_to_json(const Report& r) {
   } else {
     j["predictions"] = nullptr;
   }
+  j["transports"] = ordered_json::array();
+  for (const auto& t : r.transports) j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});
   j["wrong"] = ordered_json::array();
   for (const auto& w : r.wrong) {
     j["wrong"].push_back({{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});

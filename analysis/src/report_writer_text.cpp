@@ -46,6 +46,11 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.subheading("largest spreads at any size");
     for (const auto& l : worst) s.bullet(l);
   }
+  const auto transports = transport_lines(r);
+  if (!transports.empty()) {
+    s.subheading("transports NCCL used (run --nccl-debug)");
+    for (const auto& l : transports) s.bullet(l);
+  }
   s.subheading("slow hosts");
   for (const auto& l : slow_host_lines(r)) s.bullet(l);
   s.subheading("predicted against measured");

@@ -73,6 +73,8 @@ void ResultsFileReporter::record_failure(const results::Failure& f) {
   writer_.record_failure(f);
 }
 
+void ResultsFileReporter::hold() { mutex_.lock(); }  // never released: the process exits next
+
 void Reporters::begin_mapping(const mapping::Mapping& m, int index, int count) {
   for (auto* r : all_) r->begin_mapping(m, index, count);
 }

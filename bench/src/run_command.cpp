@@ -1,14 +1,22 @@
 // meshbench run: one launch measures every selected mapping; rank 0 writes the results file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
+#include "analysis/doctor_run.hpp"
 #include "bench/backend.hpp"
+#include "bench/backend_error.hpp"
+#include "bench/nccl_backend.hpp"
+#include "bench/nccl_capture.hpp"
 #include "bench/commands.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
@@ -19,6 +27,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
+#include "topology/json.hpp"
 #include "results/environment.hpp"
 #include "results/reader.hpp"
 #include "results/writer.hpp"
@@ -78,11 +87,13 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
     r.how = m.how;
     r.digest = mapping::structure_digest(m);
     r.slot_of_rank = m.slot_of_rank;
-    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), m.groups[dim]);
+    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), measured_groups(m, dim));
     r.predicted_us = plan.predicted_us[i];
     h.mappings.push_back(std::move(r));
   }
   h.topology = &topo;
+  h.topology_json = topology::to_json(topo).dump();
+  h.plan_json = plan.plan_json;
   (void)config;
   return h;
 }
@@ -165,12 +176,29 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   broadcast(wire, 0, world);
   if (rank != 0) plan = from_wire(wire);
 
-  const std::string backend_name = config.backend.empty() ? "mpi" : config.backend;
-  if (backend_name == "nccl") {
-    if (rank == 0) std::cerr << "meshbench run: error: this build has no NCCL backend; use --backend mpi\n";
-    return kExitBadInput;
+  // The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
+  // rank's GPU is the one of the slot it sits on, not blindly its local rank.
+  std::string backend_name = config.backend;
+  if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(world) ? "nccl" : "mpi";
+  std::unique_ptr<Backend> backend;
+  std::string nccl_log;
+  if (!config.nccl_debug.empty() && backend_name == "nccl") nccl_log = start_nccl_capture(config.nccl_debug);
+  if (!config.nccl_debug.empty() && backend_name != "nccl" && rank == 0) {
+    std::cerr << "meshbench run: note: --nccl-debug applies to the NCCL backend; this run uses " << backend_name << "\n";
   }
-  auto backend = make_mpi_backend();
+  if (backend_name == "nccl") {
+    NcclOptions nccl;
+    nccl.watchdog_base_s = config.run.watchdog_base_s;
+    nccl.grace_s = config.grace_s;
+    try {
+      backend = make_nccl_backend(world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(rank)], !config.topology.given()), nccl);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    if (any_input_error(error, world, "run")) return kExitBadInput;
+  } else {
+    backend = make_mpi_backend();
+  }
 
   std::vector<std::string> hosts;
   for (int r = 0; r < size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
@@ -179,11 +207,34 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   RunOptions options = config.run;
   if (config.workload_sizes) options.dim_sizes = plan.workload_sizes;
 
+  // The pre-flight checklist travels with the run: its verdict is printed, its report stored.
+  std::string doctor_json;
+  std::map<std::string, std::string> doctor_versions;
+  if (config.doctor) {
+    const auto report = analysis::run_doctor(world, analysis::DoctorOptions{});
+    if (rank == 0) {
+      doctor_json = nlohmann::json(report).dump(-1, ' ', false, analysis::kReplaceInvalidUtf8);
+      doctor_versions = analysis::common_versions(report);
+      std::cout << "# doctor: " << report.count(analysis::CheckStatus::pass) << " PASS, " << report.count(analysis::CheckStatus::warn)
+                << " WARN, " << report.count(analysis::CheckStatus::fail) << " FAIL, " << report.count(analysis::CheckStatus::skip)
+                << " SKIP (meshbench doctor for details; the report is stored in the results file)\n";
+      for (const auto& c : report.checks) {
+        if (c.status == analysis::CheckStatus::fail) std::cout << "# doctor FAIL " << c.id << ": " << c.reason << "\n";
+      }
+    }
+  }
+
   std::optional<results::ResultsWriter> writer;
   std::vector<results::PointKey> completed;
   std::string completed_text;
   if (rank == 0) {
-    const auto header = make_header(config, plan, topo, hosts, *backend, args);
+    auto header = make_header(config, plan, topo, hosts, *backend, args);
+    header.provenance.doctor_json = doctor_json;
+    for (const auto& [component, version] : doctor_versions) {
+      const bool known = std::any_of(header.provenance.versions.begin(), header.provenance.versions.end(),
+                                     [&](const auto& v) { return v.first == component; });
+      if (!known) header.provenance.versions.emplace_back(component, version);
+    }
     try {
       writer = config.resume.empty() ? results::ResultsWriter::create(config.out, header, config.force)
                                      : results::ResultsWriter::resume(config.resume, header, completed);
@@ -207,8 +258,13 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     reporters.add(file_reporter.get());
   }
 
-  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message) {
-    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message, bool interrupted) {
+    if (!file_reporter) return;
+    if (interrupted) {
+      file_reporter->hold();  // a kill follows within a second: leave the file as it is, closed
+    } else {
+      file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+    }
   });
   Runner runner(world, *backend, options, slot_of_rank, &watchdog, rank == 0 ? &reporters : nullptr);
   runner.skip(completed);
@@ -217,7 +273,30 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     reporters.add(progress.get());
     if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
   }
-  runner.run(plan.mappings);
+  try {
+    runner.run(plan.mappings);
+  } catch (const BackendError& e) {
+    // An NCCL or CUDA error: the other ranks may be stuck inside the library, so the run ends
+    // here for all of them, with what completed kept and the failure recorded.
+    std::cerr << "meshbench run: rank " << rank << ": " << e.what() << "\n" << std::flush;
+    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
+    MPI_Abort(world, kExitFailure);
+  }
+
+  // Which transport each dimension's communicators used, from every process's NCCL log.
+  if (!nccl_log.empty()) {
+    std::ifstream log(nccl_log);
+    const auto mine = encode_transports(communicator_transports(analysis::parse_nccl_log(log)));
+    const auto all = allgather(mine, world);
+    if (rank == 0) {
+      std::vector<std::vector<std::set<std::string>>> per_rank;
+      for (const auto& text : all) per_rank.push_back(decode_transports(text));
+      const auto uses = transport_uses(runner.communicators_created(), per_rank);
+      writer->record_transports(uses);
+      std::cout << "# NCCL transports (from " << config.nccl_debug << "):\n";
+      for (const auto& u : uses) std::cout << "#   " << u.mapping << " " << u.dim << ": " << u.transport << " on " << u.ranks << " rank(s)\n";
+    }
+  }
 
   int status = kExitOk;
   if (rank == 0) {

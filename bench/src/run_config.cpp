@@ -26,7 +26,8 @@ po::options_description run_options_description(RunConfig& c) {
       ("out,o", po::value(&c.out)->default_value(""), "results file to write (HDF5)")
       ("force", po::bool_switch(&c.force), "replace an existing --out file")
       ("resume", po::value(&c.resume)->default_value(""), "continue an interrupted run in this file, skipping completed points")
-      ("no-samples", "do not keep the per-iteration samples (compare's statistical test needs them)");
+      ("no-samples", "do not keep the per-iteration samples (compare's statistical test needs them)")
+      ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)");
 
   po::options_description plan("what to measure");
   plan.add_options()
@@ -42,6 +43,8 @@ po::options_description run_options_description(RunConfig& c) {
       ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
       ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
       ("ops", po::value<std::string>()->default_value(""), "comma-separated ops: all_reduce,all_gather,reduce_scatter,all_to_all,all_to_allv,send_recv (default: each dimension's typical ops)")
+      ("nccl-debug", po::value(&c.nccl_debug)->default_value(""),
+       "NCCL backend: capture NCCL's INFO log of every process in this folder and record which transport each dimension used")
       ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
   topology::add_topology_options(plan, c.topology);
 
@@ -78,6 +81,7 @@ po::options_description run_options_description(RunConfig& c) {
 void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.run.keep_samples = vm.count("no-samples") == 0;
   c.run.check = vm.count("no-check") == 0;
+  c.doctor = vm.count("no-doctor") == 0;
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume) throw InputError("--out and --resume name different files; give one of them");
   if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl") throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");

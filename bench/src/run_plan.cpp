@@ -1,35 +1,60 @@
-// TEMPORARY planner: every valid order with identity placement, until mapping's planner lands.
 #include "bench/src/run_plan.hpp"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
 
-#include "common/error.hpp"
+#include "mapping/candidates.hpp"
+#include "mapping/cost_model.hpp"
+#include "mapping/plan.hpp"
+#include "mapping/workload.hpp"
 
 namespace meshbench::bench {
 
+namespace {
+
+mapping::Plan make_or_load_plan(const RunConfig& config, const topology::ClusterTopology& topology) {
+  if (!config.plan_file.empty()) {
+    auto plan = mapping::load_plan(config.plan_file);
+    mapping::check_plan_matches(plan, topology);
+    return plan;
+  }
+  mapping::Layout layout = config.layout;
+  layout.world = topology.slot_count();
+  mapping::validate(layout);
+  std::optional<mapping::Workload> workload;
+  if (!config.workload_file.empty()) {
+    workload = mapping::load_workload(config.workload_file);
+    mapping::check_workload(*workload, layout);
+  }
+  const mapping::CostModel model(topology, mapping::default_cost_params(topology), workload);
+  auto ranked = mapping::generate_candidates(layout, topology, model, {.random_seed = config.run.seed});
+  return mapping::make_plan(layout, model, topology, std::move(ranked));
+}
+
+}  // namespace
+
 PlannedRun plan_run(const RunConfig& config, const topology::ClusterTopology& topology) {
-  PlannedRun p;
-  p.layout = config.layout;
-  p.layout.world = topology.slot_count();
-  mapping::validate(p.layout);
-  std::vector<std::string> tokens = {"tp", "cp", "ep", "dp", "pp"};
-  std::sort(tokens.begin(), tokens.end());
-  std::vector<int> identity(static_cast<std::size_t>(p.layout.world));
-  for (int i = 0; i < p.layout.world; ++i) identity[static_cast<std::size_t>(i)] = i;
-  do {
-    std::string order;
-    for (const auto& t : tokens) order += (order.empty() ? "" : "-") + t;
-    auto l = p.layout;
-    l.order = order;
-    try {
-      auto m = mapping::make_mapping("order:" + order, "identity placement, order " + order, l, identity);
-      const bool dup = std::any_of(p.mappings.begin(), p.mappings.end(), [&](const auto& o) { return mapping::same_structure(o, m); });
-      if (!dup) p.mappings.push_back(std::move(m));
-    } catch (const InputError&) {
+  mapping::Plan plan = make_or_load_plan(config, topology);
+  PlannedRun run;
+  run.layout = plan.layout;
+  run.plan_json = mapping::plan_to_json(plan, true).dump();
+  if (plan.workload) {
+    run.workload_json = mapping::to_json(*plan.workload).dump();
+    std::map<mapping::Dim, std::set<std::uint64_t>> sizes;
+    for (const auto& t : mapping::step_traffic(*plan.workload, plan.layout)) sizes[t.dim].insert(t.bytes);
+    for (const auto& [dim, s] : sizes) run.workload_sizes[dim] = {s.begin(), s.end()};
+  }
+  for (auto& pm : plan.mappings) {
+    std::vector<std::pair<std::string, double>> predicted;
+    for (mapping::Dim d : mapping::kAllDims) {
+      if (plan.layout.size(d) > 1) predicted.emplace_back(std::string(mapping::to_string(d)), pm[d].time_us);
     }
-  } while (std::next_permutation(tokens.begin(), tokens.end()));
-  p.predicted_us.resize(p.mappings.size());
-  return p;
+    predicted.emplace_back("step", pm.predicted_total_us);
+    run.predicted_us.push_back(std::move(predicted));
+    run.mappings.push_back(std::move(pm.mapping));
+  }
+  return run;
 }
 
 }  // namespace meshbench::bench

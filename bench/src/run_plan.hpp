@@ -17,6 +17,7 @@ struct PlannedRun {
   std::vector<std::vector<std::pair<std::string, double>>> predicted_us;  // per mapping: dim -> µs, "step"
   std::string workload_json;
   std::map<mapping::Dim, std::vector<std::uint64_t>> workload_sizes;
+  std::string plan_json;  // the whole plan (mapping/plan.hpp), kept in the results file
 };
 
 PlannedRun plan_run(const RunConfig& config, const topology::ClusterTopology& topology);

@@ -65,6 +65,7 @@ void select_mappings(PlannedRun& run, const std::vector<std::string>& names, int
   out.layout = run.layout;
   out.workload_json = run.workload_json;
   out.workload_sizes = run.workload_sizes;
+  out.plan_json = run.plan_json;
   for (auto i : keep) {
     out.mappings.push_back(run.mappings[i]);
     out.predicted_us.push_back(run.predicted_us[i]);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bench/comm_groups.hpp"
 #include "bench/measure.hpp"
 #include "bench/watchdog.hpp"
 #include "common/sizes.hpp"
@@ -12,21 +13,6 @@ using mapping::Dim;
 using mapping::Op;
 
 namespace {
-
-// Where each logical rank sits in a dimension's group list.
-struct GroupPosition {
-  int group = 0;
-  int position = 0;
-};
-
-GroupPosition position_of(const mapping::RankGroups& groups, int logical_rank) {
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& members = groups[g];
-    const auto it = std::find(members.begin(), members.end(), logical_rank);
-    if (it != members.end()) return {static_cast<int>(g), static_cast<int>(it - members.begin())};
-  }
-  return {-1, -1};
-}
 
 bool same_group_sets(mapping::RankGroups a, mapping::RankGroups b) {
   for (auto* groups : {&a, &b}) {
@@ -42,6 +28,11 @@ std::string describe(const mapping::Mapping& m, Dim dim, Op op, std::uint64_t by
 }
 
 }  // namespace
+
+mapping::RankGroups measured_groups(const mapping::Mapping& m, Dim dim) {
+  if (dim == Dim::dp && m.layout.cp > 1) return mapping::flat_rank_groups(m.layout).dp_cp.nested();
+  return m.groups[dim];
+}
 
 std::string_view to_string(Timing timing) { return timing == Timing::per_iteration ? "per_iteration" : "batched"; }
 
@@ -71,7 +62,7 @@ std::vector<Runner::DimPlan> Runner::plan_dimensions(const mapping::Mapping& m) 
     // ETP = TP and EDP = DP are Megatron's common case: the same groups running a subset of the
     // same ops would measure the same thing twice.
     for (const auto& earlier : plans) {
-      if (!earlier.skipped.empty() || !same_group_sets(m.groups[earlier.dim], m.groups[dim])) continue;
+      if (!earlier.skipped.empty() || !same_group_sets(measured_groups(m, earlier.dim), measured_groups(m, dim))) continue;
       const bool subset = std::all_of(p.ops.begin(), p.ops.end(), [&](Op op) {
         return std::find(earlier.ops.begin(), earlier.ops.end(), op) != earlier.ops.end() && sizes_for(dim) == sizes_for(earlier.dim);
       });
@@ -103,7 +94,8 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
   if (reporter_ != nullptr) reporter_->begin_mapping(m, index, count);
   for (const auto& plan : plan_dimensions(m)) {
     if (!plan.skipped.empty()) {
-      if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(m.groups[plan.dim].size()), m.layout.size(plan.dim), plan.skipped);
+      const auto groups = measured_groups(m, plan.dim);
+      if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()), plan.skipped);
       continue;
     }
     run_dimension(m, plan);
@@ -111,28 +103,37 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
 }
 
 void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
-  const auto& groups = m.groups[plan.dim];
-  const int group_size = m.layout.size(plan.dim);
+  const auto groups = measured_groups(m, plan.dim);
+  const int group_size = static_cast<int>(groups.front().size());
   if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), group_size, "");
 
-  // The process stays where the launcher put it and plays the logical rank mapped to its slot.
-  const int slot = slot_of_world_rank_[static_cast<std::size_t>(rank_)];
-  const int logical = m.rank_of_slot()[static_cast<std::size_t>(slot)];
-  const GroupPosition pos = position_of(groups, logical);
+  // The process stays where the launcher put it and plays the logical rank mapped to its slot:
+  // its communicator is the group holding that rank, its rank there the rank's place in the list.
+  int group_index = -1, position = -1;
+  const auto communicators = dimension_communicators(m, plan.dim, slot_of_world_rank_);
+  for (std::size_t g = 0; g < communicators.size() && group_index < 0; ++g) {
+    const auto& members = communicators[g].world_ranks;
+    const auto it = std::find(members.begin(), members.end(), rank_);
+    if (it != members.end()) {
+      group_index = static_cast<int>(g);
+      position = static_cast<int>(it - members.begin());
+    }
+  }
 
   if (watchdog_ != nullptr) {
     watchdog_->set_point("creating the " + std::string(mapping::to_string(plan.dim)) + " communicators of mapping '" + m.name + "'");
     watchdog_->arm(options_.watchdog_base_s);
   }
   MPI_Comm group_mpi = MPI_COMM_NULL;
-  MPI_Comm_split(world_, pos.group, pos.position, &group_mpi);
+  MPI_Comm_split(world_, group_index, position, &group_mpi);
   auto group = backend_.make_group(group_mpi);
+  created_.emplace_back(m.name, std::string(mapping::to_string(plan.dim)));
   if (watchdog_ != nullptr) watchdog_->disarm();
 
   PointContext ctx;
   ctx.world = world_;
   ctx.group_comm = group_mpi;
-  ctx.group_index = pos.group;
+  ctx.group_index = group_index;
   ctx.group_count = static_cast<int>(groups.size());
   ctx.group = group.get();
   ctx.watchdog = watchdog_;
@@ -144,7 +145,7 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
     for (std::uint64_t requested : sizes_for(plan.dim)) {
       TrafficMatrix matrix;
       if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
-      const OpLayout layout = op_layout(op, requested, pos.position, group_size, op == Op::all_to_allv ? &matrix : nullptr);
+      const OpLayout layout = op_layout(op, requested, position, group_size, op == Op::all_to_allv ? &matrix : nullptr);
       if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
       ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, layout.bytes);
       for (Timing timing : options_.timings) {

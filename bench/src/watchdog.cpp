@@ -239,7 +239,9 @@ void Watchdog::serve() {
           const std::lock_guard lock(point_mutex_);
           point = point_;
         }
-        exit_run("interrupted by signal " + std::to_string(sig) + (point.empty() ? "" : " during " + point));
+        exit_run("interrupted by signal " + std::to_string(sig) + (point.empty() ? "" : " during " + point) +
+                     "; the results file keeps every completed point (continue it with --resume)",
+                 true);
       }
     }
     if ((fds[0].revents & POLLIN) != 0) {
@@ -278,7 +280,8 @@ void Watchdog::serve() {
         point = point_;
       }
       exit_run(point + " did not finish within " + std::to_string(static_cast<int>(limit_ns_.load() / 1000000000)) +
-               " s and rank 0 did not end the run");
+               " s and rank 0 did not end the run",
+               false);
     }
   }
 }
@@ -345,19 +348,19 @@ void Watchdog::fire() {
     point = point_;
   }
   const auto peers = query_all(1.0);
-  exit_run(describe_failure(point, static_cast<double>(limit_ns_.load()) / 1e9, peers, hosts_));
+  exit_run(describe_failure(point, static_cast<double>(limit_ns_.load()) / 1e9, peers, hosts_), false);
 }
 
-void Watchdog::exit_run(const std::string& message) {
+void Watchdog::exit_run(const std::string& message, bool interrupted) {
   std::fprintf(stderr, "meshbench run: rank %d: %s\n", rank_, message.c_str());
   std::fflush(stderr);
   if (rank_ == 0) {
     try {
-      if (on_failure_) on_failure_(message);
+      if (on_failure_) on_failure_(message, interrupted);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "meshbench run: could not record the failure in the results file: %s\n", e.what());
     }
-    if (size_ > 1 && !endpoints_.empty()) abort_all(message);
+    if (size_ > 1 && !endpoints_.empty() && !interrupted) abort_all(message);
   }
   ::_exit(kExitStatus);
 }

@@ -83,6 +83,7 @@ struct CostModel::Fabric {
   mutable std::vector<int> touched_classes, touched_switches, touched_nodes;
   mutable std::vector<Run> runs;
   mutable std::vector<int> runs_begin;
+  mutable std::vector<int> locals;
 
   const NodeLayout& at(int node) const { return layouts[static_cast<std::size_t>(layout_of[static_cast<std::size_t>(node)])]; }
 };
@@ -210,7 +211,7 @@ namespace {
 // Splits a sorted group into runs, one per node, with what the members of each see; appends
 // them to `runs`.
 void find_runs(const CostModel::Fabric& f, const int* slots, int n, std::vector<detail::Run>& runs) {
-  int locals[64];
+  std::vector<int>& locals = f.locals;
   for (int i = 0; i < n;) {
     const int node = f.node_of[static_cast<std::size_t>(slots[i])];
     const auto& l = f.at(node);
@@ -226,14 +227,10 @@ void find_runs(const CostModel::Fabric& f, const int* slots, int n, std::vector<
       r.worst = l.worst_of_mask[mask];
       r.gbps = l.gbps_of_mask[mask];
     } else {
-      // Large nodes (CPU slots): the pair loop, in chunks of 64 members.
-      for (int a = i; a < j; a += 64) {
-        const int count = std::min(64, j - a);
-        for (int k = 0; k < count; ++k) locals[k] = f.local_of[static_cast<std::size_t>(slots[a + k])];
-        const auto [w, g] = worst_pair(l, locals, count);
-        r.worst = std::max(r.worst, w);
-        r.gbps = std::min(r.gbps, g);
-      }
+      // Large nodes (CPU slots): the pair loop over the run's members.
+      locals.clear();
+      for (int k = i; k < j; ++k) locals.push_back(f.local_of[static_cast<std::size_t>(slots[k])]);
+      std::tie(r.worst, r.gbps) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
     }
     i = j;
   }

@@ -3,10 +3,13 @@
 
 #include "common/error.hpp"
 #include "mapping/candidates.hpp"
+#include "strings.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
+
+using detail::join;
 
 // A name is worth permuting when it has size > 1 on either grid.
 bool nontrivial(const Layout& l, const std::string& token) {
@@ -15,12 +18,6 @@ bool nontrivial(const Layout& l, const std::string& token) {
   if (token == "ep") return l.ep > 1;
   if (token == "dp") return l.dp() > 1 || l.edp() > 1;
   return l.pp > 1;
-}
-
-std::string join(const std::vector<std::string>& tokens) {
-  std::string s;
-  for (const auto& t : tokens) s += (s.empty() ? "" : "-") + t;
-  return s;
 }
 
 bool accepted(Layout l, const std::string& order) {
@@ -48,7 +45,7 @@ std::vector<std::string> valid_orders(const Layout& layout) {
   std::sort(tokens.begin(), tokens.end());
   do {
     if (tokens == own) continue;  // the layout's own order, already first
-    const std::string order = join(tokens);
+    const std::string order = join(tokens, "-");
     if (accepted(layout, order)) out.push_back(order);
   } while (std::next_permutation(tokens.begin(), tokens.end()));
   return out;

@@ -13,12 +13,16 @@ namespace {
 
 // What the allow-list keeps: the variables that change how NCCL, libfabric/EFA, MPI, CUDA and
 // Slurm behave, and the ones that say where a run happened.
-constexpr std::array<std::string_view, 16> kPrefixes = {
-    "NCCL_", "FI_", "OMPI_", "OPAL_", "PMIX_", "UCX_", "CUDA_", "NVIDIA_", "SLURM_", "HWLOC_",
+constexpr std::array<std::string_view, 17> kPrefixes = {
+    "NCCL_", "FI_", "OFI_NCCL_", "OMPI_", "OPAL_", "PMIX_", "UCX_", "CUDA_", "NVIDIA_", "SLURM_", "HWLOC_",
     "RDMAV_", "MESHBENCH_", "TORCH_NCCL_", "NVSHMEM_", "MV2_", "I_MPI_"};
-constexpr std::array<std::string_view, 3> kExact = {"LD_LIBRARY_PATH", "HOSTNAME", "CUDA_VISIBLE_DEVICES"};
-// Parts of a name that mark a secret, checked case-insensitively even under an allowed prefix.
-constexpr std::array<std::string_view, 7> kSecretMarks = {"SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "KEY", "AUTH"};
+constexpr std::array<std::string_view, 4> kExact = {"LD_LIBRARY_PATH", "LD_PRELOAD", "HOSTNAME", "CUDA_VISIBLE_DEVICES"};
+// Marks of a secret, checked case-insensitively even under an allowed prefix: long marks anywhere
+// in the name, short ones only as a whole '_'-separated word (KEY would otherwise drop NCCL_IB_PKEY).
+constexpr std::array<std::string_view, 11> kSecretParts = {"SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE",
+                                                           "CREDENTIAL", "APIKEY", "ACCESSKEY", "PRIVATEKEY",
+                                                           "COOKIE", "JWT"};
+constexpr std::array<std::string_view, 7> kSecretWords = {"KEY", "KEYS", "AUTH", "AUTHORIZATION", "PASS", "PWD", "PW"};
 
 std::string upper(std::string_view s) {
   std::string u(s);
@@ -28,11 +32,23 @@ std::string upper(std::string_view s) {
 
 }  // namespace
 
-bool is_recorded_variable(const std::string& name) {
+bool looks_like_secret(const std::string& name) {
   const std::string u = upper(name);
-  for (auto mark : kSecretMarks) {
-    if (u.find(mark) != std::string::npos) return false;
+  for (auto part : kSecretParts) {
+    if (u.find(part) != std::string::npos) return true;
   }
+  std::size_t start = 0;
+  while (start <= u.size()) {
+    const std::size_t end = std::min(u.find('_', start), u.size());
+    const std::string_view word(u.data() + start, end - start);
+    if (std::find(kSecretWords.begin(), kSecretWords.end(), word) != kSecretWords.end()) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+bool is_recorded_variable(const std::string& name) {
+  if (looks_like_secret(name)) return false;
   if (std::find(kExact.begin(), kExact.end(), name) != kExact.end()) return true;
   return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.rfind(p, 0) == 0; });
 }

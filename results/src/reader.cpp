@@ -105,6 +105,7 @@ ResultsFile ResultsFile::open(const std::string& path) {
     l.order = h5::read_string_attribute(layout, "order");
     l.workload_json = h5::read_string_attribute(layout, "workload_json");
 
+    if (h5::exists(file, "plan_json")) r.plan_json_ = h5::read_strings(file, "plan_json").at(0);
     const Handle mappings = h5::open_group(file, "mappings");
     const auto count = static_cast<int>(h5::table_size(mappings, "table"));
     for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));
@@ -117,6 +118,8 @@ ResultsFile ResultsFile::open(const std::string& path) {
                                                               [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
+    r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),
+                                                                          [](const auto& h) { return tables::from_h5(h); });
   } catch (const h5::Error& e) {
     throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() + "); rerun, or continue it with 'meshbench run --resume'");
   }

@@ -46,6 +46,16 @@ h5::Compound<FailureH5> failure_type() {
   return t;
 }
 
+h5::Compound<TransportH5> transport_type() {
+  h5::Compound<TransportH5> t;
+  t.add("mapping", &TransportH5::mapping).add("dim", &TransportH5::dim).add("transport", &TransportH5::transport).add("ranks", &TransportH5::ranks);
+  return t;
+}
+
+TransportH5 to_h5(const TransportUse& t) { return {t.mapping.c_str(), t.dim.c_str(), t.transport.c_str(), t.ranks}; }
+
+TransportUse from_h5(const TransportH5& h) { return {str(h.mapping), str(h.dim), str(h.transport), h.ranks}; }
+
 h5::Compound<NameValueH5> name_value_type() {
   h5::Compound<NameValueH5> t;
   t.add("name", &NameValueH5::name).add("value", &NameValueH5::value);

@@ -14,6 +14,7 @@ inline constexpr const char* kMeasurements = "measurements";
 inline constexpr const char* kGroupTimings = "group_timings";
 inline constexpr const char* kSamples = "samples";
 inline constexpr const char* kFailures = "failures";
+inline constexpr const char* kTransports = "nccl_transports";
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -65,6 +66,13 @@ struct FailureH5 {
   const char* message = nullptr;
 };
 
+struct TransportH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* transport = nullptr;
+  std::int32_t ranks = 0;
+};
+
 struct NameValueH5 {
   const char* name = nullptr;
   const char* value = nullptr;
@@ -83,6 +91,7 @@ h5::Compound<GroupTimingH5> group_timing_type();
 h5::Compound<SampleH5> sample_type();
 h5::Compound<FailureH5> failure_type();
 h5::Compound<NameValueH5> name_value_type();
+h5::Compound<TransportH5> transport_type();
 h5::Compound<MappingH5> mapping_type();
 
 MeasurementH5 to_h5(const MeasurementRow& r);
@@ -93,6 +102,8 @@ MeasurementRow from_h5(const MeasurementH5& r);
 GroupTiming from_h5(const GroupTimingH5& g);
 Sample from_h5(const SampleH5& s);
 Failure from_h5(const FailureH5& f);
+TransportH5 to_h5(const TransportUse& t);
+TransportUse from_h5(const TransportH5& t);
 
 std::string digest_hex(std::uint64_t digest);
 std::uint64_t parse_digest_hex(const std::string& hex);

@@ -182,10 +182,12 @@ void write_header(hid_t file, const RunHeader& h) {
   write_topology(file, h);
   write_layout(file, h.layout);
   write_mappings(file, h.mappings);
+  h5::write_strings(file, "plan_json", {h.plan_json});
   h5::create_table(file, tables::kMeasurements, tables::measurement_type().type(), 256);
   h5::create_table(file, tables::kGroupTimings, tables::group_timing_type().type(), 1024);
   h5::create_table(file, tables::kSamples, tables::sample_type().type(), 4096);
   h5::create_table(file, tables::kFailures, tables::failure_type().type(), 16);
+  h5::create_table(file, tables::kTransports, tables::transport_type().type(), 64);
 }
 
 Handle open_rw(const std::string& path) {
@@ -249,6 +251,14 @@ void ResultsWriter::record_failure(const Failure& failure) {
   h5::append_rows(file, tables::kFailures, tables::failure_type().type(), &f, 1);
   h5::write_attribute(file, "status", std::string("failed"));
   h5::write_attribute(file, "finished_at", failure.at);
+}
+
+void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  std::vector<tables::TransportH5> rows;
+  for (const auto& u : uses) rows.push_back(tables::to_h5(u));
+  h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
 }
 
 void ResultsWriter::finish(const std::string& status, const std::string& finished_at) {

@@ -150,11 +150,14 @@ def test_report_export():
     with TempDir() as d:
         p = run("report", fixture("base.h5"), "--export", d)
         check(p.returncode == 0, "report --export failed", p)
-        for name in ("rankfile", "slurm_hostfile", "cuda_visible_devices", "megatron_args.txt"):
+        for name in ("rankfile", "slurm_hostfile", "megatron_args.txt"):  # CPU slots: no CUDA_VISIBLE_DEVICES files
             check(os.path.exists(os.path.join(d, name)), f"{name} not written")
         with open(os.path.join(d, "rankfile")) as f:
             lines = f.read().splitlines()
         check(len(lines) == 4 and all(l.startswith(f"rank {i}=") for i, l in enumerate(lines)), f"rankfile: {lines}")
+        again = run("report", fixture("base.h5"), "--export", d)
+        expect_bad_input(again, "exists")
+        check(run("report", fixture("base.h5"), "--export", d, "--force").returncode == 0, "--force did not overwrite")
 
 
 def compare(*args):

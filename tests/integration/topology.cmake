@@ -23,10 +23,3 @@ foreach(_case missing_file malformed_xml no_gpus nodes_zero unknown_node_type un
     COMMAND ${_topology_py} ${_topology_dir}/topology_bad_input.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_case})
   set_tests_properties(topology_bad_input_${_case} PROPERTIES LABELS "integration;topology" TIMEOUT 60)
 endforeach()
-
-# The topology unit tests as one CTest entry, so `ctest -R topology` runs them too (the
-# discovered GoogleTest cases are named after their suites, not the module).
-if(TARGET test_topology)
-  add_test(NAME topology_unit_tests COMMAND $<TARGET_FILE:test_topology>)
-  set_tests_properties(topology_unit_tests PROPERTIES LABELS "unit;topology" TIMEOUT 120)
-endif()

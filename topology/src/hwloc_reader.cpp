@@ -94,8 +94,15 @@ class Reader {
         index_of_[obj] = static_cast<int>(m_.pci.size());
         m_.pci.push_back(std::move(d));
       } else if (pci::is_network(cls)) {
+        if (options_.nics_need_os_device && os_devices(obj).empty()) {
+          ++unusable_nics_;
+          continue;
+        }
         add_endpoint(obj, PciKind::nic);
       }
+    }
+    if (unusable_nics_ > 0) {
+      m_.notes.push_back(std::to_string(unusable_nics_) + " PCI network device(s) without a driver here or in another network namespace left out");
     }
   }
 
@@ -232,6 +239,7 @@ class Reader {
   const HwlocReadOptions& options_;
   Machine& m_;
   std::map<hwloc_obj_t, int> index_of_;
+  int unusable_nics_ = 0;
 };
 
 }  // namespace

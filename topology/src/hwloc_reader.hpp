@@ -28,6 +28,9 @@ class HwlocTopology {
 struct HwlocReadOptions {
   // Line rate of a NIC in GB/s by its OS device name; hwloc does not know it. 0 = unknown.
   std::function<double(const std::string& name)> nic_speed_gbps;
+  // Live: a network PCI device without an OS device has no driver bound here or belongs to
+  // another network namespace; it cannot carry this node's traffic, so it is left out.
+  bool nics_need_os_device = false;
 };
 
 Machine machine_from_hwloc(hwloc_topology_t topology, const HwlocReadOptions& options = {});

@@ -111,13 +111,20 @@ ojson to_json(const ClusterTopology& c, const JsonOptions& options) {
   j["homogeneous"] = c.homogeneous();
 
   std::vector<int> nodes_per_layout(static_cast<std::size_t>(c.layout_count()), 0);
+  // Nodes of one layout list the same slots and NICs: build them once per layout.
+  std::vector<ojson> slots_of_layout, nics_of_layout;
+  for (int l = 0; l < c.layout_count(); ++l) {
+    slots_of_layout.push_back(slots_json(c.layout(l)));
+    nics_of_layout.push_back(nics_json(c.layout(l)));
+  }
   ojson nodes = ojson::array();
   for (int n = 0; n < c.node_count(); ++n) {
-    ++nodes_per_layout[static_cast<std::size_t>(c.layout_of(n))];
+    const auto l = static_cast<std::size_t>(c.layout_of(n));
+    ++nodes_per_layout[l];
     ojson node = {{"hostname", c.hostname(n)}, {"layout", c.layout_of(n)}, {"first_slot", c.first_slot_of(n)}};
     if (options.node_details) {
-      node["slots"] = slots_json(c.node(n));
-      node["nics"] = nics_json(c.node(n));
+      node["slots"] = slots_of_layout[l];
+      node["nics"] = nics_of_layout[l];
     }
     nodes.push_back(std::move(node));
   }
@@ -243,41 +250,44 @@ bool is_record(const ojson& object) {
   return std::all_of(object.begin(), object.end(), [](const ojson& e) { return !e.is_object() && (!e.is_array() || is_flat(e)); });
 }
 
-void dump_into(std::string& out, const ojson& j, int indent, int depth) {
-  const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
-  const std::string close(static_cast<std::size_t>(indent * depth), ' ');
-  if (j.is_object() && !j.empty() && is_record(j) && depth > 0) {
-    out += "{";
-    std::size_t i = 0;
-    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
-      out += (i > 0 ? ", " : "") + ojson(it.key()).dump() + ": ";
-      dump_into(out, it.value(), indent, depth + 1);
+// nlohmann's compact dump with a space after each ',' and ':' outside strings.
+void append_spaced(std::string& out, const ojson& j) {
+  const std::string compact = j.dump();
+  bool in_string = false, escaped = false;
+  for (char c : compact) {
+    out += c;
+    if (in_string) {
+      in_string = escaped || c != '"';
+      escaped = !escaped && c == '\\';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == ':') {
+      out += ' ';
     }
-    out += "}";
-  } else if (j.is_object() && !j.empty()) {
-    out += "{\n";
-    std::size_t i = 0;
-    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
-      out += pad + ojson(it.key()).dump() + ": ";
-      dump_into(out, it.value(), indent, depth + 1);
-      out += i + 1 < j.size() ? ",\n" : "\n";
-    }
-    out += close + "}";
-  } else if (j.is_array() && !j.empty() && !is_flat(j)) {
-    out += "[\n";
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      out += pad;
-      dump_into(out, j[i], indent, depth + 1);
-      out += i + 1 < j.size() ? ",\n" : "\n";
-    }
-    out += close + "]";
-  } else if (j.is_array()) {
-    out += "[";
-    for (std::size_t i = 0; i < j.size(); ++i) out += (i > 0 ? ", " : "") + j[i].dump();
-    out += "]";
-  } else {
-    out += j.dump();
   }
+}
+
+void dump_into(std::string& out, const ojson& j, int indent, int depth) {
+  const bool record = j.is_object() && is_record(j) && depth > 0;
+  const bool flat_array = j.is_array() && is_flat(j);
+  if (j.empty() || record || flat_array || !j.is_structured()) {
+    append_spaced(out, j);
+    return;
+  }
+  const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
+  out += j.is_object() ? "{\n" : "[\n";
+  std::size_t i = 0;
+  for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+    out += pad;
+    if (j.is_object()) {
+      append_spaced(out, ojson(it.key()));
+      out += ": ";
+    }
+    dump_into(out, it.value(), indent, depth + 1);
+    out += i + 1 < j.size() ? ",\n" : "\n";
+  }
+  out.append(static_cast<std::size_t>(indent * depth), ' ');
+  out += j.is_object() ? "}" : "]";
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // breadth-first path search (paths.cc ncclTopoSetPaths) from every GPU, and the rails.
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
@@ -106,7 +105,7 @@ class Graph {
     if (d.kind == PciKind::nic) kind = NodeKind::nic;
     kind_[static_cast<std::size_t>(node)] = kind;
     if (kind == NodeKind::none) return;  // NVSwitch PCI functions, storage, unclassified leaves: never on a path
-    const int up = d.parent >= 0 ? node_of_pci(d.parent) : d.cpu;
+    const int up = d.parent >= 0 ? node_of_pci(d.parent) : std::max(d.cpu, 0);  // a virtual NIC hangs off the first CPU
     const double bw = d.link_gbps > 0 ? d.link_gbps : nccl::kPciBwDefault;
     connect(node, up, ArcType::pci, bw);
     connect(up, node, ArcType::pci, bw);
@@ -178,7 +177,7 @@ NicList list_nics(const Machine& m, const std::map<int, int>& switch_ordinal, st
       Nic nic;
       nic.kind = d.nic_kind;
       nic.pci = d.busid;
-      nic.numa = m.cpus[static_cast<std::size_t>(d.cpu)].numa;
+      nic.numa = d.cpu >= 0 ? m.cpus[static_cast<std::size_t>(d.cpu)].numa : -1;
       nic.pci_switch = d.parent >= 0 ? switch_ordinal.at(d.parent) : -1;
       nic.name = port.name;
       if (nic.name.empty() && d.nic_kind == NicKind::efa) {

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "mapping/ops.hpp"
+#include "topology/json.hpp"
 
 namespace meshbench::analysis::testing {
 
@@ -34,7 +35,7 @@ FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(two_cpu_
   header_.provenance.environment = {{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://10.0.0.1:4000"}};
   header_.layout = {4, 2, 1, 1, 2, 1, 2, 2, "tp-cp-ep-dp-pp", ""};
   header_.topology = &topo_;
-  header_.topology_json = R"({"nodes":[]})";
+  header_.topology_json = topology::dump_readable(topology::to_json(topo_));
 }
 
 const mapping::Mapping& FixtureFile::add_mapping(const std::string& name, const std::string& order, std::vector<int> slot_of_rank) {

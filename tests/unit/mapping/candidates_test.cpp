@@ -189,6 +189,23 @@ TEST(Candidates, SharedNicsGetPairsUnderASwitch) {
   EXPECT_TRUE(found) << listing(r);
 }
 
+// Nodes of different sizes (8 and 4 GPUs): no block symmetry, every candidate still a valid
+// permutation and TP2 kept inside nodes by the best.
+TEST(Candidates, HeterogeneousNodes) {
+  const auto topo = topology::ClusterTopology::from_nodes({make_node({.gpus = 8, .nics = 8}, "big"), make_node({.gpus = 4, .nics = 4}, "small")});
+  ASSERT_FALSE(topo.homogeneous());
+  const Layout layout{.world = 12, .tp = 2};
+  const CostModel model(topo, default_cost_params(topo));
+  const auto r = generate_candidates(layout, topo, model);
+  ASSERT_FALSE(r.ranked.empty());
+  for (const auto& c : r.ranked) {
+    std::vector<int> sorted = c.mapping.slot_of_rank;
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  }
+  EXPECT_FALSE(r.ranked.front().score.of(Dim::tp).crosses_nodes) << listing(r);
+}
+
 TEST(Candidates, RefusesATopologyOfAnotherSize) {
   const P5x4 c;
   const CostModel model(c.topo, default_cost_params(c.topo));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "common/error.hpp"
 #include "mapping/mapping.hpp"
@@ -165,6 +166,23 @@ TEST(CostModel, ParametersAreDataAndOverridable) {
   EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"links": {"XYZ": {}}})"), "t"), InputError);
   EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"contention": 1})"), "t"), InputError);
   EXPECT_THROW(apply_cost_overrides(p, nlohmann::json::parse(R"({"links": {"NET": {"bandwidth_gbps": 0}}})"), "t"), InputError);
+}
+
+// A 128-slot node (CPU ranks), slots 0-63 on NUMA 0 and 64-127 on NUMA 1, each under its own
+// switch: one group of all 128 crosses sockets, so its slowest path is SYS (10 GB/s here).
+TEST(CostModel, LargeNodesFindTheSlowestPairAcrossTheWholeGroup) {
+  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 128, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 2, .nvlink = false, .gpus_per_switch = 1}), 1);
+  CostParams p = default_cost_params(topo);
+  for (auto& l : p.links) l.alpha_us = 0;
+  p[LinkClass::SYS].bandwidth_gbps = 10;
+  const CostModel model(topo, p);
+  const Layout l{.world = 128, .tp = 128};
+  std::vector<int> identity(128);
+  std::iota(identity.begin(), identity.end(), 0);
+  const auto shape = model.score(l, flat_rank_groups(l), identity).of(Dim::tp);
+  EXPECT_EQ(shape.worst_link, LinkClass::SYS);
+  // all_gather factor 127/128 over 10 GB/s (one group: no uplink sharing).
+  EXPECT_NEAR(model.op_time_us(shape, Op::all_gather, 1'280'000), 1'280'000.0 * 127 / 128 / 1e4, 1e-6);
 }
 
 TEST(CostModel, RefusesAWorldOfAnotherSize) {

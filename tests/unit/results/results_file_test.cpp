@@ -74,9 +74,13 @@ TEST_F(ResultsFileTest, RoundTripsHeaderAndRows) {
   auto w = ResultsWriter::create(path, header_, false);
   w.append(point("identity", 1024, 10.0));
   w.append(point("tp-across", 1024, 40.0));
+  w.record_transports({{"identity", "tp", "P2P", 4}, {"tp-across", "tp", "NET/GDRDMA", 4}});
   w.finish("complete", "2026-11-29T10:05:00Z");
 
   const auto f = ResultsFile::open(path);
+  ASSERT_EQ(f.transports().size(), 2U);
+  EXPECT_EQ(f.transports()[1].transport, "NET/GDRDMA");
+  EXPECT_EQ(f.transports()[1].ranks, 4);
   EXPECT_EQ(f.schema_version(), kSchemaVersion);
   EXPECT_EQ(f.run().status, "complete");
   EXPECT_EQ(f.run().hosts.size(), 4U);

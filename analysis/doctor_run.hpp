@@ -1,0 +1,25 @@
+#pragma once
+#include <mpi.h>
+
+#include "analysis/doctor.hpp"
+
+namespace meshbench::analysis {
+
+// Collective over `comm` (run calls it after MPI_Init): every rank probes its environment and the
+// libraries it loads, the first rank of each node (by hostname) probes the node, rank 0 measures
+// each other node's clock against its own and evaluates. Rank 0 gets the complete report (facts
+// included, for the results file); every other rank gets the checks, the versions table and the
+// clock outcome, so every rank knows the verdict. Never throws on a probe failure: a probe that
+// fails is reported as such, and a failure while evaluating becomes a FAIL check.
+DoctorReport run_doctor(MPI_Comm comm, const DoctorOptions& options);
+
+// One process without MPI: this process and this node; the clock check SKIPs.
+DoctorReport run_doctor_local(const DoctorOptions& options);
+
+// Whether MPI_Init can join a launcher: OMPI_COMM_WORLD_SIZE (mpirun), PMIX_RANK or PMI_RANK
+// (srun --mpi=pmix/pmi2). A multi-task srun step (SLURM_STEP_ID, SLURM_STEP_NUM_TASKS > 1)
+// without either is an InputError that says to use srun --mpi=pmix: each task would otherwise
+// check only itself.
+bool launched_by_mpi_launcher();
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,133 @@
+// meshbench plan: candidates for a layout on a topology, ranked by the cost model; optionally
+// the plan file for `run` and the launch files of one mapping.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/error.hpp"
+#include "layout_options.hpp"
+#include "mapping/candidates.hpp"
+#include "mapping/commands.hpp"
+#include "mapping/exports.hpp"
+#include "mapping/plan.hpp"
+#include "mapping/report.hpp"
+#include "topology/options.hpp"
+
+namespace meshbench::mapping {
+
+namespace {
+
+struct PlanOptions {
+  topology::TopologyOptions topology;
+  Layout layout;
+  std::string workload, cost_model, format, out, export_dir, mapping, hosts;
+  int top = 10;
+  int cpu_slots = 0;
+  std::uint64_t seed = 1;
+  bool no_contention = false, force = false, no_search = false;
+};
+
+// The planned cluster: the offline description, or this node alone.
+topology::ClusterTopology load_topology(const PlanOptions& o) {
+  if (o.topology.given()) return topology::load_offline_topology(o.topology, false);
+  const int slots = o.cpu_slots > 0 ? o.cpu_slots : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  return topology::ClusterTopology::from_nodes({topology::discover_this_node(slots)});
+}
+
+// --hosts FILE: one hostname per line, one line per node, replacing the topology's names.
+void apply_hosts(const std::string& path, PlanTopology& t) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read hosts file '" + path + "'; check the path");
+  std::vector<std::string> names;
+  for (std::string line; std::getline(in, line);) {
+    const auto b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    names.push_back(line.substr(b, line.find_last_not_of(" \t\r") + 1 - b));
+  }
+  if (names.size() != t.hostnames.size()) {
+    throw InputError("hosts file '" + path + "' names " + std::to_string(names.size()) + " hosts for " + std::to_string(t.hostnames.size()) +
+                     " nodes; give one hostname per node");
+  }
+  t.hostnames = std::move(names);
+}
+
+}  // namespace
+
+int plan_command(const Args& args) {
+  PlanOptions o;
+  po::options_description options("options");
+  topology::add_topology_options(options, o.topology);
+  options.add_options()("cpu-slots", po::value<int>(&o.cpu_slots)->default_value(0, "hardware threads")->value_name("N"),
+                        "without topology options and without GPUs: how many CPU slots this node has");
+  detail::add_layout_options(options, o.layout);
+  options.add_options()
+      ("workload", po::value<std::string>(&o.workload)->default_value("", "none")->value_name("FILE"),
+       "model sizes as JSON (docs/mapping.md); times become per training step. Without: a size sweep per dimension")
+      ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
+       "JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
+      ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
+      ("no-search", po::bool_switch(&o.no_search), "skip the local search")
+      ("seed", po::value<std::uint64_t>(&o.seed)->default_value(1), "seed of the random baseline placement")
+      ("top", po::value<int>(&o.top)->default_value(10)->value_name("K"), "how many candidates to print; 0 = all")
+      ("format", po::value<std::string>(&o.format)->default_value("text"), "output format: text|json")
+      ("out", po::value<std::string>(&o.out)->default_value("", "none")->value_name("FILE"),
+       "write the plan (every candidate's placement and prediction) for 'run' as JSON")
+      ("export", po::value<std::string>(&o.export_dir)->default_value("", "none")->value_name("DIR"),
+       "write launch files for one mapping: rankfile, slurm_hostfile, cuda_visible_devices.{txt,sh}, megatron_args.txt")
+      ("mapping", po::value<std::string>(&o.mapping)->default_value("", "the best")->value_name("NAME"), "the mapping --export writes")
+      ("hosts", po::value<std::string>(&o.hosts)->default_value("", "the topology's")->value_name("FILE"),
+       "hostnames for the exports and the plan, one per line, one per node")
+      ("force", po::bool_switch(&o.force), "overwrite --out and --export files that exist");
+  const auto vm = parse_command("plan", "Generates candidate mappings of a parallel layout onto the cluster, ranks them with a contention-aware cost model.",
+                                options, args, std::cout);
+  if (!vm) return kExitOk;
+  const OutputFormat format = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
+  if (o.top < 0) throw InputError("--top must be 0 (all) or more (got " + std::to_string(o.top) + ")");
+  if (!o.mapping.empty() && o.export_dir.empty()) throw InputError("--mapping chooses what --export writes; add --export DIR");
+
+  // Everything the user gave is read and checked before any work.
+  if (!o.out.empty() && !o.force && std::filesystem::exists(o.out)) throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
+  std::optional<Workload> workload;
+  if (!o.workload.empty()) workload = load_workload(o.workload);
+  const auto topo = load_topology(o);
+  o.layout.world = topo.slot_count();
+  validate(o.layout);
+  if (workload) check_workload(*workload, o.layout);
+  CostParams params = default_cost_params(topo);
+  if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
+  if (o.no_contention) params.contention = false;
+
+  const CostModel model(topo, params, workload);
+  auto ranked = generate_candidates(o.layout, topo, model, {.random_seed = o.seed, .search = !o.no_search, .with_groups = false});
+  Plan plan = make_plan(o.layout, model, topo, std::move(ranked));
+  if (!o.hosts.empty()) apply_hosts(o.hosts, plan.topology);
+
+  const PlannedMapping* chosen = nullptr;
+  if (!o.export_dir.empty()) {
+    chosen = o.mapping.empty() ? &plan.mappings.front() : plan.find(o.mapping);
+    if (chosen == nullptr) {
+      std::string names;
+      for (const auto& m : plan.mappings) names += (names.empty() ? "" : ", ") + m.mapping.name;
+      throw InputError("no mapping named '" + o.mapping + "' in this plan; choose one of: " + names);
+    }
+  }
+  if (!o.out.empty()) write_plan(plan, o.out, o.force);
+  std::vector<std::string> exported;
+  if (chosen != nullptr) exported = export_mapping(plan, *chosen, o.export_dir, o.force);
+
+  if (format == OutputFormat::json) {
+    auto j = plan_to_json(plan, false);
+    if (o.top > 0 && j["mappings"].size() > static_cast<std::size_t>(o.top)) j["mappings"].erase(j["mappings"].begin() + o.top, j["mappings"].end());
+    j["why"] = why_best(plan);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << plan_text(plan, o.top);
+    if (!o.out.empty()) std::cout << "plan written to " << o.out << "\n";
+    if (chosen != nullptr) std::cout << "launch files for " << chosen->mapping.name << " written to " << o.export_dir << "/\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace meshbench::mapping

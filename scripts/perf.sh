@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Scale benchmarks: print figures (time, memory). Not tests: the targets they check are met
+# here, in numbers you can read, not in timed unit tests.
+#   scripts/perf.sh            (after scripts/test.sh or a build into build/)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${MESHBENCH_BUILD_DIR:-$root/build}"
+cmake --build "$build" -j "$(nproc)" --target meshbench perf_topology_scale perf_mapping_scale >/dev/null
+echo "== topology: 1024 and 8192 p5 nodes (65,536 GPUs)"
+"$build/perf/perf_topology_scale"
+echo
+echo "== mapping: 8192 p5 nodes, TP8 PP8 EP8: generate, deduplicate, score"
+"$build/perf/perf_mapping_scale"

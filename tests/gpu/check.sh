@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Device check of the NCCL backend, on a machine with one GPU or more (about 2-4 minutes).
+#   tests/gpu/check.sh            # installs what is missing, builds into build-gpu/, runs
+#   MESHBENCH_BUILD_DIR=DIR CUDA_HOME=/usr/local/cuda NCCL_HOME=... tests/gpu/check.sh
+# What it shows:
+#   1. the machine: nvidia-smi, the CUDA and NCCL found;
+#   2. the build: configure summary "backends: mpi nccl", `meshbench --version` listing nccl;
+#   3. every op (all_reduce, all_gather, reduce_scatter, all_to_all, all_to_allv, send_recv)
+#      through the NCCL backend and the run's driver, both timing modes, check mode on, at
+#      several sizes, as a table with #wrong; the corrupt flag seen as one wrong element; an
+#      NCCL/CUDA error reported as one line with op, size and ranks;
+#   4. the GPU chosen by PCI bus id and through CUDA_VISIBLE_DEVICES;
+#   5. two ranks on one GPU refused with one line and status 2;
+#   6. with several GPUs, the same table over one group of all of them.
+# Any wrong element or unexpected outcome ends the script with a non-zero status and FAILED.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${MESHBENCH_BUILD_DIR:-$root/build-gpu}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+started=$SECONDS
+
+step() { printf '\n==== %s (%ds)\n' "$*" "$((SECONDS - started))"; }
+fail() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
+
+step "machine"
+command -v nvidia-smi >/dev/null || fail "nvidia-smi not found: this script needs a machine with an NVIDIA GPU and its driver"
+nvidia-smi || fail "nvidia-smi cannot talk to the driver"
+gpus="$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | wc -l)"
+[ "$gpus" -ge 1 ] || fail "nvidia-smi lists no GPU"
+first_pci="$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -1 | tr -d ' ')"
+echo "GPUs: $gpus; GPU 0 at $first_pci"
+
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+[ -d "$cuda/include" ] || fail "no CUDA toolkit at $cuda (set CUDA_HOME)"
+nccl_h="$(ls "${NCCL_HOME:-$cuda}"/include/nccl.h 2>/dev/null || ls /usr/include/nccl.h 2>/dev/null || true)"
+[ -n "$nccl_h" ] || fail "nccl.h not found next to CUDA ($cuda) or in /usr/include (set NCCL_HOME)"
+echo "CUDA: $cuda ($(grep -m1 -o 'CUDA_VERSION [0-9]*' "$cuda/include/cuda.h" || true))"
+echo "NCCL headers: $nccl_h ($(grep -E '^#define NCCL_(MAJOR|MINOR|PATCH)' "$nccl_h" | awk '{print $3}' | paste -sd.))"
+
+step "dependencies"
+# shellcheck source=scripts/deps.sh
+source "$root/scripts/deps.sh"
+# Only what building needs: the cluster and plotting packages play no part here.
+MESHBENCH_PACKAGES=(g++ cmake make pkg-config libopenmpi-dev openmpi-bin libhwloc-dev libhdf5-dev
+  libboost-program-options-dev libgtest-dev libpugixml-dev nlohmann-json3-dev)
+meshbench_install_deps || fail "could not install the build dependencies (offline? install: ${MESHBENCH_PACKAGES[*]})"
+
+step "configure and build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHBENCH_WITH_NCCL=ON \
+  -DCUDAToolkit_ROOT="$cuda" ${NCCL_HOME:+-DNCCL_ROOT="$NCCL_HOME"} >"$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; fail "configure"; }
+grep -E '^-- +(CUDA Toolkit|NCCL|backends) ' "$build.configure.log"
+grep -Eq '^-- +backends +: mpi nccl$' "$build.configure.log" || fail "the configure summary does not say 'backends: mpi nccl'"
+cmake --build "$build" -j "$(nproc)" --target meshbench nccl_check test_bench >"$build.build.log" 2>&1 ||
+  { tail -50 "$build.build.log"; fail "build"; }
+"$build/meshbench" --version
+"$build/meshbench" --version | grep -q 'nccl' || fail "meshbench --version does not list nccl"
+check="$build/gpu/nccl_check"
+
+step "unit tests of the bench module (on a GPU machine: GPU count and NCCL build)"
+"$build/tests/test_bench" --gtest_brief=1 || fail "test_bench"
+
+step "every op, check mode on, one rank (world 1, groups of 1)"
+timeout 240 mpirun -np 1 "$check" --sizes 4,1K,64K,1M,16M,64M | tee "$build.check1.log" || fail "nccl_check on one rank"
+grep -q 'WRONG' "$build.check1.log" && fail "wrong elements"
+grep -q '^# corrupt probe: 1 wrong' "$build.check1.log" || fail "corrupt probe"
+grep -q '^# error probe: OK' "$build.check1.log" || fail "error probe"
+
+step "GPU chosen by PCI bus id ($first_pci) and through CUDA_VISIBLE_DEVICES"
+timeout 60 mpirun -np 1 "$check" --sizes 1K --gpu-pci "$first_pci" | tail -2 || fail "choice by PCI bus id"
+CUDA_VISIBLE_DEVICES=0 timeout 60 mpirun -np 1 -x CUDA_VISIBLE_DEVICES "$check" --sizes 1K --gpu-index 0 | tail -2 ||
+  fail "CUDA_VISIBLE_DEVICES=0"
+set +e
+CUDA_VISIBLE_DEVICES=0 mpirun -np 1 -x CUDA_VISIBLE_DEVICES "$check" --sizes 1K --gpu-index 5 >/dev/null 2>"$build.visible.err"
+status=$?
+set -e
+cat "$build.visible.err"
+if [ "$status" -ne 2 ] || ! grep -q 'CUDA_VISIBLE_DEVICES=0 does not list it' "$build.visible.err"; then
+  fail "a slot outside CUDA_VISIBLE_DEVICES should fail with status 2 and say so (got $status)"
+fi
+
+step "two ranks on GPU 0 are refused with one line"
+bash "$root/tests/gpu/device_error_test.sh" "$check" || fail "device error"
+
+if [ "$gpus" -ge 2 ]; then
+  step "every op over one group of $gpus GPUs"
+  timeout 240 mpirun -np "$gpus" --oversubscribe "$check" --sizes 1K,1M,16M | tee "$build.checkn.log" || fail "nccl_check on $gpus ranks"
+  grep -q 'WRONG' "$build.checkn.log" && fail "wrong elements on $gpus ranks"
+fi
+
+step "done"
+echo "NCCL backend device check: OK in $((SECONDS - started)) s"

@@ -1,0 +1,226 @@
+"""End to end on the local test cluster (issue 7): 2 emulated nodes x 2 slots, links shaped to
+1 Gbit/s. `meshbench run` measures several mappings of a 4-rank TP2 x DP2 layout, through sbatch
+(the generated job script) or through mpirun with the namespace launcher; `meshbench report`
+ranks them. The assertions are what physics says:
+  - keeping TP inside a node beats sending it across the 1 Gbit/s link by at least 3x at 1 MiB
+    and above;
+  - no rate measured over the shaped link exceeds the shaped rate;
+  - meshbench's cross-node all-reduce time agrees within 10% with a plain MPI timing loop over
+    the same ranks and sizes (the harness adds nothing).
+And doctor's clock offset across the emulated nodes (issue 8): about 0 ms, and an injected offset
+detected as FAIL.
+Usage: e2e_test.py mpirun|sbatch|fidelity|doctor BUILD_DIR CLUSTER_NAME"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mbtest import check, fail, read_h5  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+LC = os.path.join(ROOT, "slurm", "localcluster")
+SHAPED_GBPS = 0.125  # 1 Gbit/s in GB/s
+SKIP = 77
+# Job scripts, binaries and results must not live under /tmp: every emulated node has its own.
+WORK_ROOT = "/var/lib/meshbench/e2e"
+RUN_ARGS = ["--tp", "2", "--ops", "all_reduce", "-b", "1M", "-e", "4M", "-f", "4", "--timing", "per_iteration",
+            "--budget", "1.5", "--min-iters", "5", "--top", "3"]
+
+
+def sh(*cmd, timeout=600, env=None):
+    return subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def cluster_up(name):
+    can = sh(os.path.join(LC, "up.sh"), "--can-run", "--slurm")
+    if can.returncode != 0:
+        print("SKIP:", can.stdout.strip() or can.stderr.strip())
+        sys.exit(SKIP)
+    up = sh(os.path.join(LC, "up.sh"), "2", "--slots", "2", "--rate", "1gbit", "--slurm", "--cluster", name)
+    check(up.returncode == 0, "up.sh failed", up)
+
+
+def cluster_down(name):
+    down = sh(os.path.join(LC, "down.sh"), "--cluster", name)
+    if down.returncode != 0:
+        print(down.stdout, down.stderr)
+
+
+class LocalCluster:
+    """A 2 x 2 cluster and a work folder for one case, both gone afterwards."""
+
+    def __init__(self, name):
+        self.name = name
+        self.work = os.path.join(WORK_ROOT, name)
+
+    def __enter__(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        cluster_up(self.name)
+        return self.work
+
+    def __exit__(self, *exc):
+        cluster_down(self.name)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def mpirun(name, np, *cmd, extra=()):
+    return sh(os.path.join(LC, "mpirun.sh"), "--cluster", name, "-np", str(np), *extra, "--", *cmd)
+
+
+def groups_span_nodes(f, mapping_index, dim):
+    hosts = [h.decode() for h in f["run/hosts"][:]]
+    m = f[f"mappings/M{mapping_index}"]
+    slots = m["slot_of_rank"][:]
+    nodes_first = f["topology/nodes/first_slot"][:]
+    nodes_count = f["topology/nodes/slot_count"][:]
+    names = [h.decode() for h in f["topology/nodes/hostname"][:]]
+
+    def host_of_slot(s):
+        for first, count, name in zip(nodes_first, nodes_count, names):
+            if first <= s < first + count:
+                return name
+        return None
+    del hosts
+    return any(len({host_of_slot(slots[r]) for r in g}) > 1 for g in m[f"groups/{dim}"][:])
+
+
+def check_physics(path):
+    with read_h5(path) as f:
+        table = f["mappings/table"][:]
+        index = {r["name"].decode(): int(r["index"]) for r in table}
+        check(len(index) >= 3, f"expected at least 3 mappings, got {sorted(index)}")
+        rows = f["measurements"][:]
+        check((rows["wrong"] == 0).all(), "wrong elements")
+        tp = {}
+        for r in rows:
+            name, dim = r["mapping"].decode(), r["dim"].decode()
+            cross = groups_span_nodes(f, index[name], dim)
+            # Nothing crosses the shaped link faster than the link (2% for rounding).
+            if cross:
+                check(r["busbw_gbps"] <= SHAPED_GBPS * 1.02,
+                      f"{name} {dim} {r['bytes']} B: busbw {r['busbw_gbps']:.4f} GB/s exceeds the shaped {SHAPED_GBPS} GB/s")
+            if dim == "tp":
+                tp.setdefault(cross, {}).setdefault(int(r["bytes"]), []).append(float(r["t_median_us"]))
+        check(True in tp and False in tp, f"need mappings with TP inside and across nodes: {list(tp)}")
+        for size in sorted(tp[False]):
+            if size < (1 << 20):
+                continue
+            inside, across = min(tp[False][size]), min(tp[True][size])
+            check(across >= 3 * inside, f"TP all-reduce at {size} B: across nodes {across:.0f} us is not 3x inside {inside:.0f} us")
+            print(f"ok: TP all-reduce {size >> 20} MiB: inside a node {inside:.0f} us, across {across:.0f} us ({across / inside:.1f}x)")
+
+
+def check_report(build, path):
+    exe = os.path.join(build, "meshbench")
+    rep = sh(exe, "report", path, "--format", "json")
+    check(rep.returncode == 0, "meshbench report failed", rep)
+    import json  # noqa: PLC0415
+    data = json.loads(rep.stdout)
+    ranking = data.get("ranking") or data.get("mappings")
+    check(ranking, f"report has no ranking: {list(data)}")
+    best = ranking[0].get("name") or ranking[0].get("mapping")
+    with read_h5(path) as f:
+        table = {r["name"].decode(): int(r["index"]) for r in f["mappings/table"][:]}
+        check(not groups_span_nodes(f, table[best], "tp"), f"report ranks '{best}' first, whose TP groups cross nodes")
+    print(f"ok: report ranks '{best}' (TP inside a node) first")
+
+
+def case_mpirun(build, name):
+    with LocalCluster(name) as work:
+        out = os.path.join(work, "mpirun.h5")
+        p = mpirun(name, 4, os.path.join(build, "meshbench"), "run", *RUN_ARGS, "--out", out)
+        check(p.returncode == 0, "meshbench run under mpirun failed", p)
+        check_physics(out)
+        check_report(build, out)
+
+
+def case_sbatch(build, name):
+    with LocalCluster(name) as work:
+        exe = os.path.join(build, "meshbench")
+        job = os.path.join(work, "job.sbatch")
+        gen = sh(exe, "slurm", "--platform", "generic", "--env-template", "local", "--env-file", os.path.join(work, "meshbench.env"),
+                 "--nodes", "2", "--gpus-per-node", "2", "--meshbench", exe, "--output-dir", work,
+                 "--run-args", " ".join(RUN_ARGS), "-o", job)
+        check(gen.returncode == 0, "meshbench slurm failed", gen)
+        sub = sh(os.path.join(LC, "sbatch.sh"), "--cluster", name, "--timeout", "500", job, timeout=560)
+        if sub.returncode != 0:
+            logs = ""
+            for root, _, files in os.walk(work):
+                for fn in files:
+                    if fn.endswith(".out") or fn == "steps.txt":
+                        logs += f"--- {fn}\n" + open(os.path.join(root, fn), errors="replace").read()[-4000:]
+            fail("the sbatch job did not complete\n" + logs, sub)
+        job_id = sub.stdout.strip().splitlines()[-1]
+        out = os.path.join(work, f"bench-{job_id}", "results.h5")
+        check(os.path.exists(out), f"no results file at {out}")
+        with read_h5(out) as f:
+            hosts = sorted({h.decode() for h in f["run/hosts"][:]})
+            check(len(hosts) == 2, f"the job did not span both nodes: {hosts}")
+            env = {r["name"].decode(): r["value"].decode() for r in f["provenance/environment"][:]}
+            check(any(k.startswith("SLURM_") for k in env), "the run did not record the Slurm environment")
+        check_physics(out)
+        check_report(build, out)
+
+
+def case_fidelity(build, name):
+    """A 2-rank all-reduce across the link: meshbench's median against a plain MPI loop."""
+    with LocalCluster(name) as work:
+        one_per_node = ("--map-by", "ppr:1:node")
+        plain, mesh = {}, {}
+        for round_ in range(2):  # alternate, so that drift falls on both
+            p = mpirun(name, 2, os.path.join(build, "perf", "perf_plain_mpi_loop"), "all_reduce", "1048576", "4194304", "15",
+                       extra=one_per_node)
+            check(p.returncode == 0, "plain MPI loop failed", p)
+            for line in p.stdout.split("\n"):
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == "all_reduce":
+                    plain.setdefault(int(parts[1]), []).append(float(parts[2]))
+            out = os.path.join(work, f"fid{round_}.h5")
+            q = mpirun(name, 2, os.path.join(build, "meshbench"), "run", "--tp", "2", "--ops", "all_reduce", "-b", "1M", "-e", "4M",
+                       "-f", "2", "--timing", "per_iteration", "--min-iters", "15", "--max-iters", "15", "--budget", "1000", "--warmup", "5",
+                       "--no-check", "--out", out, extra=one_per_node)
+            check(q.returncode == 0, "meshbench run failed", q)
+            with read_h5(out) as f:
+                hosts = {h.decode() for h in f["run/hosts"][:]}
+                check(len(hosts) == 2, f"the two ranks are not on two nodes: {hosts}")
+                for r in f["measurements"][:]:
+                    mesh.setdefault(int(r["bytes"]), []).append(float(r["t_median_us"]))
+        for size in sorted(plain):
+            a, b = statistics.median(plain[size]), statistics.median(mesh[size])
+            ratio = b / a
+            print(f"all-reduce {size >> 20} MiB across the link: plain MPI {a:.0f} us, meshbench {b:.0f} us, ratio {ratio:.3f}")
+            check(abs(ratio - 1) <= 0.10, f"meshbench differs from the plain loop by {100 * (ratio - 1):.1f}% at {size} B")
+
+
+def case_doctor(build, name):
+    """doctor across the emulated nodes: the clock offset is about 0 ms; an injected one FAILs."""
+    import json  # noqa: PLC0415
+    with LocalCluster(name):
+        exe = os.path.join(build, "meshbench")
+        for inject, want_status, want_exit in ((None, "PASS", None), ("25", "FAIL", 1)):
+            extra = ["--inject-clock-offset-ms", inject] if inject else []
+            p = mpirun(name, 2, exe, "doctor", "--format", "json", *extra, extra=("--map-by", "ppr:1:node"))
+            check(want_exit is None or p.returncode == want_exit, f"doctor exit status {p.returncode}, expected {want_exit}", p)
+            report = json.loads(p.stdout)
+            clock = next(c for c in report["checks"] if c["id"] == "clock.offset")
+            offsets = report["clock"]["offsets"]
+            hosts = {o["host"] for o in offsets}
+            check(not report["clock"].get("same_node") and len(hosts) == 1, f"expected one other node measured: {report['clock']}")
+            check(clock["status"] == want_status, f"clock.offset is {clock['status']}, expected {want_status}: {clock['reason']}")
+            worst = max(abs(o["offset_ms"]) for o in offsets)
+            if inject is None:
+                check(worst < 2.0, f"offset between emulated nodes of one machine is {worst:.3f} ms, expected about 0")
+            else:
+                check(abs(worst - 25.0) < 2.0, f"injected 25 ms measured as {worst:.3f} ms")
+            print(f"ok: clock offset across the emulated nodes {worst:.3f} ms -> {clock['status']}")
+
+
+if __name__ == "__main__":
+    if os.geteuid() != 0:
+        print("SKIP: the local test cluster needs root")
+        sys.exit(SKIP)
+    {"mpirun": case_mpirun, "sbatch": case_sbatch, "fidelity": case_fidelity, "doctor": case_doctor}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    print("PASS", sys.argv[1])

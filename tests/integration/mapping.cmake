@@ -1,0 +1,33 @@
+# meshbench groups and plan end to end: Megatron group lists, the p5 x 4 plan, the plan file and
+# exports, planning this node alone, and bad input. Included by tests/CMakeLists.txt, which sets
+# MESHBENCH_EXE and MESHBENCH_TEST_DATA.
+set(_mapping_py /usr/bin/python3)
+set(_mapping_dir ${CMAKE_CURRENT_LIST_DIR})
+
+add_test(NAME mapping_groups_megatron_lists
+  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_groups_check.py ${MESHBENCH_EXE})
+set_tests_properties(mapping_groups_megatron_lists PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
+
+# p5 x 4, TP8 ETP1 EP8 PP4: TP stays inside a node in the top candidate and the output says so;
+# the plan file loads back, exports have one line per rank.
+foreach(_source node_type nccl_file)
+  add_test(NAME mapping_plan_p5_x4_${_source}
+    COMMAND ${_mapping_py} ${_mapping_dir}/mapping_plan_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_source})
+  set_tests_properties(mapping_plan_p5_x4_${_source} PROPERTIES LABELS "integration;mapping" TIMEOUT 120)
+endforeach()
+
+# No topology option: this node alone (CPU slots here).
+add_test(NAME mapping_plan_this_node
+  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_plan_this_node.py ${MESHBENCH_EXE})
+set_tests_properties(mapping_plan_this_node PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
+
+# Each bad input: exit status 2, one line on stderr naming the problem, nothing on stdout.
+foreach(_case
+    groups_no_world groups_not_divisible groups_pp_last groups_unknown_dim groups_bad_format groups_zero_tp
+    plan_unknown_node_type plan_nodes_zero plan_layout_not_dividing plan_workload_missing plan_workload_malformed
+    plan_workload_unknown_key plan_workload_experts_vs_ep plan_cost_model_bad_key plan_mapping_without_export
+    plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format)
+  add_test(NAME mapping_bad_input_${_case}
+    COMMAND ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
+  set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
+endforeach()

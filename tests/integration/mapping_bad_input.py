@@ -1,0 +1,61 @@
+"""Bad input to meshbench groups and plan: exit status 2, one line on stderr that names the
+problem, nothing on stdout. Usage: mapping_bad_input.py MESHBENCH CASE"""
+import os
+import subprocess
+import sys
+import tempfile
+
+meshbench, case = sys.argv[1], sys.argv[2]
+work = tempfile.mkdtemp()
+
+
+def file(name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+p5 = ["--node-type", "p5.48xlarge", "--nodes", "2"]
+# case: (arguments, words the message must contain)
+cases = {
+    "groups_no_world": (["groups", "--tp", "2"], ["--world"]),
+    "groups_not_divisible": (["groups", "--world", "12", "--tp", "8"], ["not divisible by TP*CP*PP"]),
+    "groups_pp_last": (["groups", "--world", "16", "--tp", "2", "--pp", "2", "--ep", "2", "--order", "tp-cp-ep-pp-dp"],
+                       ["does not end in pp", "EDP"]),
+    "groups_unknown_dim": (["groups", "--world", "8", "--order", "tp-xp"], ["unknown dimension 'xp'"]),
+    "groups_bad_format": (["groups", "--world", "8", "--format", "yaml"], ["yaml", "--format"]),
+    "groups_zero_tp": (["groups", "--world", "8", "--tp", "0"], ["--tp", "at least 1"]),
+    "plan_unknown_node_type": (["plan", "--node-type", "p9.mega"], ["p9.mega"]),
+    "plan_nodes_zero": (["plan", "--node-type", "p5.48xlarge", "--nodes", "0"], ["--nodes", "at least 1"]),
+    "plan_layout_not_dividing": (["plan", *p5, "--tp", "3"], ["not divisible by TP*CP*PP"]),
+    "plan_workload_missing": (["plan", *p5, "--workload", "/nonexistent/w.json"], ["/nonexistent/w.json"]),
+    "plan_workload_malformed": (["plan", *p5, "--workload", file("bad.json", '{"layers": ')], ["not valid JSON"]),
+    "plan_workload_unknown_key": (["plan", *p5, "--workload", file("key.json", '{"hiden": 4096}')], ["unknown key 'hiden'"]),
+    "plan_workload_experts_vs_ep": (["plan", *p5, "--ep", "16", "--workload", file("e.json", '{"experts": 8}')],
+                                    ["experts", "EP 16"]),
+    "plan_cost_model_bad_key": (["plan", *p5, "--cost-model", file("c.json", '{"links": {"XYZ": {}}}')], ["XYZ"]),
+    "plan_mapping_without_export": (["plan", *p5, "--mapping", "order:tp"], ["--export"]),
+    "plan_unknown_mapping": (["plan", *p5, "--tp", "8", "--export", os.path.join(work, "x"), "--mapping", "nope"],
+                             ["no mapping named 'nope'"]),
+    "plan_top_negative": (["plan", *p5, "--top", "-1"], ["--top"]),
+    "plan_out_exists": (["plan", *p5, "--out", file("exists.json", "{}")], ["exists", "--force"]),
+    "plan_hosts_count": (["plan", *p5, "--hosts", file("hosts", "a\nb\nc\n")], ["3 hosts for 2 nodes"]),
+    "plan_bad_format": (["plan", *p5, "--format", "csv"], ["csv", "--format"]),
+}
+args, words = cases[case]
+p = subprocess.run([meshbench, *args], capture_output=True, text=True, timeout=50)
+lines = p.stderr.splitlines()
+problems = []
+if p.returncode != 2:
+    problems.append(f"exit status {p.returncode}, want 2")
+if p.stdout:
+    problems.append(f"stdout not empty: {p.stdout[:200]!r}")
+if len(lines) != 1:
+    problems.append(f"{len(lines)} stderr lines, want 1: {p.stderr!r}")
+problems += [f"message lacks {w!r}: {p.stderr!r}" for w in words if w not in p.stderr]
+if case == "plan_out_exists" and open(os.path.join(work, "exists.json")).read() != "{}":
+    problems.append("the existing --out file was changed")
+if problems:
+    sys.exit("\n".join(problems))
+print(lines[0])

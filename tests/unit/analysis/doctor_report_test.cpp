@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/doctor.hpp"
+#include "common/error.hpp"
+#include "doctor_test_facts.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+using testing::p5_node;
+using testing::rank_facts;
+
+const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"}, {"FI_PROVIDER", "efa"},
+                                           {"NCCL_BUFFSIZE", "67108864"},   {"NCCL_NET_GDR_LEVEL", "PHB"},
+                                           {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
+
+DoctorReport healthy_p5_pair() {
+  ClockMeasurement clock;
+  clock.measured = true;
+  clock.offsets = {{"b", 1, 0.03, 0.04, 64}};
+  return evaluate_doctor({rank_facts(1, "b", kTemplateEnv), rank_facts(0, "a", kTemplateEnv)},
+                         {p5_node("a", 0), p5_node("b", 1)}, clock, DoctorOptions{});
+}
+
+TEST(DoctorReport, ChecksInPrintedOrderAndAllPassOnHealthyP5Pair) {
+  const auto r = healthy_p5_pair();
+  std::vector<std::string> ids;
+  for (const auto& c : r.checks) ids.push_back(c.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{
+                     "env.template", "env.identical", "env.legacy", "versions.nccl", "versions.cuda_driver",
+                     "versions.cuda_runtime", "versions.nvidia_driver", "versions.libfabric", "versions.aws_ofi_nccl",
+                     "versions.efa_installer", "versions.mpi", "versions.hwloc", "versions.kernel", "fabric.provider",
+                     "devices.gpus", "devices.efa", "devices.mtu", "clock.offset", "gpu.health"}));
+  for (const auto& c : r.checks) EXPECT_EQ(c.status, CheckStatus::pass) << c.id << ": " << c.reason;
+  EXPECT_EQ(r.exit_status(), 0);
+  EXPECT_EQ(r.ranks.front().rank, 0);  // sorted
+  EXPECT_EQ(r.versions.at("nccl").at("a"), "2.27.7");
+  EXPECT_EQ(r.versions.at("aws_ofi_nccl").at("b"), "1.16.3");
+}
+
+TEST(DoctorReport, AnyFailMakesExitStatusOne) {
+  ClockMeasurement clock;
+  clock.measured = true;
+  clock.offsets = {{"b", 1, 25.0, 0.04, 64}};
+  const auto r = evaluate_doctor({rank_facts(0, "a", kTemplateEnv), rank_facts(1, "b", kTemplateEnv)},
+                                 {p5_node("a", 0), p5_node("b", 1)}, clock, DoctorOptions{});
+  EXPECT_EQ(r.find("clock.offset")->status, CheckStatus::fail);
+  EXPECT_TRUE(r.failed());
+  EXPECT_EQ(r.exit_status(), 1);
+}
+
+TEST(DoctorReport, JsonRoundTripKeepsChecksVersionsAndFacts) {
+  const auto r = healthy_p5_pair();
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("schema"), "meshbench.doctor");
+  EXPECT_EQ(j.at("summary").at("status"), "PASS");
+  EXPECT_EQ(j.at("summary").at("pass"), 19);
+  const auto back = doctor_report_from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_EQ(back.checks.size(), r.checks.size());
+  for (std::size_t i = 0; i < r.checks.size(); ++i) {
+    EXPECT_EQ(back.checks[i].id, r.checks[i].id);
+    EXPECT_EQ(back.checks[i].status, r.checks[i].status);
+    EXPECT_EQ(back.checks[i].reason, r.checks[i].reason);
+    EXPECT_EQ(back.checks[i].details, r.checks[i].details);
+  }
+  EXPECT_EQ(back.versions, r.versions);
+  ASSERT_EQ(back.ranks.size(), 2U);
+  EXPECT_EQ(back.ranks[1].env, r.ranks[1].env);
+  EXPECT_EQ(back.ranks[1].versions.at("nccl").source, "/opt/nccl/lib/libnccl.so.2");
+  ASSERT_EQ(back.nodes.size(), 2U);
+  EXPECT_EQ(back.nodes[0].fabric.entries, r.nodes[0].fabric.entries);
+  EXPECT_EQ(back.nodes[0].pci.efa, 32);
+  EXPECT_EQ(back.nodes[0].interfaces[0].driver, "ena");
+  EXPECT_EQ(*back.nodes[0].gpu.gpus[2].temperature_c, 42.0);
+  EXPECT_EQ(back.clock.offsets.at(0).host, "b");
+  EXPECT_EQ(nlohmann::json(back), j);  // nothing lost or added on the way
+}
+
+TEST(DoctorReport, RefusesAnotherSchemaVersion) {
+  nlohmann::json j = healthy_p5_pair();
+  j["schema_version"] = 2;
+  EXPECT_THROW(doctor_report_from_json(j), InputError);
+  EXPECT_THROW(doctor_report_from_json(nlohmann::json::object()), InputError);
+}
+
+TEST(DoctorReport, VersionChangesBetweenRuns) {
+  const auto before = healthy_p5_pair();
+  auto after = healthy_p5_pair();
+  after.versions["nccl"] = {{"a", "2.28.9"}, {"b", "2.28.9"}};
+  after.versions["aws_ofi_nccl"] = {{"a", "1.16.3"}, {"b", "1.17.0"}};
+  after.versions.erase("nvidia_driver");
+  const auto changes = version_changes(before, after);
+  ASSERT_EQ(changes.size(), 3U);
+  EXPECT_EQ(changes[0].component, "aws_ofi_nccl");
+  EXPECT_EQ(changes[0].after, "mixed: 1.16.3, 1.17.0");
+  EXPECT_EQ(changes[1].component, "nccl");
+  EXPECT_EQ(changes[1].before, "2.27.7");
+  EXPECT_EQ(changes[1].after, "2.28.9");
+  EXPECT_EQ(changes[2].component, "nvidia_driver");
+  EXPECT_EQ(changes[2].after, "absent");
+}
+
+TEST(DoctorReport, TextLinesCarryStatusIdReasonAndFix) {
+  auto r = healthy_p5_pair();
+  r.checks[1].status = CheckStatus::fail;
+  r.checks[1].reason = "NCCL_PROTO differs";
+  r.checks[1].fix = "set it once";
+  std::ostringstream out;
+  print_doctor_text(r, out, false);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("PASS  env.template"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL  env.identical"), std::string::npos) << text;
+  EXPECT_NE(text.find("— NCCL_PROTO differs\n      fix: set it once\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("· b (rank 1): offset +0.030 ms"), std::string::npos) << text;  // clock details always
+  EXPECT_NE(text.find("summary: 18 PASS, 0 WARN, 1 FAIL, 0 SKIP — exit status 1"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
