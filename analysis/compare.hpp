@@ -68,6 +68,25 @@ struct TimingScatter {
   Verdict verdict = Verdict::unchanged;
 };
 
+// Points that moved together: one collective of one dimension across sizes and mappings, or one
+// op at one size across dimensions and mappings. Regressions are collective- and size-specific
+// (a protocol or algorithm threshold, a transport), while the noise of a rerun scatters over
+// points, so a family whose points moved more than the others is evidence no single point
+// gives: one-sided Mann–Whitney U of its log ratios against the other points' of its timing
+// mode, and its shift against how all families of its kind drifted (a busier machine slows
+// small messages more than large ones); Benjamini–Hochberg over all families for each, q the
+// larger of the two.
+struct FamilyFinding {
+  std::string timing, dim, op;  // dim empty: every dimension
+  std::uint64_t bytes = 0;      // 0: every size
+  int points = 0;
+  double median_ratio = 1;      // the family's median new/base
+  double rest_ratio = 1;        // the other points'
+  double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
+  Verdict verdict = Verdict::unchanged;
+  std::string name() const;     // "ep all_to_all" or "all_reduce at 64 MiB"
+};
+
 struct RunSide {
   std::string path, started_at, status, backend, meshbench_version;
   int world = 0;
@@ -80,6 +99,7 @@ struct Comparison {
   int hidden_changes = 0;                 // per-launch variables left out (options.all_environment)
   std::vector<RowComparison> rows;        // every matched row, in the base file's order
   std::vector<TimingScatter> scatter;     // per timing mode
+  std::vector<FamilyFinding> families;    // every family tested
   int only_base = 0, only_new = 0;        // rows without a partner
   std::vector<std::string> renamed;       // "base name = new name": same structure, other name
   std::vector<std::string> restructured;  // same name, different structure: not compared

@@ -27,6 +27,8 @@ struct MannWhitney {
 // larger ones the normal approximation with the tie correction and the variance inflated by
 // each run's autocorrelation (variance_inflation of its ranks).
 MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b);
+// The same test for samples with no time order (no autocorrelation correction).
+MannWhitney mann_whitney_unordered(std::span<const double> a, std::span<const double> b);
 
 // How far the points of two runs of one configuration move relative to each other: the centre
 // and robust scale of their log ratios log(new/base), and how heavy the tails are. Runs of one

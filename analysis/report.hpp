@@ -25,12 +25,19 @@ struct RunSummary {
 // The plan's prediction for one mapping's dimension (or "step") against what was measured.
 struct PredictionRow {
   std::string mapping, dim;
-  double predicted_us = 0, measured_us = 0;
+  double predicted_us = 0;
+  double measured = 0;     // µs per step when like for like, else the ranking's score
+  double predicted_rank = 0;  // "step" rows: the mapping's place by prediction and by measurement
+  double measured_rank = 0;   // (ties share the mean place, e.g. 2.5)
 };
 struct PredictionCheck {
-  std::string basis;  // what "measured" means here
+  // The plan predicted per step for the same workload the report ranks with: the numbers
+  // compare directly. Otherwise only the order does (the plan's figures are sums over its own
+  // size sweep, or for another workload).
+  bool like_for_like = false;
+  std::string basis;
   std::vector<PredictionRow> rows;
-  double rank_correlation = 0;  // Spearman's rho between predicted and measured step order
+  double rank_correlation = 0;  // Spearman's rho between predicted and measured order; NaN when either side is all ties
   int compared_mappings = 0;
 };
 

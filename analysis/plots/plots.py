@@ -181,22 +181,36 @@ def plot_predictions(report, out_dir):
     pred = report.get("predictions")
     if not pred:
         return
-    rows = [r for r in pred["rows"] if r["dim"] == "step" and r["measured_us"]]
-    if len(rows) < 1:
+    rows = [r for r in pred["rows"] if r["dim"] == "step" and r["measured"]]
+    if not rows:
         return
-    fig, ax = plt.subplots(figsize=(5.5, 5))
+    fig, ax = plt.subplots(figsize=(6, 5))
     xs = [r["predicted_us"] for r in rows]
-    ys = [r["measured_us"] for r in rows]
-    ax.scatter(xs, ys)
+    ys = [r["measured"] for r in rows]
+    ax.scatter(xs, ys, s=60, color="tab:blue", zorder=3)
     for r in rows:
-        ax.annotate(r["mapping"], (r["predicted_us"], r["measured_us"]), fontsize=7, textcoords="offset points", xytext=(3, 3))
-    lo, hi = min(xs + ys), max(xs + ys)
-    ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8)
+        ax.annotate(f"#{r['measured_rank']:g} {r['mapping']}", (r["predicted_us"], r["measured"]), fontsize=7, textcoords="offset points",
+                    xytext=(4, 4))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("predicted (us)")
-    ax.set_ylabel("measured (us)")
-    ax.set_title("plan's prediction against measurement, per mapping", fontsize=10)
+    for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
+        # Plain numbers; minor ticks get labels only when the values span less than a decade.
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        axis.set_major_formatter(plain)
+        narrow = 1 < max(values) / min(values) < 10
+        axis.set_minor_formatter(plain if narrow else NullFormatter())
+    ax.set_xlabel("predicted by the plan (us)")
+    if pred["like_for_like"]:
+        lo, hi = min(xs + ys), max(xs + ys)
+        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8, label="measured = predicted")
+        ax.legend(fontsize=8)
+        ax.set_ylabel("measured per step (us)")
+    else:
+        ax.set_ylabel(f"measured ({report['ranking']['unit']}): only the order compares")
+    rho = pred["rank_correlation"]
+    rho_text = f"Spearman {rho:.2f}" if rho is not None else "the plan predicts every mapping equal"
+    ax.set_title(f"plan against measurement: {rho_text} ({pred['compared_mappings']} mappings)", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
     save(fig, out_dir, "predicted_vs_measured.png")
 

@@ -125,7 +125,83 @@ void judge_against_scatter(Comparison& c, const CompareOptions& o) {
   }
 }
 
+// Families of points that a real regression moves together (compare.hpp).
+void judge_families(Comparison& c, const CompareOptions& o) {
+  using Key = std::tuple<std::string, std::string, std::string, std::uint64_t>;  // timing, dim, op, bytes
+  std::map<Key, std::vector<std::size_t>> families;
+  std::map<std::string, std::vector<std::size_t>> by_timing;
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const auto& r = c.rows[i];
+    if (!(r.ratio > 0)) continue;
+    families[{r.timing, r.dim, r.op, 0}].push_back(i);
+    families[{r.timing, "", r.op, r.bytes}].push_back(i);
+    by_timing[r.timing].push_back(i);
+  }
+  std::vector<double> p_slower, p_faster;
+  for (const auto& [key, members] : families) {
+    const auto& all = by_timing[std::get<0>(key)];
+    if (members.size() < 3 || all.size() < members.size() + 3) continue;
+    std::vector<double> inside, outside;
+    std::vector<bool> member(c.rows.size(), false);
+    for (auto i : members) member[i] = true;
+    for (auto i : all) (member[i] ? inside : outside).push_back(std::log(c.rows[i].ratio));
+    FamilyFinding f;
+    std::tie(f.timing, f.dim, f.op, f.bytes) = key;
+    f.points = static_cast<int>(inside.size());
+    f.median_ratio = std::exp(median_of(inside));
+    f.rest_ratio = std::exp(median_of(outside));
+    // Points of one family are not in time order: no autocorrelation to correct for.
+    const MannWhitney t = mann_whitney_unordered(outside, inside);
+    f.p_slower = t.p_slower;
+    f.p_faster = t.p_faster;
+    p_slower.push_back(f.p_slower);
+    p_faster.push_back(f.p_faster);
+    c.families.push_back(f);
+  }
+  // How whole families move between honest reruns: a busier machine slows small messages more
+  // than large ones, so families drift too. Each family's shift against the other points is
+  // judged against the spread of all families' shifts of its kind and timing (the same
+  // empirical null as for points, one level up).
+  std::vector<double> pf_slower(c.families.size(), 1.0), pf_faster(c.families.size(), 1.0);
+  std::map<std::pair<std::string, bool>, std::vector<std::size_t>> kinds;  // (timing, by size) -> families
+  for (std::size_t k = 0; k < c.families.size(); ++k) kinds[{c.families[k].timing, c.families[k].bytes != 0}].push_back(k);
+  for (const auto& [kind, members] : kinds) {
+    std::vector<double> shift;
+    for (auto k : members) shift.push_back(std::log(c.families[k].median_ratio / c.families[k].rest_ratio));
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      // Each family against the others: with a handful of families, the one being judged would
+      // otherwise make the tail it is judged by.
+      std::vector<double> others;
+      for (std::size_t i = 0; i < shift.size(); ++i) {
+        if (i != j) others.push_back(shift[i]);
+      }
+      const Scatter s = run_to_run_scatter(others, 5);
+      if (!s.estimated) {  // too few families to tell how they drift: the Mann-Whitney test alone
+        pf_slower[members[j]] = pf_faster[members[j]] = 0;
+        continue;
+      }
+      const double d = shift[j] - s.centre;
+      pf_slower[members[j]] = s.sigma > 0 ? scatter_upper_tail(s, d / s.sigma) : (d > 0 ? 0.0 : 1.0);
+      pf_faster[members[j]] = s.sigma > 0 ? scatter_upper_tail(s, -d / s.sigma) : (d < 0 ? 0.0 : 1.0);
+    }
+  }
+  const auto qs = benjamini_hochberg(p_slower), qf = benjamini_hochberg(p_faster);
+  const auto qfs = benjamini_hochberg(pf_slower), qff = benjamini_hochberg(pf_faster);
+  for (std::size_t k = 0; k < c.families.size(); ++k) {
+    auto& f = c.families[k];
+    f.q_slower = std::max(qs[k], qfs[k]);
+    f.q_faster = std::max(qf[k], qff[k]);
+    if (f.median_ratio > 1 + o.threshold && f.q_slower <= o.alpha) f.verdict = Verdict::regression;
+    else if (f.median_ratio < 1 - o.threshold && f.q_faster <= o.alpha) f.verdict = Verdict::improvement;
+  }
+}
+
 }  // namespace
+
+std::string FamilyFinding::name() const {
+  if (bytes != 0) return op + " at " + format_bytes(bytes) + " (every dimension)";
+  return dim + " " + op + " (every size)";
+}
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -139,7 +215,8 @@ const char* to_string(Verdict v) {
 
 bool Comparison::regressed() const {
   return count(Verdict::regression) + count(Verdict::wrong) > 0 ||
-         std::any_of(scatter.begin(), scatter.end(), [](const TimingScatter& t) { return t.verdict == Verdict::regression; });
+         std::any_of(scatter.begin(), scatter.end(), [](const TimingScatter& t) { return t.verdict == Verdict::regression; }) ||
+         std::any_of(families.begin(), families.end(), [](const FamilyFinding& f) { return f.verdict == Verdict::regression; });
 }
 
 int Comparison::count(Verdict v) const {
@@ -177,6 +254,28 @@ std::string Comparison::headline() const {
   for (const auto& t : scatter) {
     if (t.verdict == Verdict::regression) tail += (tail.empty() ? "" : "; ") + ("the whole " + t.timing + " run " + percent(t.shift_ratio) + " slower");
   }
+  std::vector<const FamilyFinding*> moved;
+  for (const auto& f : families) {
+    if (f.verdict == Verdict::regression) moved.push_back(&f);
+  }
+  std::stable_sort(moved.begin(), moved.end(), [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
+  // One finding per family name (the same op and size in both timing modes is one finding), and
+  // points only where no flagged family already covers them.
+  std::vector<std::string> names;
+  for (const auto* f : moved) {
+    const std::string name = f->bytes != 0 ? f->op + " at " + format_bytes(f->bytes) : f->dim + " " + f->op;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      if (names.empty()) tail += (tail.empty() ? "" : "; ") + name + " " + percent(f->median_ratio) + " slower (" + std::to_string(f->points) + " points)";
+      names.push_back(name);
+    }
+  }
+  if (names.size() > 1) tail += " (+" + std::to_string(names.size() - 1) + " more)";
+  const auto covered = [&moved](const RowComparison* r) {
+    return std::any_of(moved.begin(), moved.end(), [r](const FamilyFinding* f) {
+      return f->timing == r->timing && f->op == r->op && (f->bytes != 0 ? f->bytes == r->bytes : f->dim == r->dim);
+    });
+  };
+  bad.erase(std::remove_if(bad.begin(), bad.end(), [&](const RowComparison* r) { return r->verdict != Verdict::wrong && covered(r); }), bad.end());
   if (!bad.empty()) {
     const auto* w = bad.front();
     tail += (tail.empty() ? "" : "; ") + w->dim + " " + w->op + " at " + format_bytes(w->bytes) + " " +
@@ -271,6 +370,7 @@ Comparison compare_runs(const results::ResultsFile& base, const results::Results
     c.rows[tested[k]].q_faster = q_faster[k];
   }
   judge_against_scatter(c, options);
+  judge_families(c, options);
   for (auto& row : c.rows) decide(row, options);
   return c;
 }

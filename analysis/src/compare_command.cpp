@@ -16,7 +16,8 @@ constexpr const char* kSummary =
     "mapping structure, dimension, op, backend, timing and size. A point regressed when its new median is slower by\n"
     "more than --threshold, a one-sided Mann-Whitney U test on both runs' samples (corrected for autocorrelation)\n"
     "finds it significant, and it stands out from how all points moved between the runs (Benjamini-Hochberg over\n"
-    "all points for both). A whole run that moved together is reported on its own. Provenance changes come first.\n"
+    "all points for both). Collectives and sizes whose points moved together, and a whole run that moved, are\n"
+    "findings of their own. Provenance changes come first.\n"
     "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input. docs/report.md says why.";
 
 }  // namespace

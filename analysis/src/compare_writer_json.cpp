@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
@@ -32,7 +33,12 @@ ordered_json comparison_to_json(const Comparison& c) {
                            "compared points moved (median, robust sigma, tail fitted from them); Benjamini-Hochberg over the points for each"}};
   j["headline"] = c.headline();
   j["regressed"] = c.regressed();
+  const auto family_count = [&c](Verdict v) {
+    return std::count_if(c.families.begin(), c.families.end(), [v](const FamilyFinding& f) { return f.verdict == v; });
+  };
   j["counts"] = {{"compared", c.rows.size()},
+                 {"family_regression", family_count(Verdict::regression)},
+                 {"family_improvement", family_count(Verdict::improvement)},
                  {"regression", c.count(Verdict::regression)},
                  {"wrong", c.count(Verdict::wrong)},
                  {"improvement", c.count(Verdict::improvement)},
@@ -89,6 +95,22 @@ ordered_json comparison_to_json(const Comparison& c) {
                             {"tail_nu", t.scatter.tail_nu},
                             {"shift_z", std::isfinite(t.shift_z) ? ordered_json(t.shift_z) : ordered_json(nullptr)},
                             {"verdict", to_string(t.verdict)}});
+  }
+  j["families"] = ordered_json::array();
+  for (const auto& f : c.families) {
+    j["families"].push_back({{"name", f.name()},
+                             {"timing", f.timing},
+                             {"dim", f.dim},
+                             {"op", f.op},
+                             {"bytes", f.bytes},
+                             {"points", f.points},
+                             {"median_ratio", f.median_ratio},
+                             {"rest_ratio", f.rest_ratio},
+                             {"p_slower", f.p_slower},
+                             {"q_slower", f.q_slower},
+                             {"p_faster", f.p_faster},
+                             {"q_faster", f.q_faster},
+                             {"verdict", to_string(f.verdict)}});
   }
   j["renamed"] = c.renamed;
   j["restructured"] = c.restructured;

@@ -100,6 +100,24 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
                            fixed(c.options.alpha, 2) + " over " + std::to_string(compared) + " points for each";
   s.heading("how the runs moved as a whole");
   for (const auto& l : scatter_lines(c)) s.bullet(l);
+  std::vector<const FamilyFinding*> families;
+  for (const auto& f : c.families) {
+    if (f.verdict != Verdict::unchanged) families.push_back(&f);
+  }
+  std::stable_sort(families.begin(), families.end(), [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
+  s.heading("collectives and sizes whose points moved together: " + std::to_string(families.size()) + " of " +
+            std::to_string(c.families.size()));
+  s.line("a family (one collective at every size, or one op and size in every dimension) is flagged when its median moved by more "
+         "than the threshold and its points moved more than the others (one-sided Mann-Whitney U, Benjamini-Hochberg over families)");
+  if (!families.empty()) {
+    Table t({"", "family", "timing", ">points", ">median change", ">others", ">q"});
+    for (const auto* f : families) {
+      const bool slower = f->verdict == Verdict::regression;
+      t.add({slower ? "SLOWER" : "faster", f->name(), f->timing, std::to_string(f->points), percent_change(f->median_ratio),
+             percent_change(f->rest_ratio), p_text(slower ? f->q_slower : f->q_faster)});
+    }
+    s.table(t);
+  }
   s.heading("regressions: " + std::to_string(bad.size()) + " of " + std::to_string(compared) + " points");
   s.line(rule);
   if (!bad.empty()) s.table(rows_table(bad, true));

@@ -198,7 +198,15 @@ double variance_inflation(std::span<const double> series) {
   return std::clamp(1.0 + 2.0 * sum, 1.0, static_cast<double>(n));
 }
 
-MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
+namespace {
+MannWhitney mann_whitney_impl(std::span<const double> a, std::span<const double> b, bool ordered);
+}  // namespace
+
+MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) { return mann_whitney_impl(a, b, true); }
+MannWhitney mann_whitney_unordered(std::span<const double> a, std::span<const double> b) { return mann_whitney_impl(a, b, false); }
+
+namespace {
+MannWhitney mann_whitney_impl(std::span<const double> a, std::span<const double> b, bool ordered) {
   MannWhitney r;
   const std::size_t na = a.size(), nb = b.size(), n = na + nb;
   if (na == 0 || nb == 0) return r;
@@ -221,8 +229,8 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   const double mean = dna * dnb / 2.0;
   double var = dna * dnb / 12.0 * ((dn + 1.0) - tie_term / (dn * (dn - 1.0)));
   if (var <= 0) return r;
-  const double fa = variance_inflation(std::span<const double>(rank).first(na));
-  const double fb = variance_inflation(std::span<const double>(rank).subspan(na));
+  const double fa = ordered ? variance_inflation(std::span<const double>(rank).first(na)) : 1.0;
+  const double fb = ordered ? variance_inflation(std::span<const double>(rank).subspan(na)) : 1.0;
   r.inflation = (fa * dnb + fb * dna) / dn;
   const double sd = std::sqrt(var * r.inflation);
   r.z = (r.u - mean) / sd;
@@ -230,6 +238,8 @@ MannWhitney mann_whitney(std::span<const double> a, std::span<const double> b) {
   r.p_faster = 1.0 - normal_upper_tail((r.u - mean + 0.5) / sd);
   return r;
 }
+
+}  // namespace
 
 std::vector<double> benjamini_hochberg(std::span<const double> p_values) {
   const std::size_t m = p_values.size();

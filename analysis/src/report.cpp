@@ -66,55 +66,50 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
     sxx += (x[i] - mx) * (x[i] - mx);
     syy += (y[i] - my) * (y[i] - my);
   }
-  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::nan("");
 }
 
-// Without a workload the plan's numbers are sums over its size sweep; the like-for-like measured
-// figure is the sum of the medians over the measured sizes of each dimension's ops.
-double measured_sweep_sum(const CurveSet& curves, const std::string& mapping, const std::string& dim, const std::string& timing) {
-  double sum = 0;
-  for (const auto& c : curves.curves()) {
-    if (c.mapping != mapping || c.timing != timing || c.concurrency != "concurrent") continue;
-    if (c.dim != dim) continue;
-    for (const auto& p : c.points) sum += p.t_median_us;
-  }
-  return sum;
-}
-
-std::optional<PredictionCheck> check_predictions(const results::ResultsFile& file, const CurveSet& curves, const Ranking& ranking) {
+std::optional<PredictionCheck> check_predictions(const results::ResultsFile& file, const Ranking& ranking, const FilePlan& plan,
+                                                const std::optional<mapping::Workload>& workload) {
   PredictionCheck check;
-  const bool workload = ranking.basis == Ranking::Basis::workload;
-  check.basis = workload ? "estimated per step from the measured curves (the plan's cost model predicted per step for the same workload)"
-                         : "sum of the measured medians over the measured sizes (the plan's figures are sums over its own size sweep)";
+  check.like_for_like = workload && ranking.basis == Ranking::Basis::workload && plan.plan.time_basis == "per_step" &&
+                        plan.plan.workload && *plan.plan.workload == *workload;
+  check.basis = check.like_for_like
+                    ? "µs per step for the same workload: the plan's cost model against the measured curves"
+                    : "order only: the plan's figures are " +
+                          std::string(plan.plan.time_basis == "per_step" ? "per step for another workload" : "sums over its own size sweep") +
+                          "; measured is the ranking's " + ranking.unit();
   std::vector<double> predicted_step, measured_step;
+  std::vector<std::size_t> step_rows;
   for (const auto& m : file.mappings()) {
     const auto ranked = std::find_if(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
     if (ranked == ranking.mappings.end()) continue;
     for (const auto& [dim, predicted] : m.predicted_us) {
       if (!(predicted > 0)) continue;
-      PredictionRow row{m.name, dim, predicted, 0};
       if (dim == "step") {
-        row.measured_us = workload ? ranked->score : 0;
-        if (!workload) {
-          for (const auto& d : ranking.dims) row.measured_us += measured_sweep_sum(curves, m.name, d, ranking.timing);
-        }
-        if (ranked->complete && row.measured_us > 0) {
+        check.rows.push_back({m.name, dim, predicted, ranked->complete ? ranked->score : 0, 0, 0});
+        if (ranked->complete && ranked->score > 0) {
+          step_rows.push_back(check.rows.size() - 1);
           predicted_step.push_back(predicted);
-          measured_step.push_back(row.measured_us);
+          measured_step.push_back(ranked->score);
         }
-      } else if (workload) {
+      } else if (check.like_for_like) {
+        PredictionRow row{m.name, dim, predicted, 0, 0, 0};
         for (const auto& d : ranked->dims) {
-          if (d.dim == dim) row.measured_us = d.value;
+          if (d.dim == dim) row.measured = d.value;
         }
-      } else {
-        row.measured_us = measured_sweep_sum(curves, m.name, dim, ranking.timing);
+        check.rows.push_back(row);
       }
-      check.rows.push_back(row);
     }
   }
   if (check.rows.empty()) return std::nullopt;
+  const auto pr = ranks_of(predicted_step), mr = ranks_of(measured_step);
+  for (std::size_t k = 0; k < step_rows.size(); ++k) {
+    check.rows[step_rows[k]].predicted_rank = pr[k];
+    check.rows[step_rows[k]].measured_rank = mr[k];
+  }
   check.compared_mappings = static_cast<int>(predicted_step.size());
-  if (predicted_step.size() >= 2) check.rank_correlation = pearson(ranks_of(predicted_step), ranks_of(measured_step));
+  check.rank_correlation = predicted_step.size() >= 2 ? pearson(pr, mr) : std::nan("");
   return check;
 }
 
@@ -153,9 +148,9 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   r.spreads = group_spreads(file);
   r.largest_spreads = spreads_at_largest_size(r.spreads);
   r.slow_hosts = slow_host_tally(file, r.spreads);
-  r.predictions = check_predictions(file, curves, r.ranking);
+  const FilePlan plan = plan_of(file);
+  r.predictions = check_predictions(file, r.ranking, plan, workload);
   if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) {
-    const FilePlan plan = plan_of(file);
     const std::string& best = r.ranking.mappings.front().name;
     // A mapping whose groups no Megatron order makes has no plan entry to export from.
     if (plan.plan.find(best) != nullptr) r.best = apply_hint(file, plan, best);

@@ -1,6 +1,7 @@
 #include "analysis/src/report_tables.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -32,6 +33,11 @@ std::vector<std::string> split_lines(const std::string& text) {
   }
   if (!line.empty()) out.push_back(line);
   return out;
+}
+
+// A place in an order; ties share the mean place ("2.5").
+std::string rank_text(double rank) {
+  return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1);
 }
 
 std::vector<std::string> to_strings(const std::vector<int>& v) {
@@ -231,10 +237,21 @@ std::vector<std::string> slow_host_lines(const Report& report) {
 }
 
 Table prediction_table(const PredictionCheck& check) {
-  Table t({"mapping", "dim", ">predicted us", ">measured us", ">measured/predicted"});
+  if (check.like_for_like) {
+    Table t({"mapping", "dim", ">predicted us", ">measured us", ">measured/predicted", ">predicted rank", ">measured rank"});
+    for (const auto& r : check.rows) {
+      const bool step = r.dim == "step";
+      t.add({r.mapping, r.dim, sig3(r.predicted_us), r.measured > 0 ? sig3(r.measured) : "-",
+             r.measured > 0 ? fixed(r.measured / r.predicted_us, 2) : "-", step && r.predicted_rank > 0 ? rank_text(r.predicted_rank) : "",
+             step && r.measured_rank > 0 ? rank_text(r.measured_rank) : ""});
+    }
+    return t;
+  }
+  Table t({"mapping", ">predicted step us", ">measured", ">predicted rank", ">measured rank"});
   for (const auto& r : check.rows) {
-    t.add({r.mapping, r.dim, sig3(r.predicted_us), r.measured_us > 0 ? sig3(r.measured_us) : "-",
-           r.measured_us > 0 ? fixed(r.measured_us / r.predicted_us, 2) : "-"});
+    if (r.dim != "step") continue;
+    t.add({r.mapping, sig3(r.predicted_us), r.measured > 0 ? sig3(r.measured) : "-", r.predicted_rank > 0 ? rank_text(r.predicted_rank) : "-",
+           r.measured_rank > 0 ? rank_text(r.measured_rank) : "-"});
   }
   return t;
 }
@@ -242,7 +259,10 @@ Table prediction_table(const PredictionCheck& check) {
 std::vector<std::string> apply_lines(const ApplyHint& h) {
   std::vector<std::string> out;
   // The mapping module's Megatron advice, as `plan --export` writes it.
-  for (const auto& l : split_lines(h.megatron)) out.push_back(l.rfind("# ", 0) == 0 ? l.substr(2) : "Megatron-LM: " + l);
+  for (const auto& l : split_lines(h.megatron)) {
+    if (l.rfind("# meshbench plan export:", 0) == 0) continue;  // names the plan's predicted rank, not the measured one
+    out.push_back(l.rfind("# ", 0) == 0 ? l.substr(2) : "Megatron-LM: " + l);
+  }
   if (!h.needs_placement()) {
     out.push_back("placement: rank r on slot r (srun's block distribution, mpirun --map-by slot) with order " + h.pure_order +
                   " gives this mapping's groups: no rankfile needed");

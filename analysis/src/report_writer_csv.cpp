@@ -85,10 +85,11 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   if (r.predictions) {
+    const std::string measured_metric = r.predictions->like_for_like ? "measured_us" : "measured_" + r.ranking.unit();
     for (const auto& p : r.predictions->rows) {
       const std::string rank = rank_of(r, p.mapping);
-      csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "predicted_us", number(p.predicted_us), ""});
-      if (p.measured_us > 0) csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "measured_us", number(p.measured_us), r.predictions->basis});
+      csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "predicted_us", number(p.predicted_us), r.predictions->basis});
+      if (p.measured > 0) csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
     }
   }
   for (const auto& w : r.wrong) {

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <ostream>
 
 #include "analysis/report_table.hpp"
@@ -108,11 +109,18 @@ ordered_json report_to_json(const Report& r) {
   if (r.predictions) {
     ordered_json rows = ordered_json::array();
     for (const auto& p : r.predictions->rows) {
-      rows.push_back({{"mapping", p.mapping}, {"dim", p.dim}, {"predicted_us", p.predicted_us},
-                      {"measured_us", p.measured_us > 0 ? ordered_json(p.measured_us) : ordered_json(nullptr)}});
+      ordered_json row = {{"mapping", p.mapping}, {"dim", p.dim}, {"predicted_us", p.predicted_us},
+                          {"measured", p.measured > 0 ? ordered_json(p.measured) : ordered_json(nullptr)}};
+      if (p.dim == "step") {
+        row["predicted_rank"] = p.predicted_rank;
+        row["measured_rank"] = p.measured_rank;
+      }
+      rows.push_back(row);
     }
-    j["predictions"] = {{"basis", r.predictions->basis}, {"rows", rows}, {"compared_mappings", r.predictions->compared_mappings},
-                        {"rank_correlation", r.predictions->rank_correlation}};
+    j["predictions"] = {{"like_for_like", r.predictions->like_for_like}, {"basis", r.predictions->basis}, {"rows", rows},
+                        {"compared_mappings", r.predictions->compared_mappings},
+                        {"rank_correlation", std::isfinite(r.predictions->rank_correlation) ? ordered_json(r.predictions->rank_correlation)
+                                                                                             : ordered_json(nullptr)}};
   } else {
     j["predictions"] = nullptr;
   }

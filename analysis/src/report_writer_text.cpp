@@ -1,4 +1,5 @@
 // Console and Markdown forms of the report: the same tables, with different headings.
+#include <cmath>
 #include <ostream>
 
 #include "analysis/report_writers.hpp"
@@ -55,11 +56,12 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
   for (const auto& l : slow_host_lines(r)) s.bullet(l);
   s.subheading("predicted against measured");
   if (r.predictions) {
-    s.line("measured = " + r.predictions->basis);
+    s.line(r.predictions->basis);
     s.table(prediction_table(*r.predictions));
     if (r.predictions->compared_mappings >= 2) {
+      const double rho = r.predictions->rank_correlation;
       s.line("rank correlation (Spearman) of predicted and measured step order over " + std::to_string(r.predictions->compared_mappings) +
-             " mappings: " + fixed(r.predictions->rank_correlation, 2));
+             " mappings: " + (std::isfinite(rho) ? fixed(rho, 2) : std::string("none (the plan predicts every mapping equal)")));
     }
   } else {
     s.line("the plan made no prediction for these mappings");

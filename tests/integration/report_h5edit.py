@@ -15,23 +15,43 @@ def _match(table, row):
     return sel
 
 
+def _variance_inflation(series):
+    """1 + 2 * sum of the autocorrelations of the ranks up to the first non-positive one (the
+    factor compare's within-run test widens its variance by; analysis/regression_stats.hpp)."""
+    x = np.argsort(np.argsort(series)).astype(float)
+    x -= x.mean()
+    c0 = (x * x).sum()
+    if len(x) < 8 or c0 == 0:
+        return 1.0
+    total = 0.0
+    for k in range(1, min(len(x) // 4, 500) + 1):
+        rho = (x[:-k] * x[k:]).sum() / c0
+        if rho <= 0:
+            break
+        total += rho
+    return max(1.0, 1.0 + 2.0 * total)
+
+
 def quietest_point(path, min_samples=20):
-    """The per-iteration concurrent point whose samples are tightest (interquartile range over
-    median) among those with at least `min_samples`: where a 10% change is resolvable."""
+    """The per-iteration concurrent point where a change of its times is easiest to see: the
+    largest sqrt(samples / autocorrelation inflation) / spread, the spread being the robust
+    scale (1.4826 MAD) of the log times, among points with at least `min_samples` samples."""
     with h5py.File(path, "r") as f:
         m = f["measurements"][:]
         s = f["samples"][:]
-    best, best_spread = None, None
+    best, best_score = None, None
     for i, row in enumerate(m):
         if row["timing"] != b"per_iteration" or row["concurrency"] != b"concurrent":
             continue
-        t = s[_match(s, row)]["t_us"]
+        sel = s[_match(s, row)]
+        t = sel[np.argsort(sel["iteration"])]["t_us"]
         if len(t) < min_samples:
             continue
-        q1, med, q3 = np.percentile(t, [25, 50, 75])
-        spread = (q3 - q1) / med
-        if best_spread is None or spread < best_spread:
-            best, best_spread = i, spread
+        lt = np.log(t)
+        spread = 1.4826 * np.median(np.abs(lt - np.median(lt)))
+        score = np.sqrt(len(t) / _variance_inflation(t)) / max(spread, 1e-9)
+        if best_score is None or score > best_score:
+            best, best_score = i, score
     if best is None:
         raise SystemExit(f"no per-iteration point with {min_samples} samples in {path}")
     return best
@@ -80,6 +100,17 @@ def plant_op_slowdown(src, dst, factor, dim, op, timing="per_iteration"):
     with h5py.File(dst, "r+") as f:
         m = f["measurements"][:]
         idx = [i for i, r in enumerate(m) if r["dim"] == dim.encode() and r["op"] == op.encode() and r["timing"] == timing.encode()]
+        return _slow_down(f, idx, factor)
+
+
+def plant_op_size_slowdown(src, dst, factor, op, nbytes):
+    """Copies `src` to `dst` and makes one op at one size `factor` times slower wherever it was
+    measured (every dimension, mapping and timing mode): what a protocol or algorithm change at
+    a size threshold does. Returns the points' keys."""
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        m = f["measurements"][:]
+        idx = [i for i, r in enumerate(m) if r["op"] == op.encode() and int(r["bytes"]) == nbytes]
         return _slow_down(f, idx, factor)
 
 

@@ -70,11 +70,11 @@ def main():
             sys.exit(f"compare failed: {p.stderr}")
         return p.returncode, json.loads(p.stdout)
 
-    rows = flagged = improved = pairs_flagged = pairs_failed = shifts = 0
+    rows = flagged = improved = pairs_flagged = pairs_failed = shifts = families = pairs_family = 0
     by_timing = {}
     found = {f: 0 for f in factors}
     alone = {f: 0 for f in factors}
-    op_found = {f: [0, 0, 0] for f in factors}  # points flagged, points planted, pairs failing
+    op_found = {f: [0, 0, 0, 0] for f in factors}  # points flagged, points planted, pairs failing, family flagged
     for base, new in pairs:
         rc, data = compare(base, new)
         rows += len(data["rows"])
@@ -84,6 +84,9 @@ def main():
         pairs_flagged += 1 if bad else 0
         pairs_failed += 1 if rc == 1 else 0
         shifts += sum(1 for s in data["scatter"] if s["verdict"] == "regression")
+        fam = sum(1 for x in data["families"] if x["verdict"] == "regression")
+        families += fam
+        pairs_family += 1 if fam else 0
         for r in data["rows"]:
             t = by_timing.setdefault(r["timing"], [0, 0])
             t[0] += 1
@@ -103,6 +106,8 @@ def main():
                                   and r["timing"] == "per_iteration" and (r["base_mapping"], r["bytes"]) in planted_keys)
             op_found[f][1] += len(keys)
             op_found[f][2] += 1 if rc2 == 1 else 0
+            op_found[f][3] += 1 if any(x["verdict"] == "regression" and x["dim"] == "ep" and x["op"] == "all_to_all"
+                                       and x["timing"] == "per_iteration" for x in d["families"]) else 0
             os.remove(planted)
 
     n = max(len(pairs), 1)
@@ -112,15 +117,16 @@ def main():
           f"flagged as improvements: {improved}")
     for timing, (m, f) in sorted(by_timing.items()):
         print(f"  {timing}: {f} of {m} points flagged ({100.0 * f / max(m, 1):.3f}%)")
-    print(f"pairs with a flagged point: {pairs_flagged} of {len(pairs)}; whole-run shifts flagged: {shifts}")
+    print(f"pairs with a flagged point: {pairs_flagged} of {len(pairs)}; families flagged: {families} in {pairs_family} pairs; "
+          f"whole-run shifts flagged: {shifts}")
     print(f"pairs compare exits 1 on (a CI gate would fail): {pairs_failed} of {len(pairs)} ({100.0 * pairs_failed / n:.1f}%)")
     for f in factors:
         print(f"planted {f:g}x slowdown in the newer run's quietest point: flagged in {found[f]} of {len(pairs)} pairs "
               f"({100.0 * found[f] / n:.0f}%; {alone[f]} with nothing else flagged)")
     for f in factors:
-        pts, total, fails = op_found[f]
-        print(f"planted {f:g}x slowdown of every per-iteration ep all_to_all point: {pts} of {total} points flagged "
-              f"({100.0 * pts / max(total, 1):.0f}%), compare exits 1 in {fails} of {len(pairs)} pairs")
+        pts, total, fails, family = op_found[f]
+        print(f"planted {f:g}x slowdown of every per-iteration ep all_to_all point: the family flagged in {family} of {len(pairs)} pairs "
+              f"({100.0 * family / n:.0f}%), {pts} of {total} points flagged one by one, compare exits 1 in {fails} pairs")
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

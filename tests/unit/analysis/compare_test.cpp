@@ -143,6 +143,54 @@ TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
   ASSERT_EQ(c.count(Verdict::regression), 1);
 }
 
+// Two runs of 2 mappings × 7 (dim, op) families × 6 sizes whose points move by up to ±35%
+// between the runs (a noisy machine); `ep_factor` slows every ep all_to_all point of the new run.
+std::pair<testing::FixtureFile, testing::FixtureFile> noisy_runs(double ep_factor) {
+  std::pair<testing::FixtureFile, testing::FixtureFile> runs;
+  auto& [a, b] = runs;
+  for (auto* f : {&a, &b}) {
+    f->add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+    f->add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  }
+  const std::vector<std::pair<std::string, std::string>> families = {{"tp", "all_reduce"}, {"tp", "all_gather"}, {"tp", "reduce_scatter"},
+                                                                     {"dp", "all_reduce"}, {"dp", "all_gather"}, {"dp", "reduce_scatter"},
+                                                                     {"ep", "all_to_all"}};
+  int k = 0;
+  for (const std::string m : {"ep-inner", "dp-inner"}) {
+    for (const auto& [dim, op] : families) {
+      for (int size = 0; size < 6; ++size, ++k) {
+        const std::uint64_t bytes = 1024ULL << static_cast<unsigned>(2 * size);
+        const double u = ((k * 37) % 84) / 83.0 * 2 - 1;
+        const double move = std::exp(0.3 * u) * (dim == "ep" ? ep_factor : 1.0);
+        auto sa = pattern_samples(30, 40, 0.01, k), sb = pattern_samples(30 * move, 40, 0.01, k + 1);
+        a.add_point(m, dim, op, bytes, median_of(sa), sa);
+        b.add_point(m, dim, op, bytes, median_of(sb), sb);
+      }
+    }
+  }
+  return runs;
+}
+
+TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
+  testing::ScratchDir dir;
+  auto [a, b] = noisy_runs(2.0);
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  const auto ep = std::find_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.dim == "ep" && f.op == "all_to_all"; });
+  ASSERT_NE(ep, c.families.end());
+  EXPECT_EQ(ep->points, 12);
+  EXPECT_NEAR(ep->median_ratio, 2.0, 0.4);
+  EXPECT_EQ(ep->verdict, Verdict::regression);
+  EXPECT_EQ(std::count_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.verdict != Verdict::unchanged; }), 1);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NE(c.headline().find("ep all_to_all "), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("% slower (12 points)"), std::string::npos) << c.headline();
+
+  auto [h1, h2] = noisy_runs(1.0);
+  const auto honest = compare_runs(results::ResultsFile::open(h1.write(dir / "h1.h5")), results::ResultsFile::open(h2.write(dir / "h2.h5")), {});
+  EXPECT_FALSE(honest.regressed()) << honest.headline();
+  EXPECT_GT(honest.families.size(), 7U);  // (dim, op) families and the op-at-a-size families with enough points
+}
+
 TEST(Compare, ImprovementIsReportedAndDoesNotFail) {
   testing::ScratchDir dir;
   const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));

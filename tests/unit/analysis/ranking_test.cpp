@@ -132,6 +132,30 @@ TEST_F(RankingTest, TheWorkloadStoredInTheFileIsUsedUnlessOneIsGiven) {
   EXPECT_THROW(choose_workload(file, (dir_ / "absent.json").string(), source), InputError);
 }
 
+TEST_F(RankingTest, PredictionsCompareAsNumbersOnlyForThePlansOwnWorkload) {
+  const auto workload = mapping::workload_from_json(nlohmann::json::parse(kWorkload), "test");
+  f_.set_predicted("ep-inner", {{"tp", 100.0}, {"dp", 100.0}, {"step", 1000.0}});
+  f_.set_predicted("dp-inner", {{"tp", 900.0}, {"dp", 100.0}, {"step", 3000.0}});
+  f_.keep_plan(workload);
+  const auto file = open();
+  const Report same = build_report(file, workload, "test");
+  ASSERT_TRUE(same.predictions.has_value());
+  EXPECT_TRUE(same.predictions->like_for_like);
+  EXPECT_EQ(same.best->plan_source, "the plan kept in the results file");
+  const auto tp = std::find_if(same.predictions->rows.begin(), same.predictions->rows.end(),
+                               [](const PredictionRow& r) { return r.mapping == "dp-inner" && r.dim == "tp"; });
+  ASSERT_NE(tp, same.predictions->rows.end());
+  EXPECT_DOUBLE_EQ(tp->measured, same.ranking.mappings[1].dims[0].value);  // the measured tp µs per step
+  EXPECT_DOUBLE_EQ(same.predictions->rank_correlation, 1.0);                // both say ep-inner is faster
+  auto other = workload;
+  other.micro_batches = 16;
+  const Report different = build_report(file, other, "test");
+  EXPECT_FALSE(different.predictions->like_for_like);
+  EXPECT_TRUE(std::all_of(different.predictions->rows.begin(), different.predictions->rows.end(),
+                          [](const PredictionRow& r) { return r.dim == "step"; }));
+  EXPECT_NE(different.predictions->basis.find("another workload"), std::string::npos) << different.predictions->basis;
+}
+
 TEST(RankingDefault, GeometricMeanOfRatiosToTheBestMapping) {
   testing::ScratchDir dir;
   testing::FixtureFile f;

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "mapping/ops.hpp"
+#include "mapping/cost_params.hpp"
+#include "mapping/plan.hpp"
 #include "topology/json.hpp"
 
 namespace meshbench::analysis::testing {
@@ -77,6 +79,27 @@ void FixtureFile::set_predicted(const std::string& mapping, std::vector<std::pai
   for (auto& m : header_.mappings) {
     if (m.name == mapping) m.predicted_us = std::move(predicted);
   }
+}
+
+void FixtureFile::keep_plan(const std::optional<mapping::Workload>& workload) {
+  mapping::Plan plan;
+  plan.created_by = "report tests";
+  plan.layout = mappings_.front().layout;
+  plan.layout.order = header_.layout.order;
+  plan.workload = workload;
+  plan.time_basis = workload ? "per_step" : "sweep";
+  plan.cost_model = mapping::default_cost_params(topo_);
+  plan.topology = mapping::plan_topology(topo_);
+  int rank = 0;
+  for (const auto& m : mappings_) {
+    mapping::PlannedMapping pm;
+    pm.mapping = m;
+    pm.kind = "order";
+    pm.digest = mapping::structure_digest(m);
+    pm.rank = ++rank;
+    plan.mappings.push_back(pm);
+  }
+  header_.plan_json = mapping::plan_to_json(plan, true).dump();
 }
 
 results::PointRecord& FixtureFile::add_point(const std::string& mapping, const std::string& dim, const std::string& op, std::uint64_t bytes,

@@ -3,10 +3,12 @@
 // module's own writer so the tests read exactly what `run` would write.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mapping/mapping.hpp"
+#include "mapping/workload.hpp"
 #include "results/writer.hpp"
 
 namespace meshbench::analysis::testing {
@@ -23,6 +25,9 @@ class FixtureFile {
   void set_env(const std::string& name, const std::string& value);
   void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }
   void set_predicted(const std::string& mapping, std::vector<std::pair<std::string, double>> predicted);
+  // Keeps a plan of the mappings added so far in the file (/plan_json), as `run` does; with a
+  // workload its predictions are per step.
+  void keep_plan(const std::optional<mapping::Workload>& workload);
 
   // One point: median `median_us`, busbw from the op's factor; `samples` (time order) become
   // /samples; `group_us` the per-group medians (default: every group at the median).
