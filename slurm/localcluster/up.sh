@@ -71,6 +71,15 @@ mbn_validate_name "$cluster"
 mbn_validate_state_root
 
 state="$(mbn_state_dir "$cluster")"
+if [[ $with_slurm == 1 ]]; then
+  # slurmd makes Unix sockets named SPOOL/NODE/NODE_JOBID.STEPID, and a socket path holds at most
+  # 108 bytes: a long cluster name or state root makes every job fail to launch ("launch failed
+  # requeued held"). Refuse here instead, allowing for 7-digit job ids and the largest step id.
+  longest_node="$(mbn_node_ns "$cluster" "$((nodes - 1))")"
+  socket="$state/slurm/spool/$longest_node/${longest_node}_9999999.4294967291"
+  ((${#socket} <= 108)) ||
+    mbn_die "cluster name '$cluster' is too long for Slurm's socket paths under $MBN_STATE_ROOT (${#socket} > 108 bytes); use a shorter --cluster name" 2
+fi
 started=$SECONDS
 
 # A second cluster of the same name is refused; other names are independent instances.

@@ -13,11 +13,22 @@ probe="$2"
 cname="$3"
 work="$4/cluster-slurm-$cname"
 require_cluster_host 1
-# Every slurmd has a private /tmp: the job's files must be elsewhere.
-case "$probe/ $work/" in */tmp/*) skip "the build tree is under /tmp, which the emulated Slurm nodes do not share" ;; esac
+# Every slurmd has a private /tmp: the job's files must be elsewhere. A build tree under /tmp
+# (a CI checkout, say) gets its probe and work folder staged outside it.
+stage=""
+case "$probe/ $work/" in
+  */tmp/*)
+    stage="/var/lib/meshbench-stage-$cname"
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    cp "$probe" "$stage/"
+    probe="$stage/$(basename "$probe")"
+    work="$stage/work"
+    ;;
+esac
 netns_before="$(netns_mount_state)"
 
-trap '"$LC/down.sh" --cluster "$cname" --quiet --keep-logs "$work/logs" || true' EXIT
+trap '"$LC/down.sh" --cluster "$cname" --quiet --keep-logs "$work/logs" || true; [[ -z $stage ]] || rm -rf "$stage"' EXIT
 # An output directory that sbatch's "#SBATCH --output" parser and Slurm's %-patterns must take
 # literally (quotes, '#', '%', spaces, a command substitution).
 runs="$work/runs \"dq\" 'sq' #h 50%x \$(touch PWNED)"
