@@ -6,9 +6,10 @@ Runs one small configuration RUNS times under mpirun (4 ranks, as the integratio
 compares consecutive runs (or --pairs all): every flagged point there is a false positive,
 and so is every pair compare exits 1 on, since nothing changed. Then, for each pair and each
 --factors F, plants an F-times slowdown into the newer run's quietest point
-(report_h5edit.plant_slowdown) and counts how often compare flags that point; and slows every
-per-iteration point of one collective (ep all_to_all: all mappings, all sizes) by F, a
-collective-specific regression, and counts the share of those points flagged.
+(report_h5edit.plant_slowdown) and counts how often compare flags that point; slows one op at
+one size everywhere (all_reduce at the largest size: every dimension, mapping and timing) and
+counts how often that op and size is flagged; and slows every per-iteration point of one
+collective (ep all_to_all: all mappings, all sizes) and counts how often that family is flagged.
 
   tests/perf/compare_false_positives.py --meshbench build/meshbench --runs 16 --pairs all [--keep DIR]
 Prints the figures; exit status 0 (it measures, it does not judge).
@@ -25,7 +26,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from mbtest import MPI_ENV  # noqa: E402
-from report_h5edit import plant_op_slowdown, plant_slowdown  # noqa: E402
+from report_h5edit import plant_op_size_slowdown, plant_op_slowdown, plant_slowdown  # noqa: E402
 
 RUN = ["run", "--tp", "2", "--ep", "2", "--etp", "1", "-b", "1K", "-e", "256K", "-f", "4", "--budget", "0.1",
        "--min-iters", "30", "--batches", "3"]
@@ -75,6 +76,7 @@ def main():
     found = {f: 0 for f in factors}
     alone = {f: 0 for f in factors}
     op_found = {f: [0, 0, 0, 0] for f in factors}  # points flagged, points planted, pairs failing, family flagged
+    size_found = {f: 0 for f in factors}
     for base, new in pairs:
         rc, data = compare(base, new)
         rows += len(data["rows"])
@@ -99,6 +101,11 @@ def main():
                    and r["op"] == key["op"] and r["bytes"] == key["bytes"] and r["timing"] == key["timing"]]
             found[f] += 1 if hit else 0
             alone[f] += 1 if hit and sum(1 for r in d["rows"] if r["verdict"] == "regression") == 1 else 0
+            largest = max(r["bytes"] for r in data["rows"])
+            plant_op_size_slowdown(new, planted, f, "all_reduce", largest)
+            _, d = compare(base, planted)
+            size_found[f] += 1 if any(x["verdict"] == "regression" and x["op"] == "all_reduce" and x["bytes"] == largest
+                                      for x in d["families"]) else 0
             keys = plant_op_slowdown(new, planted, f, "ep", "all_to_all")
             rc2, d = compare(base, planted)
             planted_keys = {(k["mapping"], k["bytes"]) for k in keys}
@@ -123,6 +130,9 @@ def main():
     for f in factors:
         print(f"planted {f:g}x slowdown in the newer run's quietest point: flagged in {found[f]} of {len(pairs)} pairs "
               f"({100.0 * found[f] / n:.0f}%; {alone[f]} with nothing else flagged)")
+    for f in factors:
+        print(f"planted {f:g}x slowdown of all_reduce at the largest size everywhere: flagged in {size_found[f]} of {len(pairs)} pairs "
+              f"({100.0 * size_found[f] / n:.0f}%)")
     for f in factors:
         pts, total, fails, family = op_found[f]
         print(f"planted {f:g}x slowdown of every per-iteration ep all_to_all point: the family flagged in {family} of {len(pairs)} pairs "
