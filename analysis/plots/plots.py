@@ -1,0 +1,234 @@
+"""meshbench report --plot: PNG plots from the report's JSON (docs/report.md).
+
+Embedded in the meshbench binary at build time and run with Debian's python3 and
+python3-matplotlib: `python3 plots.py REPORT.json OUTDIR`. Prints each file it writes, one per
+line. Exit status 3 when matplotlib is missing, so meshbench can say what to install.
+"""
+import json
+import math
+import os
+import sys
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
+except ImportError as exc:  # the caller turns this into one line
+    print(f"matplotlib is missing ({exc})", file=sys.stderr)
+    sys.exit(3)
+
+DIM_ORDER = ["tp", "cp", "dp", "pp", "ep", "etp", "edp"]
+OP_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "all_to_allv", "send_recv"]
+
+
+def size_label(b):
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    u = 0
+    while b >= 1024 and u < len(units) - 1 and b % 1024 == 0:
+        b //= 1024
+        u += 1
+    return f"{b} {units[u]}"
+
+
+def size_axis(ax, sizes):
+    """Log2 size axis with ticks at the measured sizes (at most about eight), in KiB/MiB/GiB."""
+    ax.set_xscale("log", base=2)
+    ticks = sorted(set(sizes))
+    step = max(1, math.ceil(len(ticks) / 8))
+    ticks = ticks[::step]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([size_label(t) for t in ticks], rotation=30, ha="right")
+    ax.set_xlabel("message size (nccl-tests convention)")
+
+
+def busbw_axis(ax):
+    """Log busbw axis (small and large messages differ by orders of magnitude) with plain labels."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def save(fig, out_dir, name):
+    path = os.path.join(out_dir, name)
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    os.replace(tmp, path)
+    print(path)
+
+
+def ranked_names(report):
+    return {m["name"]: m["rank"] for m in report["ranking"]["mappings"]}
+
+
+def label(name, ranks):
+    return f"#{ranks[name]} {name}" if name in ranks else name
+
+
+def plot_busbw(report, out_dir):
+    ranks = ranked_names(report)
+    timing = report["ranking"]["timing"]
+    curves = [c for c in report["curves"] if c["timing"] == timing and c["concurrency"] == "concurrent" and c["points"]]
+    dims = [d for d in DIM_ORDER if any(c["dim"] == d for c in curves)]
+    for dim in dims:
+        ops = [o for o in OP_ORDER if any(c["dim"] == dim and c["op"] == o for c in curves)]
+        fig, axes = plt.subplots(1, len(ops), figsize=(5.2 * len(ops), 4.2), squeeze=False)
+        for ax, op in zip(axes[0], ops):
+            these = sorted((c for c in curves if c["dim"] == dim and c["op"] == op), key=lambda c: ranks.get(c["mapping"], 1e9))
+            sizes = []
+            for c in these:
+                x = [p["bytes"] for p in c["points"]]
+                y = [p["busbw_gbps"] for p in c["points"]]
+                sizes += x
+                ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=label(c["mapping"], ranks))
+            size_axis(ax, sizes)
+            busbw_axis(ax)
+            ax.set_ylabel("busbw (GB/s)")
+            group = these[0]["group_size"] if these else 0
+            ax.set_title(f"{dim} {op} (groups of {group})")
+            ax.grid(True, which="major", alpha=0.3)
+        axes[0][0].legend(fontsize=7, loc="upper left")
+        fig.suptitle(f"{dim}: busbw against size, {timing} concurrent medians, one line per mapping", fontsize=10)
+        fig.tight_layout()
+        save(fig, out_dir, f"busbw_{dim}.png")
+
+
+def time_unit(scale_us):
+    if scale_us >= 1e6:
+        return "s", 1e6
+    if scale_us >= 1e3:
+        return "ms", 1e3
+    return "us", 1.0
+
+
+def plot_ranking(report, out_dir):
+    k = report["ranking"]
+    maps = [m for m in k["mappings"]]
+    if not maps:
+        return
+    names = [f"#{m['rank']} {m['name']}" for m in maps][::-1]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(maps) + 1.6))
+    if k["basis"] == "workload":
+        unit, div = time_unit(max(m["score"] for m in maps))
+        left = [0.0] * len(maps)
+        for dim in k["dims"]:
+            vals = [((m["dims"].get(dim) or 0.0) / div) for m in maps][::-1]
+            ax.barh(names, vals, left=left, label=dim)
+            left = [a + b for a, b in zip(left, vals)]
+        for y, total in enumerate(left):
+            ax.text(total, y, f" {total:.3g}", va="center", fontsize=8)
+        ax.set_xlabel(f"estimated communication per step ({unit}), stacked by dimension")
+        ax.set_xlim(0, max(left) * 1.12)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="dimension", title_fontsize=8)
+        title = f"ranking for workload '{k['workload']['name'] or 'unnamed'}'"
+    else:
+        vals = [m["score"] for m in maps][::-1]
+        ax.barh(names, vals, color="tab:blue")
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        for y, v in enumerate(vals):
+            ax.text(v, y, f" {v:.3f}", va="center", fontsize=8)
+        ax.set_xlim(left=min(0.9, min(vals) * 0.95), right=max(vals) * 1.08)
+        ax.set_xlabel("geometric mean of time / fastest mapping's time (1 = fastest everywhere)")
+        title = "ranking without a workload"
+    ax.set_title(title + f" ({k['timing']} concurrent medians)", fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    save(fig, out_dir, "ranking.png")
+
+
+def plot_spread(report, out_dir):
+    ranks = ranked_names(report)
+    timing = report["ranking"]["timing"]
+    rows = [s for s in report["group_spread_largest"] if s["timing"] == timing and s["concurrency"] == "concurrent"]
+    keys = sorted({(s["dim"], s["op"]) for s in rows}, key=lambda k: (DIM_ORDER.index(k[0]) if k[0] in DIM_ORDER else 99, OP_ORDER.index(k[1]) if k[1] in OP_ORDER else 99))
+    if not keys:
+        return
+    cols = min(3, len(keys))
+    nrows = math.ceil(len(keys) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.8 * nrows), squeeze=False)
+    for i, (dim, op) in enumerate(keys):
+        ax = axes[i // cols][i % cols]
+        these = sorted((s for s in rows if s["dim"] == dim and s["op"] == op), key=lambda s: ranks.get(s["mapping"], 1e9))
+        for x, s in enumerate(these):
+            ys = [v for v in s["group_us"] if v > 0]
+            ax.vlines(x, s["min_us"], s["max_us"], color="gray", linewidth=1)
+            ax.scatter([x] * len(ys), ys, s=14, color="tab:blue", zorder=3)
+            ax.scatter([x], [s["max_us"]], s=30, color="tab:red", zorder=4)
+            hosts = ",".join(s["slowest_hosts"][:2]) + ("…" if len(s["slowest_hosts"]) > 2 else "")
+            # Neighbours' labels alternate above and below their dot so that long host names do not collide.
+            ax.annotate(f"g{s['slowest_group']} {hosts}", (x, s["max_us"]), textcoords="offset points",
+                        xytext=(4, 3 if x % 2 == 0 else -10), fontsize=6.5)
+        ax.set_xticks(range(len(these)))
+        ax.set_xticklabels([f"#{ranks.get(s['mapping'], '?')}" for s in these])
+        size = size_label(these[0]["bytes"]) if these else ""
+        ax.set_title(f"{dim} {op} at {size}", fontsize=9)
+        ax.set_ylabel("group median (us)")
+        ax.set_ylim(bottom=0, top=max(s["max_us"] for s in these) * 1.12)
+        ax.set_xlim(-0.5, len(these) - 0.5 + 0.6)
+        ax.grid(True, axis="y", alpha=0.3)
+    for j in range(len(keys), nrows * cols):
+        axes[j // cols][j % cols].axis("off")
+    fig.suptitle("spread across groups at the largest size: each dot a group's median, red the slowest (its hosts beside it)", fontsize=10)
+    fig.tight_layout()
+    save(fig, out_dir, "group_spread.png")
+
+
+def plot_predictions(report, out_dir):
+    pred = report.get("predictions")
+    if not pred:
+        return
+    rows = [r for r in pred["rows"] if r["dim"] == "step" and r["measured"]]
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(6, 5))
+    xs = [r["predicted_us"] for r in rows]
+    ys = [r["measured"] for r in rows]
+    ax.scatter(xs, ys, s=60, color="tab:blue", zorder=3)
+    for r in rows:
+        ax.annotate(f"#{r['measured_rank']:g} {r['mapping']}", (r["predicted_us"], r["measured"]), fontsize=7, textcoords="offset points",
+                    xytext=(4, 4))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
+        # Plain numbers; minor ticks get labels only when the values span less than a decade.
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        axis.set_major_formatter(plain)
+        narrow = 1 < max(values) / min(values) < 10
+        axis.set_minor_formatter(plain if narrow else NullFormatter())
+    ax.set_xlabel("predicted by the plan (us)")
+    if pred["like_for_like"]:
+        lo, hi = min(xs + ys), max(xs + ys)
+        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8, label="measured = predicted")
+        ax.legend(fontsize=8)
+        ax.set_ylabel("measured per step (us)")
+    else:
+        ax.set_ylabel(f"measured ({report['ranking']['unit']}): only the order compares")
+    rho = pred["rank_correlation"]
+    rho_text = f"Spearman {rho:.2f}" if rho is not None else "the plan predicts every mapping equal"
+    ax.set_title(f"plan against measurement: {rho_text} ({pred['compared_mappings']} mappings)", fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    fig.tight_layout()
+    save(fig, out_dir, "predicted_vs_measured.png")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: plots.py REPORT.json OUTDIR", file=sys.stderr)
+        return 2
+    with open(sys.argv[1], encoding="utf-8") as f:
+        report = json.load(f)
+    out_dir = sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    plot_busbw(report, out_dir)
+    plot_ranking(report, out_dir)
+    plot_spread(report, out_dir)
+    plot_predictions(report, out_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+# meshbench report and compare on files written by `meshbench run` under mpirun (4 ranks).
+# The setup test writes two honest runs of one configuration; the others read them.
+set(_report_fixtures ${CMAKE_CURRENT_BINARY_DIR}/report_fixtures)
+add_test(NAME integration.report.setup
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py setup ${_report_fixtures})
+set_tests_properties(integration.report.setup PROPERTIES
+  FIXTURES_SETUP report_runs RUN_SERIAL TRUE LABELS "integration;analysis" TIMEOUT 1800
+  ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+foreach(_case report_text report_formats report_workload report_plots report_plot_without_matplotlib report_export
+              compare_planted_slowdown compare_same_file compare_honest_rerun compare_bad_input)
+  string(REGEX REPLACE "^([a-z]+)_(.*)$" "\\1.\\2" _name ${_case})
+  add_test(NAME integration.${_name}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py ${_case})
+  set_tests_properties(integration.${_name} PROPERTIES
+    FIXTURES_REQUIRED report_runs LABELS "integration;analysis" TIMEOUT 600
+    ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;REPORT_FIXTURES=${_report_fixtures}")
+endforeach()

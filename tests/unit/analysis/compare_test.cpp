@@ -1,0 +1,310 @@
+// compare: matching by structure, flagging only what is slower and significant, provenance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "analysis/compare.hpp"
+#include "analysis/compare_writers.hpp"
+#include "common/error.hpp"
+#include "report_fixture.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+using testing::pattern_samples;
+
+// Two mappings × (tp all_reduce, ep all_to_all) × 3 sizes, 200 samples each with ±5% noise;
+// `scale` multiplies one point (ep all_to_all at 64 KiB of "ep-inner").
+testing::FixtureFile make_run(int phase, double scale = 1.0, const std::string& first_name = "ep-inner") {
+  testing::FixtureFile f;
+  f.add_mapping(first_name, "tp-cp-ep-dp-pp");
+  f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  for (const std::string& m : {first_name, std::string("dp-inner")}) {
+    for (std::uint64_t b : {1024ULL, 16384ULL, 65536ULL}) {
+      for (const auto& [dim, op, base] : {std::tuple{"tp", "all_reduce", 20.0}, std::tuple{"ep", "all_to_all", 50.0}}) {
+        double center = base * (1 + static_cast<double>(b) / 65536.0);
+        const bool planted = m == first_name && std::string(op) == "all_to_all" && b == 65536;
+        if (planted) center *= scale;
+        auto s = pattern_samples(center, 200, 0.05, phase);
+        f.add_point(m, dim, op, b, median_of(s), s);
+      }
+    }
+  }
+  return f;
+}
+
+TEST(Compare, HonestRerunIsNotFlagged) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto next = results::ResultsFile::open(make_run(3).write(dir / "new.h5"));
+  const auto c = compare_runs(base, next, {});
+  EXPECT_EQ(c.rows.size(), 12U);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.count(Verdict::regression), 0);
+  EXPECT_EQ(c.count(Verdict::improvement), 0);
+  EXPECT_NE(c.headline().find("no regression in 12 compared points"), std::string::npos) << c.headline();
+}
+
+TEST(Compare, PlantedTenPercentSlowdownIsFlaggedAndNothingElse) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto next = results::ResultsFile::open(make_run(3, 1.10).write(dir / "new.h5"));
+  const auto c = compare_runs(base, next, {});
+  ASSERT_TRUE(c.regressed());
+  ASSERT_EQ(c.count(Verdict::regression), 1);
+  const auto& r = *std::find_if(c.rows.begin(), c.rows.end(), [](const RowComparison& x) { return x.verdict == Verdict::regression; });
+  EXPECT_EQ(r.base_mapping, "ep-inner");
+  EXPECT_EQ(r.op, "all_to_all");
+  EXPECT_EQ(r.bytes, 65536U);
+  EXPECT_NEAR(r.ratio, 1.10, 0.01);
+  EXPECT_LT(r.q_slower, 0.05);
+  EXPECT_LT(r.interval.low, 1.10);
+  EXPECT_GT(r.interval.high, 1.10);
+  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB 10% slower"), std::string::npos) << c.headline();
+}
+
+TEST(Compare, SlowdownBelowTheThresholdIsNotARegression) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto next = results::ResultsFile::open(make_run(3, 1.03).write(dir / "new.h5"));
+  EXPECT_FALSE(compare_runs(base, next, {}).regressed());
+  CompareOptions strict;
+  strict.threshold = 0.02;
+  EXPECT_TRUE(compare_runs(base, next, strict).regressed());
+}
+
+// Every point `scale` times slower, with a tiny per-point wobble so the scatter is not zero.
+testing::FixtureFile shifted_run(int phase, double scale) {
+  testing::FixtureFile f;
+  f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  for (int k = 0; k < 12; ++k) {
+    const std::uint64_t b = 1024ULL << static_cast<unsigned>(k);
+    const double center = 20.0 * (1 + k) * scale * (1 + 0.003 * ((k * 5 + phase) % 7 - 3));
+    auto s = pattern_samples(center, 100, 0.02, phase);
+    f.add_point("ep-inner", "tp", "all_reduce", b, median_of(s), s);
+  }
+  return f;
+}
+
+TEST(Compare, AWholeRunThatMovedTogetherIsAFindingOfItsOwn) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(shifted_run(0, 1.0).write(dir / "base.h5"));
+  const auto slower = results::ResultsFile::open(shifted_run(3, 1.12).write(dir / "slower.h5"));
+  const auto c = compare_runs(base, slower, {});
+  ASSERT_EQ(c.scatter.size(), 1U);
+  EXPECT_NEAR(c.scatter[0].shift_ratio, 1.12, 0.02);
+  EXPECT_EQ(c.scatter[0].verdict, Verdict::regression);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_EQ(c.count(Verdict::regression), 0);  // no point stands out from the others
+  EXPECT_NE(c.headline().find("the whole per_iteration run 1"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("% slower"), std::string::npos) << c.headline();
+  const auto same = results::ResultsFile::open(shifted_run(3, 1.0).write(dir / "same.h5"));
+  EXPECT_FALSE(compare_runs(base, same, {}).regressed());
+}
+
+TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
+  // Honest reruns on an oversubscribed machine: points move by tens of percent, some by 10x,
+  // both ways. Their samples are tight, so each move is "significant" within the runs; judged
+  // against how all points moved, none stands out.
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  for (int k = 0; k < 60; ++k) {
+    const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
+    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;       // spread pattern in [-1, 1]
+    double move = std::exp(0.3 * u);                         // ±35%
+    if (k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;         // the occasional 10x jump, both ways
+    auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
+    a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
+    b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
+  }
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  EXPECT_GT(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.ratio > 1.05 && r.q_slower < 0.05; }), 10);
+  EXPECT_EQ(c.count(Verdict::regression), 0);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_GT(c.scatter.at(0).scatter.tail_nu, 0);  // the jumps made the tail heavy
+}
+
+TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  for (std::uint64_t bytes : {1024ULL, 2048ULL, 4096ULL, 8192ULL, 16384ULL, 32768ULL, 65536ULL, 131072ULL, 262144ULL}) {
+    const double t = static_cast<double>(bytes) / 100;
+    a.add_point("m", "tp", "all_reduce", bytes, t, {t, t * 1.01, t * 0.99}, {}, "batched");
+    const double slow = bytes == 65536 ? 1.2 : 1.0;
+    b.add_point("m", "tp", "all_reduce", bytes, t * slow, {t * slow, t * slow * 1.01, t * slow * 0.99}, {}, "batched");
+  }
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  EXPECT_TRUE(std::none_of(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
+  ASSERT_EQ(c.count(Verdict::regression), 1);
+}
+
+// Two runs of 2 mappings × 7 (dim, op) families × 6 sizes whose points move by up to ±35%
+// between the runs (a noisy machine); `ep_factor` slows every ep all_to_all point of the new run.
+std::pair<testing::FixtureFile, testing::FixtureFile> noisy_runs(double ep_factor) {
+  std::pair<testing::FixtureFile, testing::FixtureFile> runs;
+  auto& [a, b] = runs;
+  for (auto* f : {&a, &b}) {
+    f->add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+    f->add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  }
+  const std::vector<std::pair<std::string, std::string>> families = {{"tp", "all_reduce"}, {"tp", "all_gather"}, {"tp", "reduce_scatter"},
+                                                                     {"dp", "all_reduce"}, {"dp", "all_gather"}, {"dp", "reduce_scatter"},
+                                                                     {"ep", "all_to_all"}};
+  int k = 0;
+  for (const std::string m : {"ep-inner", "dp-inner"}) {
+    for (const auto& [dim, op] : families) {
+      for (int size = 0; size < 6; ++size, ++k) {
+        const std::uint64_t bytes = 1024ULL << static_cast<unsigned>(2 * size);
+        const double u = ((k * 37) % 84) / 83.0 * 2 - 1;
+        const double move = std::exp(0.3 * u) * (dim == "ep" ? ep_factor : 1.0);
+        auto sa = pattern_samples(30, 40, 0.01, k), sb = pattern_samples(30 * move, 40, 0.01, k + 1);
+        a.add_point(m, dim, op, bytes, median_of(sa), sa);
+        b.add_point(m, dim, op, bytes, median_of(sb), sb);
+      }
+    }
+  }
+  return runs;
+}
+
+TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
+  testing::ScratchDir dir;
+  auto [a, b] = noisy_runs(2.0);
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  const auto ep = std::find_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.dim == "ep" && f.op == "all_to_all"; });
+  ASSERT_NE(ep, c.families.end());
+  EXPECT_EQ(ep->points, 12);
+  EXPECT_NEAR(ep->median_ratio, 2.0, 0.4);
+  EXPECT_EQ(ep->verdict, Verdict::regression);
+  EXPECT_EQ(std::count_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.verdict != Verdict::unchanged; }), 1);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NE(c.headline().find("ep all_to_all "), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("% slower (12 points)"), std::string::npos) << c.headline();
+
+  auto [h1, h2] = noisy_runs(1.0);
+  const auto honest = compare_runs(results::ResultsFile::open(h1.write(dir / "h1.h5")), results::ResultsFile::open(h2.write(dir / "h2.h5")), {});
+  EXPECT_FALSE(honest.regressed()) << honest.headline();
+  EXPECT_GT(honest.families.size(), 7U);  // (dim, op) families and the op-at-a-size families with enough points
+}
+
+TEST(Compare, ImprovementIsReportedAndDoesNotFail) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto next = results::ResultsFile::open(make_run(3, 0.85).write(dir / "new.h5"));
+  const auto c = compare_runs(base, next, {});
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.count(Verdict::improvement), 1);
+}
+
+TEST(Compare, RowsMatchByStructureNotByName) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  // The same groups under another name are still compared (and the plant still found) ...
+  const auto renamed = results::ResultsFile::open(make_run(3, 1.10, "renamed").write(dir / "renamed.h5"));
+  const auto c = compare_runs(base, renamed, {});
+  EXPECT_EQ(c.rows.size(), 12U);
+  EXPECT_EQ(c.count(Verdict::regression), 1);
+  EXPECT_EQ(c.renamed, (std::vector<std::string>{"ep-inner = renamed"}));
+  // ... and a name whose groups changed is not.
+  testing::FixtureFile other;
+  other.add_mapping("ep-inner", "tp-cp-ep-dp-pp", {0, 3, 1, 2});
+  for (std::uint64_t b : {1024ULL, 16384ULL, 65536ULL}) other.add_point("ep-inner", "tp", "all_reduce", b, 10.0, pattern_samples(10, 50));
+  other.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  other.add_point("dp-inner", "tp", "all_reduce", 1024, 20.0, pattern_samples(20, 50));
+  const auto restructured = results::ResultsFile::open(other.write(dir / "other.h5"));
+  const auto d = compare_runs(base, restructured, {});
+  EXPECT_EQ(d.rows.size(), 1U);
+  EXPECT_EQ(d.restructured, (std::vector<std::string>{"ep-inner"}));
+  EXPECT_EQ(d.only_base, 11);
+  EXPECT_EQ(d.only_new, 3);
+}
+
+TEST(Compare, NothingInCommonIsBadInput) {
+  testing::ScratchDir dir;
+  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  testing::FixtureFile other;
+  other.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  other.add_point("ep-inner", "tp", "all_reduce", 999, 10.0);  // a size base never measured
+  const auto next = results::ResultsFile::open(other.write(dir / "other.h5"));
+  try {
+    compare_runs(base, next, {});
+    FAIL() << "two files with nothing in common compared";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no measured point in common"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+
+TEST(Compare, WrongResultsInTheNewRunFail) {
+  testing::ScratchDir dir;
+  auto f = make_run(0);
+  f.add_point("dp-inner", "tp", "all_reduce", 4096, 20.0, pattern_samples(20, 50)).row.wrong = 3;
+  auto g = make_run(0);
+  g.add_point("dp-inner", "tp", "all_reduce", 4096, 20.0, pattern_samples(20, 50));
+  const auto good = results::ResultsFile::open(g.write(dir / "good.h5"));
+  const auto bad = results::ResultsFile::open(f.write(dir / "bad.h5"));
+  const auto c = compare_runs(good, bad, {});
+  EXPECT_TRUE(c.regressed());
+  EXPECT_EQ(c.count(Verdict::wrong), 1);
+  EXPECT_NE(c.headline().find("WRONG"), std::string::npos);
+}
+
+TEST(Compare, PointsWithoutSamplesAreJudgedByTheThresholdAlone) {
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  a.add_point("m", "tp", "all_reduce", 1024, 10.0);
+  b.add_point("m", "tp", "all_reduce", 1024, 11.0);
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  ASSERT_EQ(c.rows.size(), 1U);
+  EXPECT_FALSE(c.rows[0].tested);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::regression);
+}
+
+TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
+  testing::ScratchDir dir;
+  auto a = make_run(0);
+  auto b = make_run(3, 1.10);
+  a.set_version("nccl", "2.27.5");
+  b.set_version("nccl", "2.27.7");
+  a.set_env("NCCL_PROTO", "Simple");
+  b.set_env("OMPI_MCA_orte_hnp_uri", "999.0;tcp://10.0.0.2:5000");
+  b.set_env("SLURM_JOB_ID", "4242");
+  a.set_doctor_json(R"({"schema":"meshbench.doctor","versions":{"libfabric":{"n0":"1.17.0","n1":"1.17.0"}}})");
+  b.set_doctor_json(R"({"schema":"meshbench.doctor","versions":{"libfabric":{"n0":"1.22.0","n1":"1.17.0"}}})");
+  const auto base = results::ResultsFile::open(a.write(dir / "base.h5"));
+  const auto next = results::ResultsFile::open(b.write(dir / "new.h5"));
+  const auto c = compare_runs(base, next, {});
+  auto has = [&](const std::string& kind, const std::string& name, const std::string& before, const std::string& after) {
+    return std::any_of(c.changes.begin(), c.changes.end(), [&](const ProvenanceChange& x) {
+      return x.kind == kind && x.name == name && x.before == before && x.after == after;
+    });
+  };
+  EXPECT_TRUE(has("version", "nccl", "2.27.5", "2.27.7"));
+  EXPECT_TRUE(has("environment", "NCCL_PROTO", "Simple", "(absent)"));
+  EXPECT_TRUE(has("doctor", "libfabric", "1.17.0", "mixed: 1.17.0, 1.22.0"));
+  EXPECT_EQ(c.hidden_changes, 2);  // the ORTE URI and the job id
+  EXPECT_EQ(c.headline().rfind("nccl 2.27.5 → 2.27.7", 0), 0U) << c.headline();
+  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB 10% slower"), std::string::npos) << c.headline();
+
+  std::ostringstream text;
+  make_compare_writer(OutputFormat::text)->write(c, text);
+  const std::string t = text.str();
+  EXPECT_LT(t.find("2.27.7"), t.find("all_to_all")) << "provenance must come above the numbers\n" << t;
+  EXPECT_NE(t.find("verdict: REGRESSION"), std::string::npos);
+  std::ostringstream json;
+  make_compare_writer(OutputFormat::json)->write(c, json);
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_TRUE(j["regressed"].get<bool>());
+  EXPECT_EQ(j["counts"]["regression"], 1);
+  EXPECT_EQ(j["rows"].size(), 12U);
+  EXPECT_THROW(make_compare_writer(OutputFormat::csv), InputError);
+}
+
+}  // namespace
+}  // namespace meshbench::analysis

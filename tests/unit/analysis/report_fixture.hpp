@@ -1,0 +1,68 @@
+#pragma once
+// Results files with known numbers for the report and compare tests, written by the results
+// module's own writer so the tests read exactly what `run` would write.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapping/mapping.hpp"
+#include "mapping/workload.hpp"
+#include "results/writer.hpp"
+
+namespace meshbench::analysis::testing {
+
+// Four CPU slots on two hosts ("node-0": slots 0,1; "node-1": slots 2,3); layout TP2 EP2 ETP1
+// (so DP2 EDP2). Mappings are built with mapping::make_mapping, so groups and digests are real.
+class FixtureFile {
+ public:
+  FixtureFile();
+  // Adds a mapping of `order` with placement `slot_of_rank` (identity when empty).
+  const mapping::Mapping& add_mapping(const std::string& name, const std::string& order, std::vector<int> slot_of_rank = {});
+  void set_workload_json(std::string json) { header_.layout.workload_json = std::move(json); }
+  void set_version(const std::string& name, const std::string& value);
+  void set_env(const std::string& name, const std::string& value);
+  void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }
+  void set_predicted(const std::string& mapping, std::vector<std::pair<std::string, double>> predicted);
+  // Keeps a plan of the mappings added so far in the file (/plan_json), as `run` does; with a
+  // workload its predictions are per step.
+  void keep_plan(const std::optional<mapping::Workload>& workload);
+
+  // One point: median `median_us`, busbw from the op's factor; `samples` (time order) become
+  // /samples; `group_us` the per-group medians (default: every group at the median).
+  results::PointRecord& add_point(const std::string& mapping, const std::string& dim, const std::string& op, std::uint64_t bytes,
+                                  double median_us, std::vector<double> samples = {}, std::vector<double> group_us = {},
+                                  const std::string& timing = "per_iteration");
+
+  // Writes the file; returns its path.
+  std::string write(const std::filesystem::path& path) const;
+
+  const results::RunHeader& header() const { return header_; }
+
+ private:
+  topology::ClusterTopology topo_;
+  results::RunHeader header_;
+  std::vector<mapping::Mapping> mappings_;
+  std::vector<results::PointRecord> points_;
+};
+
+// A per-test scratch folder, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Samples around `center` with a fixed, mildly irregular pattern (no randomness: tests are
+// repeatable): n values in [center·(1−spread), center·(1+spread)].
+std::vector<double> pattern_samples(double center, int n, double spread = 0.02, int phase = 0);
+
+}  // namespace meshbench::analysis::testing
