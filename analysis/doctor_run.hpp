@@ -16,10 +16,4 @@ DoctorReport run_doctor(MPI_Comm comm, const DoctorOptions& options);
 // One process without MPI: this process and this node; the clock check SKIPs.
 DoctorReport run_doctor_local(const DoctorOptions& options);
 
-// Whether MPI_Init can join a launcher: OMPI_COMM_WORLD_SIZE (mpirun), PMIX_RANK or PMI_RANK
-// (srun --mpi=pmix/pmi2). A multi-task srun step (SLURM_STEP_ID, SLURM_STEP_NUM_TASKS > 1)
-// without either is an InputError that says to use srun --mpi=pmix: each task would otherwise
-// check only itself.
-bool launched_by_mpi_launcher();
-
 }  // namespace meshbench::analysis

@@ -36,7 +36,9 @@ struct LiveCluster {
 };
 LiveCluster discover_cluster(MPI_Comm comm);
 
-// True when this process was started by mpirun/srun (so MPI_Init joins a real job).
+// True when this process was started by mpirun or srun with an MPI plugin (so MPI_Init joins a
+// real job); false for a process started alone. Throws InputError for a multi-task srun step
+// without an MPI plugin, whose tasks could not find each other.
 bool launched_by_mpi_launcher();
 // This process's rank as the launcher set it in the environment, 0 when not launched; lets a
 // command that needs no MPI print only once under mpirun/srun.

@@ -7,6 +7,7 @@
 #include "analysis/commands.hpp"
 #include "analysis/doctor_run.hpp"
 #include "common/error.hpp"
+#include "topology/options.hpp"
 
 namespace meshbench::analysis {
 
@@ -75,7 +76,7 @@ int doctor_command(const Args& args) {
   };
   // Bad input is refused above, before MPI starts: every rank refuses alike and none is left
   // waiting in a collective.
-  if (!launched_by_mpi_launcher()) {
+  if (!topology::launched_by_mpi_launcher()) {
     const DoctorReport report = run_doctor_local(options);
     publish(report);
     return report.exit_status();

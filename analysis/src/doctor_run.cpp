@@ -161,19 +161,4 @@ DoctorReport run_doctor_local(const DoctorOptions& options) {
   return r;
 }
 
-bool launched_by_mpi_launcher() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
-    if (std::getenv(name) != nullptr) return true;
-  }
-  if (std::getenv("SLURM_STEP_ID") != nullptr) {
-    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
-    if (tasks != nullptr && std::atoi(tasks) > 1) {
-      throw InputError("started by srun with " + std::string(tasks) +
-                       " tasks but without an MPI plugin (no PMIX_RANK/PMI_RANK): use srun --mpi=pmix so that doctor "
-                       "checks the whole allocation at once");
-    }
-  }
-  return false;
-}
-
 }  // namespace meshbench::analysis

@@ -23,6 +23,7 @@
 #include "bench/runner.hpp"
 #include "bench/src/mpi_util.hpp"
 #include "bench/src/run_plan.hpp"
+#include "topology/options.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
@@ -40,14 +41,6 @@ constexpr const char* kSummary =
     "Measure the candidate mappings in one launch (under mpirun or srun, one process per slot):\n"
     "each process plays the logical rank its slot gets in each mapping, and every dimension's\n"
     "groups run their collectives at once. Results go to an HDF5 file as each point completes.";
-
-// The launcher's rank of this process before MPI starts, to print option errors once.
-int launcher_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
-    if (const char* v = std::getenv(var)) return std::atoi(v);
-  }
-  return 0;
-}
 
 std::string joined_command_line(const Args& args) {
   std::string line = "meshbench run";
@@ -317,7 +310,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
 int run_command(const Args& args) {
   RunConfig config;
   const auto options = run_options_description(config);
-  const bool quiet = launcher_rank() != 0;
+  const bool quiet = topology::launcher_rank() != 0;
   std::ofstream null_stream;
   try {
     const auto vm = parse_command("run", kSummary, options, args, quiet ? null_stream : std::cout);

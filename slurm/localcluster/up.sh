@@ -142,6 +142,19 @@ shape() {  # shape(netns, dev): token bucket at the link rate on the device's eg
   nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$rate_bps" burst 256kb latency 50ms
 }
 
+# A node's TCP congestion control: cubic (Linux's default) where the namespace may choose it,
+# else reno. BBR, the host default on some machines, models the path from the traffic before it,
+# and through the token bucket that left each second of a transfer in one of two or three states
+# (a 2-rank 4 MiB all-reduce: 36 or 50 ms, flipping from second to second in the same process);
+# with reno the same runs measured one state within 2% (e2e fidelity case).
+steady_congestion_control() {
+  local cc
+  for cc in cubic reno; do
+    nsenter --net="$MBN_NETNS_DIR/$1" -- sh -c "echo $cc > /proc/sys/net/ipv4/tcp_congestion_control" 2>/dev/null && return 0
+  done
+  mbn_log "note: node $1 keeps the host's TCP congestion control; cross-node timings may flip between link states"
+}
+
 : >"$state/nodes"
 : >"$state/hostfile"
 for ((k = 0; k < nodes; k++)); do
@@ -154,6 +167,7 @@ for ((k = 0; k < nodes; k++)); do
   ip -n "$bridge_ns" link set "v$k" master br0 up
   # IPv4 only: Open MPI would otherwise also try the IPv6 link-local address.
   nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
+  steady_congestion_control "$ns"
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
   # Node -> bridge is the node's upload, bridge -> node its download: a full-duplex link.

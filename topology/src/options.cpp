@@ -73,9 +73,20 @@ ClusterTopology load_offline_topology(const TopologyOptions& options, bool requi
 }
 
 bool launched_by_mpi_launcher() {
-  return env("OMPI_COMM_WORLD_SIZE") != nullptr || env("PMIX_RANK") != nullptr ||
-         (env("PMI_RANK") != nullptr && env("PMI_SIZE") != nullptr) ||
-         (env("SLURM_STEP_ID") != nullptr && env("SLURM_PROCID") != nullptr);
+  if (env("OMPI_COMM_WORLD_SIZE") != nullptr || env("PMIX_RANK") != nullptr ||
+      (env("PMI_RANK") != nullptr && env("PMI_SIZE") != nullptr)) {
+    return true;
+  }
+  // An srun step without an MPI plugin: every task would start MPI as a singleton of its own,
+  // each believing it is the whole job.
+  if (env("SLURM_STEP_ID") != nullptr) {
+    const char* tasks = env("SLURM_STEP_NUM_TASKS");
+    if (tasks != nullptr && std::atoi(tasks) > 1) {
+      throw InputError("started by srun with " + std::string(tasks) +
+                       " tasks but without an MPI plugin (no PMIX_RANK or PMI_RANK): launch with srun --mpi=pmix");
+    }
+  }
+  return false;
 }
 
 int launcher_rank() {

@@ -107,7 +107,7 @@ TEST(TopologyOptions, WithoutRequiringGpusAFileWithoutGpusGivesCpuSlots) {
 
 class LauncherEnv : public ::testing::Test {
  protected:
-  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_ID", "SLURM_PROCID"};
+  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"};
   void SetUp() override {
     for (const char* n : kNames) {
       if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
@@ -140,9 +140,18 @@ TEST_F(LauncherEnv, RecognisesMpirunPmixPmiAndSrun) {
   EXPECT_FALSE(launched_by_mpi_launcher());  // inside sbatch, not a step
   EXPECT_EQ(launcher_rank(), 0);
   setenv("SLURM_STEP_ID", "0", 1);
-  EXPECT_TRUE(launched_by_mpi_launcher());
+  setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+  EXPECT_FALSE(launched_by_mpi_launcher());  // one task, no MPI plugin: a process on its own
   EXPECT_EQ(launcher_rank(), 5);
+  setenv("SLURM_STEP_NUM_TASKS", "8", 1);
+  try {
+    launched_by_mpi_launcher();
+    ADD_FAILURE() << "a multi-task srun step without an MPI plugin was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+  }
   setenv("PMIX_RANK", "2", 1);
+  EXPECT_TRUE(launched_by_mpi_launcher());  // the same step with the plugin
   EXPECT_EQ(launcher_rank(), 2);  // the MPI launcher's variable wins over the inherited SLURM one
 }
 
