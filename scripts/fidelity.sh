@@ -9,4 +9,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MESHBENCH_BUILD_DIR:-$root/build}"
 cmake --build "$build" -j "$(nproc)" --target perf_fidelity >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-exec mpirun -np 2 --bind-to core "$build/perf/perf_fidelity" "${1:-2000}" "${2:-9}"
+exec mpirun -np 2 --bind-to core "$build/perf/perf_fidelity" "${1:-2000}" "${2:-15}"

@@ -1,10 +1,12 @@
 // The MPI backend: host buffers and MPI's own collectives, one call per op.
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <stdexcept>
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "bench/host_buffer.hpp"
 
 namespace meshbench::bench {
 
@@ -30,8 +32,8 @@ class MpiGroup final : public GroupComm {
 
   void prepare(const OpLayout& layout) override {
     layout_ = layout;
-    send_.assign(std::max<std::size_t>(layout.send, 1), 0.0F);
-    recv_.assign(std::max<std::size_t>(layout.recv, 1), 0.0F);
+    send_ = HostBuffer(layout.send);
+    recv_ = HostBuffer(layout.recv);
     fill_send(layout_, std::span(send_.data(), layout.send));
     count_ = as_int(layout.count);
     if (layout.op == Op::all_to_allv) {
@@ -59,9 +61,9 @@ class MpiGroup final : public GroupComm {
 
   std::int64_t check(bool corrupt) override {
     fill_send(layout_, std::span(send_.data(), layout_.send));
-    std::fill(recv_.begin(), recv_.end(), -1.0F);
+    std::ranges::fill(recv_.span(), -1.0F);
     run();
-    if (corrupt && layout_.recv > 0) recv_[0] += 1.0F;
+    if (corrupt && layout_.recv > 0) recv_.data()[0] += 1.0F;
     return count_wrong(layout_, std::span<const float>(recv_.data(), layout_.recv));
   }
 
@@ -92,7 +94,7 @@ class MpiGroup final : public GroupComm {
 
   MPI_Comm comm_;
   OpLayout layout_;
-  std::vector<float> send_, recv_;
+  HostBuffer send_, recv_;
   int count_ = 0;
   std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
   std::vector<MPI_Request> requests_;
