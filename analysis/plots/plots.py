@@ -188,17 +188,8 @@ def plot_predictions(report, out_dir):
     xs = [r["predicted_us"] for r in rows]
     ys = [r["measured"] for r in rows]
     ax.scatter(xs, ys, s=60, color="tab:blue", zorder=3)
-    for r in rows:
-        ax.annotate(f"#{r['measured_rank']:g} {r['mapping']}", (r["predicted_us"], r["measured"]), fontsize=7, textcoords="offset points",
-                    xytext=(4, 4))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    for axis, values in ((ax.xaxis, xs), (ax.yaxis, ys)):
-        # Plain numbers; minor ticks get labels only when the values span less than a decade.
-        plain = FuncFormatter(lambda v, _: f"{v:g}")
-        axis.set_major_formatter(plain)
-        narrow = 1 < max(values) / min(values) < 10
-        axis.set_minor_formatter(plain if narrow else NullFormatter())
     ax.set_xlabel("predicted by the plan (us)")
     if pred["like_for_like"]:
         lo, hi = min(xs + ys), max(xs + ys)
@@ -207,6 +198,23 @@ def plot_predictions(report, out_dir):
         ax.set_ylabel("measured per step (us)")
     else:
         ax.set_ylabel(f"measured ({report['ranking']['unit']}): only the order compares")
+    # Labels top to bottom, each at least a line below the one before: points that nearly
+    # coincide (a plan that predicts mappings equal) must not print their names over each other.
+    ax.autoscale_view()
+    to_points = 72.0 / fig.dpi
+    previous = None
+    for r in sorted(rows, key=lambda r: -r["measured"]):
+        x, y = r["predicted_us"], r["measured"]
+        at = ax.transData.transform((x, y))[1] * to_points
+        label = at + 4 if previous is None else min(at + 4, previous - 10)
+        previous = label
+        ax.annotate(f"#{r['measured_rank']:g} {r['mapping']}", (x, y), fontsize=7, textcoords="offset points", xytext=(6, label - at),
+                    arrowprops={"arrowstyle": "-", "color": "gray", "linewidth": 0.5} if label < at - 6 else None)
+    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        # Plain numbers; minor ticks get labels only when the axis spans less than a decade.
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(plain if 1 < hi / lo < 10 else NullFormatter())
     rho = pred["rank_correlation"]
     rho_text = f"Spearman {rho:.2f}" if rho is not None else "the plan predicts every mapping equal"
     ax.set_title(f"plan against measurement: {rho_text} ({pred['compared_mappings']} mappings)", fontsize=10)
