@@ -19,6 +19,24 @@ struct Series {
   std::vector<double> local, slowest;
 };
 
+// Every collective of a point runs under the watchdog, the bookkeeping ones too: a rank stopped
+// while the others sat in an unwatched reduction left rank 0 waiting there for ever, and only
+// the other ranks' grace period ended the run, without naming the rank that never arrived.
+class Watched {
+ public:
+  Watched(Watchdog* w, double limit_s) : w_(w) {
+    if (w_ != nullptr) w_->arm(limit_s);
+  }
+  ~Watched() {
+    if (w_ != nullptr) w_->disarm();
+  }
+  Watched(const Watched&) = delete;
+  Watched& operator=(const Watched&) = delete;
+
+ private:
+  Watchdog* w_;
+};
+
 class Sampler {
  public:
   Sampler(const PointContext& ctx, MPI_Comm sync, MPI_Comm reduce) : ctx_(ctx), sync_(sync), reduce_(reduce) {}
@@ -43,7 +61,10 @@ class Sampler {
   // Warm-up, never counted; returns the slowest rank's time of the first op, which sizes the rest.
   double warm_up(const TimingPolicy& p) {
     double first = synced_op();
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+    {
+      const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+      MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+    }
     const double allowed = 0.2 * p.budget_s * 1e6 / std::max(first, 1e-3);
     const int more = std::clamp(static_cast<int>(allowed), 0, std::max(p.warmup - 1, 0));
     for (int i = 0; i < more; ++i) synced_op();
@@ -62,7 +83,10 @@ class Sampler {
       s.local.insert(s.local.end(), buf.begin(), buf.end() - 1);
       buf.back() = seconds_since(start);
       // The elapsed time rides along so that every rank takes the same stopping decision.
-      MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+      {
+        const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+        MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+      }
       s.slowest.insert(s.slowest.end(), buf.begin(), buf.end() - 1);
       const double elapsed = buf.back();
       const int n = static_cast<int>(s.slowest.size());
@@ -83,7 +107,10 @@ class Sampler {
     Series s;
     for (int b = 0; b < std::max(p.batches, 1); ++b) s.local.push_back(synced_batch(ops));
     s.slowest = s.local;
-    MPI_Allreduce(MPI_IN_PLACE, s.slowest.data(), static_cast<int>(s.slowest.size()), MPI_DOUBLE, MPI_MAX, reduce_);
+    {
+      const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+      MPI_Allreduce(MPI_IN_PLACE, s.slowest.data(), static_cast<int>(s.slowest.size()), MPI_DOUBLE, MPI_MAX, reduce_);
+    }
     ops_per_batch_ = ops;
     return s;
   }
@@ -123,7 +150,10 @@ std::vector<std::vector<double>> gather_group_records(const PointContext& ctx, c
   MPI_Comm_size(ctx.world, &size);
   const bool root = world_rank(ctx.world) == 0;
   std::vector<double> all(root ? static_cast<std::size_t>(size * width) : 0);
-  MPI_Gather(send.data(), width, MPI_DOUBLE, all.data(), width, MPI_DOUBLE, 0, ctx.world);
+  {
+    const Watched watched(ctx.watchdog, ctx.op_limit_s);
+    MPI_Gather(send.data(), width, MPI_DOUBLE, all.data(), width, MPI_DOUBLE, 0, ctx.world);
+  }
   std::vector<std::vector<double>> records;
   for (int r = 0; root && r < size; ++r) {
     const double* row = all.data() + static_cast<std::ptrdiff_t>(r) * width;
@@ -159,7 +189,10 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
 
   // Per group: the slowest member per iteration, then that series' median and p90.
   std::vector<double> group_series = s.local;
-  MPI_Allreduce(MPI_IN_PLACE, group_series.data(), static_cast<int>(group_series.size()), MPI_DOUBLE, MPI_MAX, ctx.group_comm);
+  {
+    const Watched watched(ctx.watchdog, ctx.op_limit_s);
+    MPI_Allreduce(MPI_IN_PLACE, group_series.data(), static_cast<int>(group_series.size()), MPI_DOUBLE, MPI_MAX, ctx.group_comm);
+  }
   const Summary gs = summarize(group_series);
   for (const auto& rec : gather_group_records(ctx, {gs.median, gs.p90}, comm_rank(ctx.group_comm) == 0)) {
     r.groups.push_back({static_cast<int>(rec[0]), rec[1], rec[2]});
@@ -167,9 +200,8 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
   r.slowest_group = slowest_of(r.groups);
 
   if (check) {
-    if (ctx.watchdog != nullptr) ctx.watchdog->arm(ctx.op_limit_s);
+    const Watched watched(ctx.watchdog, ctx.op_limit_s);
     std::int64_t wrong = ctx.group->check(corrupt);
-    if (ctx.watchdog != nullptr) ctx.watchdog->disarm();
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx.world);
     r.wrong = wrong;
   }
@@ -180,15 +212,24 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
   ctx.group->prepare(layout);
   Summary mine;
   int my_iters = 0;
+  // The others wait while one group measures: at most its warm-up and minimum iterations at the
+  // op limit each (its own watchdog fires beyond that) plus twice the budget.
+  const double one_group_s = 2 * policy.budget_s + (policy.warmup + policy.min_iters) * ctx.op_limit_s;
   for (int g = 0; g < ctx.group_count; ++g) {
-    MPI_Barrier(ctx.world);
+    {
+      const Watched watched(ctx.watchdog, one_group_s);
+      MPI_Barrier(ctx.world);
+    }
     if (g != ctx.group_index) continue;
     Sampler sampler(ctx, ctx.group_comm, ctx.group_comm);
     const Series s = sampler.run(timing, policy);
     mine = summarize(s.slowest);
     my_iters = sampler.iterations(timing, s);
   }
-  MPI_Barrier(ctx.world);
+  {
+    const Watched watched(ctx.watchdog, one_group_s);
+    MPI_Barrier(ctx.world);
+  }
   PointResult r;
   const auto records = gather_group_records(
       ctx, {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters), static_cast<double>(mine.count)},
