@@ -22,7 +22,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yi
 out="$root/out/quickstart-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 layout=(--tp 2 --ep 2 --etp 1)
-run_args=("${layout[@]}" -b 64K -e 4M -f 4 --budget 0.5 --top 4)
+# A small MoE's step (docs/examples/tiny-moe-workload.json): the run measures its per-step sizes
+# and the report ranks the mappings by communication time per training step.
+cp "$root/docs/examples/tiny-moe-workload.json" "$out/workload.json"
+run_args=("${layout[@]}" --workload "$out/workload.json" --sizes workload --budget 0.5 --top 4)
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -41,15 +44,27 @@ if [[ $(id -u) -eq 0 ]] && reason="$("$lc/up.sh" --can-run --slurm 2>&1)"; then
   "$lc/mpirun.sh" --cluster "$cluster" -np 4 -- "$mb" topo
 
   step "4. the sbatch job meshbench writes (doctor first, then run), submitted to the local Slurm"
-  "$mb" slurm --platform generic --env-template local --env-file "$out/meshbench.env" --nodes 2 --gpus-per-node 2 \
-    --doctor --meshbench "$mb" --output-dir "$out" --run-args "${run_args[*]}" -o "$out/job.sbatch"
-  job="$("$lc/sbatch.sh" --cluster "$cluster" --timeout 900 "$out/job.sbatch" | tail -n 1)" || {
+  # The job's files and binary must be visible on the emulated nodes, whose /tmp is private: a
+  # checkout under /tmp has its job folder (and a copy of the binary) under /var/lib instead.
+  jobdir="$out" job_mb="$mb"
+  if [[ $out == /tmp/* || $mb == /tmp/* ]]; then
+    jobdir="/var/lib/meshbench/quickstart/$(basename "$out")"
+    mkdir -p "$jobdir"
+    job_mb="$jobdir/meshbench"
+    cp "$mb" "$job_mb"
+    cp "$out/workload.json" "$jobdir/workload.json"
+    run_args=("${layout[@]}" --workload "$jobdir/workload.json" --sizes workload --budget 0.5 --top 4)
+    echo "this checkout is under /tmp, private to each emulated node: the job runs in $jobdir"
+  fi
+  "$job_mb" slurm --platform generic --env-template local --env-file "$jobdir/meshbench.env" --nodes 2 --gpus-per-node 2 \
+    --doctor --meshbench "$job_mb" --output-dir "$jobdir" --run-args "${run_args[*]}" -o "$jobdir/job.sbatch"
+  job="$("$lc/sbatch.sh" --cluster "$cluster" --timeout 900 "$jobdir/job.sbatch" | tail -n 1)" || {
     echo "quickstart: the job failed; its output:" >&2
-    cat "$out"/bench-*.out >&2 || true
+    cat "$jobdir"/bench-*.out >&2 || true
     exit 1
   }
-  results="$out/bench-$job/results.h5"
-  sed -n '1,200p' "$out/bench-$job.out" 2>/dev/null | tail -n 25 || true
+  results="$jobdir/bench-$job/results.h5"
+  sed -n '1,200p' "$jobdir/bench-$job.out" 2>/dev/null | tail -n 25 || true
 else
   step "2. no local test cluster (${reason:-not root}): measuring on this machine alone with mpirun, 4 ranks"
   results="$out/results.h5"

@@ -25,7 +25,7 @@ SKIP = 77
 # Job scripts, binaries and results must not live under /tmp: every emulated node has its own.
 WORK_ROOT = "/var/lib/meshbench/e2e"
 # TP2 x DP2 with EP2 x EDP2: enough dimensions on 2 x 2 slots for several distinct mappings.
-# The sizes are a small MoE's per step (e2e_workload.json, 8 micro-batches: 96 TP all-reduces
+# The sizes are a small MoE's per step (docs/examples/tiny-moe-workload.json, 8 micro-batches: 96 TP all-reduces
 # and EP all-to-alls of 1 MiB against one 2 MiB gradient all-reduce each for DP and EDP), so the
 # report ranks by step time and the heaviest traffic is TP's and EP's. {work} is the case's
 # folder: the emulated nodes have /tmp of their own, so the file is copied there.
@@ -34,7 +34,7 @@ RUN_ARGS = ["--tp", "2", "--ep", "2", "--etp", "1", "--workload", "{work}/worklo
 
 
 def run_args(work):
-    shutil.copy2(os.path.join(os.path.dirname(os.path.abspath(__file__)), "e2e_workload.json"), os.path.join(work, "workload.json"))
+    shutil.copy2(os.path.join(ROOT, "docs", "examples", "tiny-moe-workload.json"), os.path.join(work, "workload.json"))
     return [a.replace("{work}", work) for a in RUN_ARGS]
 
 
