@@ -76,4 +76,23 @@ class Watchdog {
   std::thread thread_;
 };
 
+// Armed for the lifetime of the scope (no-op without a watchdog). Every collective of a run
+// goes through one: a rank stopped while the others sat in an unwatched reduction once left
+// rank 0 waiting there for ever, and only the other ranks' grace period ended the run, without
+// naming the rank that never arrived.
+class WatchedScope {
+ public:
+  WatchedScope(Watchdog* watchdog, double limit_s) : watchdog_(watchdog) {
+    if (watchdog_ != nullptr) watchdog_->arm(limit_s);
+  }
+  ~WatchedScope() {
+    if (watchdog_ != nullptr) watchdog_->disarm();
+  }
+  WatchedScope(const WatchedScope&) = delete;
+  WatchedScope& operator=(const WatchedScope&) = delete;
+
+ private:
+  Watchdog* watchdog_;
+};
+
 }  // namespace meshbench::bench

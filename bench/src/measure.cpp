@@ -19,50 +19,28 @@ struct Series {
   std::vector<double> local, slowest;
 };
 
-// Every collective of a point runs under the watchdog, the bookkeeping ones too: a rank stopped
-// while the others sat in an unwatched reduction left rank 0 waiting there for ever, and only
-// the other ranks' grace period ended the run, without naming the rank that never arrived.
-class Watched {
- public:
-  Watched(Watchdog* w, double limit_s) : w_(w) {
-    if (w_ != nullptr) w_->arm(limit_s);
-  }
-  ~Watched() {
-    if (w_ != nullptr) w_->disarm();
-  }
-  Watched(const Watched&) = delete;
-  Watched& operator=(const Watched&) = delete;
-
- private:
-  Watchdog* w_;
-};
-
 class Sampler {
  public:
   Sampler(const PointContext& ctx, MPI_Comm sync, MPI_Comm reduce) : ctx_(ctx), sync_(sync), reduce_(reduce) {}
 
   // The timed region holds the op alone; the barrier before it synchronises the groups.
   double synced_op() {
-    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.op_limit_s);
+    const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
     MPI_Barrier(sync_);
-    const double t = ctx_.group->run_once();
-    if (ctx_.watchdog != nullptr) ctx_.watchdog->disarm();
-    return t;
+    return ctx_.group->run_once();
   }
 
   double synced_batch(int ops) {
-    if (ctx_.watchdog != nullptr) ctx_.watchdog->arm(ctx_.limit_floor_s + ops * (ctx_.op_limit_s - ctx_.limit_floor_s));
+    const WatchedScope watched(ctx_.watchdog, ctx_.limit_floor_s + ops * (ctx_.op_limit_s - ctx_.limit_floor_s));
     MPI_Barrier(sync_);
-    const double t = ctx_.group->run_batch(ops) / ops;
-    if (ctx_.watchdog != nullptr) ctx_.watchdog->disarm();
-    return t;
+    return ctx_.group->run_batch(ops) / ops;
   }
 
   // Warm-up, never counted; returns the slowest rank's time of the first op, which sizes the rest.
   double warm_up(const TimingPolicy& p) {
     double first = synced_op();
     {
-      const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+      const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
       MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, reduce_);
     }
     const double allowed = 0.2 * p.budget_s * 1e6 / std::max(first, 1e-3);
@@ -84,7 +62,7 @@ class Sampler {
       buf.back() = seconds_since(start);
       // The elapsed time rides along so that every rank takes the same stopping decision.
       {
-        const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+        const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
         MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
       }
       s.slowest.insert(s.slowest.end(), buf.begin(), buf.end() - 1);
@@ -108,7 +86,7 @@ class Sampler {
     for (int b = 0; b < std::max(p.batches, 1); ++b) s.local.push_back(synced_batch(ops));
     s.slowest = s.local;
     {
-      const Watched watched(ctx_.watchdog, ctx_.op_limit_s);
+      const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
       MPI_Allreduce(MPI_IN_PLACE, s.slowest.data(), static_cast<int>(s.slowest.size()), MPI_DOUBLE, MPI_MAX, reduce_);
     }
     ops_per_batch_ = ops;
@@ -151,7 +129,7 @@ std::vector<std::vector<double>> gather_group_records(const PointContext& ctx, c
   const bool root = world_rank(ctx.world) == 0;
   std::vector<double> all(root ? static_cast<std::size_t>(size * width) : 0);
   {
-    const Watched watched(ctx.watchdog, ctx.op_limit_s);
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
     MPI_Gather(send.data(), width, MPI_DOUBLE, all.data(), width, MPI_DOUBLE, 0, ctx.world);
   }
   std::vector<std::vector<double>> records;
@@ -190,7 +168,7 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
   // Per group: the slowest member per iteration, then that series' median and p90.
   std::vector<double> group_series = s.local;
   {
-    const Watched watched(ctx.watchdog, ctx.op_limit_s);
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
     MPI_Allreduce(MPI_IN_PLACE, group_series.data(), static_cast<int>(group_series.size()), MPI_DOUBLE, MPI_MAX, ctx.group_comm);
   }
   const Summary gs = summarize(group_series);
@@ -200,7 +178,7 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
   r.slowest_group = slowest_of(r.groups);
 
   if (check) {
-    const Watched watched(ctx.watchdog, ctx.op_limit_s);
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
     std::int64_t wrong = ctx.group->check(corrupt);
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT64_T, MPI_SUM, ctx.world);
     r.wrong = wrong;
@@ -217,7 +195,7 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
   const double one_group_s = 2 * policy.budget_s + (policy.warmup + policy.min_iters) * ctx.op_limit_s;
   for (int g = 0; g < ctx.group_count; ++g) {
     {
-      const Watched watched(ctx.watchdog, one_group_s);
+      const WatchedScope watched(ctx.watchdog, one_group_s);
       MPI_Barrier(ctx.world);
     }
     if (g != ctx.group_index) continue;
@@ -227,7 +205,7 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
     my_iters = sampler.iterations(timing, s);
   }
   {
-    const Watched watched(ctx.watchdog, one_group_s);
+    const WatchedScope watched(ctx.watchdog, one_group_s);
     MPI_Barrier(ctx.world);
   }
   PointResult r;

@@ -122,13 +122,15 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
 
   if (watchdog_ != nullptr) {
     watchdog_->set_point("creating the " + std::string(mapping::to_string(plan.dim)) + " communicators of mapping '" + m.name + "'");
-    watchdog_->arm(options_.watchdog_base_s);
   }
   MPI_Comm group_mpi = MPI_COMM_NULL;
-  MPI_Comm_split(world_, group_index, position, &group_mpi);
-  auto group = backend_.make_group(group_mpi);
+  std::unique_ptr<GroupComm> group;
+  {
+    const WatchedScope watched(watchdog_, options_.watchdog_base_s);
+    MPI_Comm_split(world_, group_index, position, &group_mpi);
+    group = backend_.make_group(group_mpi);
+  }
   created_.emplace_back(m.name, std::string(mapping::to_string(plan.dim)));
-  if (watchdog_ != nullptr) watchdog_->disarm();
 
   PointContext ctx;
   ctx.world = world_;
