@@ -29,7 +29,7 @@ class HostBuffer {
  private:
   void release();
   float* data_ = nullptr;
-  std::size_t size_ = 0, mapped_bytes_ = 0;
+  std::size_t size_ = 0;
 };
 
 }  // namespace meshbench::bench

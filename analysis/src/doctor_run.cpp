@@ -1,10 +1,8 @@
-#include <cstdlib>
 #include <map>
 #include <numeric>
 
 #include "analysis/doctor_run.hpp"
 #include "analysis/src/clock_offset_mpi.hpp"
-#include "common/error.hpp"
 
 namespace meshbench::analysis {
 

@@ -8,22 +8,20 @@
 namespace meshbench::bench {
 
 HostBuffer::HostBuffer(std::size_t floats) : size_(floats == 0 ? 1 : floats) {
-  mapped_bytes_ = size_ * sizeof(float);
   // Anonymous pages come zero-filled; MAP_POPULATE faults them in now, outside any timing.
-  void* p = ::mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  void* p = ::mmap(nullptr, size_ * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<float*>(p);
 }
 
 HostBuffer::HostBuffer(HostBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), mapped_bytes_(std::exchange(other.mapped_bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
   if (this != &other) {
     release();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
-    mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
   }
   return *this;
 }
@@ -31,9 +29,9 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
 HostBuffer::~HostBuffer() { release(); }
 
 void HostBuffer::release() {
-  if (data_ != nullptr) ::munmap(data_, mapped_bytes_);
+  if (data_ != nullptr) ::munmap(data_, size_ * sizeof(float));
   data_ = nullptr;
-  size_ = mapped_bytes_ = 0;
+  size_ = 0;
 }
 
 }  // namespace meshbench::bench
