@@ -9,28 +9,14 @@
 #include "mapping/ops.hpp"
 #include "mapping/cost_params.hpp"
 #include "mapping/plan.hpp"
+#include "tests/unit/two_cpu_node.hpp"
 #include "topology/json.hpp"
 
 namespace meshbench::analysis::testing {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-topology::NodeTopology two_cpu_node() {
-  topology::NodeTopology n;
-  n.hostname = "node";
-  n.source = "test";
-  n.slots = {{0, topology::SlotKind::cpu, "", 0, "cpu", -1}, {1, topology::SlotKind::cpu, "", 0, "cpu", -1}};
-  n.links = {topology::LinkClass::LOC, topology::LinkClass::PHB, topology::LinkClass::PHB, topology::LinkClass::LOC};
-  n.bandwidth_gbps = {5000, 10, 10, 5000};
-  n.rails = {{}, {}};
-  return n;
-}
-
-}  // namespace
-
-FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(two_cpu_node(), 2)) {
+FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {
   header_.run = {"0.1.0", "meshbench run --tp 2 --ep 2 --etp 1 --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4,
                  {"node-0", "node-0", "node-1", "node-1"}};
   header_.provenance.versions = {{"meshbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};

@@ -8,29 +8,19 @@
 #include "results/reader.hpp"
 #include "results/schema.hpp"
 #include "results/writer.hpp"
+#include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::results {
 namespace {
 
 namespace fs = std::filesystem;
 
-topology::NodeTopology two_cpu_node() {
-  topology::NodeTopology n;
-  n.hostname = "hostA";
-  n.source = "test";
-  n.slots = {{0, topology::SlotKind::cpu, "", 0, "cpu", -1}, {1, topology::SlotKind::cpu, "", 0, "cpu", -1}};
-  n.links = {topology::LinkClass::LOC, topology::LinkClass::PHB, topology::LinkClass::PHB, topology::LinkClass::LOC};
-  n.bandwidth_gbps = {5000, 10, 10, 5000};
-  n.rails = {{}, {}};
-  return n;
-}
-
 class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("mb-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
-    topo_ = topology::ClusterTopology::replicate(two_cpu_node(), 2);
+    topo_ = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 2);
     header_.run = {"0.1.0", "meshbench run --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
     header_.provenance.versions = {{"mpi", "Open MPI 4.1.4"}};
     header_.provenance.environment = {{"NCCL_PROTO", "LL128"}};
