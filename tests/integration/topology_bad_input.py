@@ -1,5 +1,6 @@
-"""Bad input to meshbench topo: exit status 2, one line on stderr that names the problem,
-nothing on stdout. Usage: topology_bad_input.py MESHBENCH DATA CASE"""
+"""Bad input to meshbench topo (and to doctor, which shares topo's launcher check): exit status
+2, one line on stderr that names the problem, nothing on stdout.
+Usage: topology_bad_input.py MESHBENCH DATA CASE"""
 import os
 import subprocess
 import sys
@@ -11,7 +12,10 @@ malformed = os.path.join(tempfile.mkdtemp(), "broken.xml")
 with open(malformed, "w") as f:
     f.write('<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:10:00.0">\n</system>\n')
 
-# case: (arguments, words the message must contain)
+# An srun step of several tasks without an MPI plugin: no PMIX_RANK or PMI_RANK to join by.
+srun_without_plugin = {"SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "4"}
+
+# case: (arguments of topo, words the message must contain[, subcommand and environment])
 cases = {
     "missing_file": (["--topology", "/nonexistent/p4d.xml"], ["/nonexistent/p4d.xml", "--topology"]),
     "malformed_xml": (["--topology", malformed], ["malformed XML", "broken.xml", "line"]),
@@ -19,9 +23,13 @@ cases = {
     "nodes_zero": (["--node-type", "p5.48xlarge", "--nodes", "0"], ["--nodes", "at least 1"]),
     "unknown_node_type": (["--node-type", "p9.mega"], ["p9.mega", "p5.48xlarge"]),
     "unknown_format": (["--node-type", "p5.48xlarge", "--format", "yaml"], ["yaml", "--format"]),
+    "srun_without_mpi_plugin": ([], ["4 tasks", "srun --mpi=pmix"], "topo", srun_without_plugin),
+    "doctor_srun_without_mpi_plugin": ([], ["4 tasks", "srun --mpi=pmix"], "doctor", srun_without_plugin),
 }
-args, words = cases[case]
-p = subprocess.run([meshbench, "topo", *args], capture_output=True, text=True, timeout=50)
+args, words, command, extra_env = (cases[case] + ("topo", {}))[:4]
+env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_COMM_WORLD", "PMIX_", "PMI_"))}
+env.update(extra_env)
+p = subprocess.run([meshbench, command, *args], capture_output=True, text=True, timeout=50, env=env)
 lines = p.stderr.splitlines()
 problems = []
 if p.returncode != 2:
