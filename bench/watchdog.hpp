@@ -38,14 +38,23 @@ class Watchdog {
 
   // What is in flight, for the message: set outside any timed region.
   void set_point(const std::string& description);
+  std::string point() const;
+  // Rank 0 only: ends the run for every rank now, as a hang would (the failure handler records
+  // `message`, the other ranks are told to stop, every rank exits with status 3). For failures
+  // rank 0 meets outside MPI, e.g. a results filesystem that is full.
+  [[noreturn]] void end_run(const std::string& message);
   // Before the synchronisation and op, after them: two atomic stores.
   void arm(double limit_s);
   void disarm();
 
+  // How a rank's side channel behaved when rank 0 asked where it was. A killed process's port
+  // refuses the connection; a stopped one's kernel still accepts it but nobody answers; a rank
+  // behind a link that is down cannot be reached at all. Each calls for a different fix.
+  enum class Reach { answered, silent, refused, unreachable };
   // Test-only: the message rank 0 composed, for unit tests of the classification.
   struct PeerStatus {
     int rank = 0;
-    bool answered = false;
+    Reach reach = Reach::unreachable;
     bool armed = false;
     std::string point;
   };

@@ -9,18 +9,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <span>
 #include <sstream>
 
 namespace meshbench::bench {
 
 namespace {
 
-constexpr int kEndpointChars = 512;
 constexpr int kExitStatus = 3;
 
 std::atomic<int> g_wake_fd{-1};
@@ -63,6 +64,7 @@ struct Peer {
   int fd = -1;
   std::size_t next_address = 0;
   bool connected = false;
+  bool refused = false;  // some address refused the connection: nothing listens there any more
   bool sent = false;
   bool done = false;
   std::string reply;
@@ -82,13 +84,14 @@ bool start_connect(Peer& p) {
     set_nonblocking(p.fd);
     const int rc = ::connect(p.fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
     if (rc == 0 || errno == EINPROGRESS) return true;
+    if (errno == ECONNREFUSED) p.refused = true;
     ::close(p.fd);
     p.fd = -1;
   }
   return false;
 }
 
-void exchange(std::vector<Peer>& peers, const std::string& request, double round_timeout_s, bool want_reply) {
+void exchange_window(std::span<Peer> peers, const std::string& request, double round_timeout_s, bool want_reply) {
   for (int round = 0; round < 4; ++round) {
     std::vector<Peer*> active;
     for (auto& p : peers) {
@@ -109,6 +112,7 @@ void exchange(std::vector<Peer>& peers, const std::string& request, double round
           socklen_t len = sizeof err;
           ::getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &len);
           if (err != 0) {  // refused or unreachable: try the next address next round
+            if (err == ECONNREFUSED) p.refused = true;
             ::close(p.fd);
             p.fd = -1;
             continue;
@@ -132,6 +136,15 @@ void exchange(std::vector<Peer>& peers, const std::string& request, double round
   for (auto& p : peers) {
     if (p.fd >= 0) ::close(p.fd);
     p.fd = -1;
+  }
+}
+
+// A window of peers at a time: one socket per peer, and a process may hold only so many (the
+// usual soft limit is 1024 descriptors; 65,536 ranks would exhaust it and read as silent).
+void exchange(std::vector<Peer>& peers, const std::string& request, double round_timeout_s, bool want_reply) {
+  constexpr std::size_t kWindow = 256;
+  for (std::size_t first = 0; first < peers.size(); first += kWindow) {
+    exchange_window(std::span<Peer>(peers).subspan(first, std::min(kWindow, peers.size() - first)), request, round_timeout_s, want_reply);
   }
 }
 
@@ -177,10 +190,17 @@ Watchdog::Watchdog(MPI_Comm world, std::vector<std::string> hosts, double grace_
   }
   std::string endpoint = std::to_string(port) + " ";
   for (const auto& ip : local_ipv4_addresses()) endpoint += ip + ",";
-  endpoint.resize(kEndpointChars - 1, '\0');
-  std::vector<char> all(rank_ == 0 ? static_cast<std::size_t>(size_) * kEndpointChars : 0);
-  MPI_Gather(endpoint.c_str(), kEndpointChars, MPI_CHAR, all.data(), kEndpointChars, MPI_CHAR, 0, world);
-  for (int r = 0; rank_ == 0 && r < size_; ++r) endpoints_.emplace_back(all.data() + static_cast<std::ptrdiff_t>(r) * kEndpointChars);
+  // Each rank's own length: rank 0 holds every rank's endpoint for the run, about 30 bytes each
+  // rather than a fixed-width slot (512 bytes x 65,536 ranks would be 32 MiB).
+  const int length = static_cast<int>(endpoint.size());
+  std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0), offsets(lengths.size(), 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(lengths.empty() ? 0 : static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  MPI_Gatherv(endpoint.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, world);
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    endpoints_.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  }
 
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) == 0) {
     g_wake_fd.store(wake_pipe_[1]);
@@ -209,6 +229,11 @@ Watchdog::~Watchdog() {
 void Watchdog::set_point(const std::string& description) {
   const std::lock_guard lock(point_mutex_);
   point_ = description;
+}
+
+std::string Watchdog::point() const {
+  const std::lock_guard lock(point_mutex_);
+  return point_;
 }
 
 void Watchdog::arm(double limit_s) {
@@ -292,13 +317,16 @@ std::vector<Watchdog::PeerStatus> Watchdog::query_all(double timeout_s) {
   std::vector<PeerStatus> out;
   {
     const std::lock_guard lock(point_mutex_);
-    out.push_back({0, true, true, point_});
+    out.push_back({0, Reach::answered, true, point_});
   }
   for (const auto& p : peers) {
     PeerStatus s;
     s.rank = p.rank;
-    s.answered = p.reply.find('\n') != std::string::npos;
-    if (s.answered) {
+    s.reach = p.reply.find('\n') != std::string::npos ? Reach::answered
+              : p.connected                            ? Reach::silent
+              : p.refused                              ? Reach::refused
+                                                       : Reach::unreachable;
+    if (s.reach == Reach::answered) {
       std::istringstream in(p.reply);
       int rank = 0, armed = 0;
       in >> rank >> armed;
@@ -314,23 +342,34 @@ std::string Watchdog::describe_failure(const std::string& point, double limit_s,
                                        const std::vector<std::string>& hosts) {
   std::ostringstream msg;
   msg << "watchdog: " << point << " did not finish within " << static_cast<long long>(limit_s) << " s";
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, unreachable;
   int waiting = 0;
   for (const auto& p : peers) {
     const std::string host = static_cast<std::size_t>(p.rank) < hosts.size() ? hosts[static_cast<std::size_t>(p.rank)] : "?";
-    if (!p.answered) {
-      missing.push_back("rank " + std::to_string(p.rank) + " on " + host + " (no answer: killed or stopped)");
+    const std::string who = "rank " + std::to_string(p.rank) + " on " + host;
+    if (p.reach == Reach::refused) {
+      missing.push_back(who + " (gone: its side channel refuses connections; killed or exited)");
+    } else if (p.reach == Reach::silent) {
+      missing.push_back(who + " (no answer: stopped or frozen)");
+    } else if (p.reach == Reach::unreachable) {
+      unreachable.push_back(who);
     } else if (!p.armed || p.point != point) {
       missing.push_back("rank " + std::to_string(p.rank) + " on " + host + " (not inside this op" + (p.point.empty() ? "" : "; at " + p.point) + ")");
     } else {
       ++waiting;
     }
   }
-  if (missing.empty()) {
-    msg << "; every rank is inside it (a hang in the library or the network)";
-  } else {
+  const auto list = [&msg](const std::vector<std::string>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) msg << (i > 0 ? ", " : "") << items[i];
+  };
+  if (missing.empty() && unreachable.empty()) msg << "; every rank is inside it (a hang in the library or the network)";
+  if (!missing.empty()) {
     msg << "; never arrived: ";
-    for (std::size_t i = 0; i < missing.size(); ++i) msg << (i > 0 ? ", " : "") << missing[i];
+    list(missing);
+  }
+  if (!unreachable.empty()) {
+    msg << "; unreachable (no connection to their side channel: their node or its link is down): ";
+    list(unreachable);
   }
   msg << "; " << waiting << " rank(s) waiting inside it";
   return msg.str();
@@ -340,6 +379,8 @@ void Watchdog::abort_all(const std::string& message) {
   auto peers = side_channel_peers(endpoints_, hosts_);
   exchange(peers, "ABORT " + message + "\n", 0.5, false);
 }
+
+void Watchdog::end_run(const std::string& message) { exit_run(message, false); }
 
 void Watchdog::fire() {
   std::string point;
