@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,22 @@ struct RunHeader {
 // missing or unwritable, or when the file exists and neither `force` nor `resume` is given.
 void check_output_path(const std::string& path, bool force, bool resume);
 
+// A point could not be stored: the filesystem lacks the room it needs, or a write failed. The
+// run cannot go on measuring what it cannot keep; the file holds every point stored before.
+class StorageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Rows already in the growing tables, for bytes_needed_to_store.
+struct StoredRows {
+  std::uint64_t measurements = 0, group_timings = 0, samples = 0;
+};
+// The most bytes appending `point` to tables holding `stored` may take on disk: its rows, the
+// string heap, any new chunk a table grows into (HDF5 allocates chunks whole), metadata, and a
+// reserve that keeps room for the failure record written when the run stops.
+std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& stored);
+
 // Writes a run's results as it goes. The file is created complete with its header under a
 // temporary name and renamed into place; each point is then appended in its own
 // open-write-close, so a crash or a killed rank loses at most the point in flight and the
@@ -33,6 +51,9 @@ class ResultsWriter {
   // schema version, or was made for another layout, world size or set of mappings.
   static ResultsWriter resume(const std::string& path, const RunHeader& expected, std::vector<PointKey>& completed);
 
+  // StorageError when the filesystem has less room than bytes_needed_to_store(point), checked
+  // before anything is written, or when a write fails. The measurement row is written last:
+  // --resume skips a point by its row, so a row never stands for samples that are missing.
   void append(const PointRecord& point);
   void record_failure(const Failure& failure);
   void record_transports(const std::vector<TransportUse>& uses);

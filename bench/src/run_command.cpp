@@ -274,6 +274,11 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     std::cerr << "meshbench run: rank " << rank << ": " << e.what() << "\n" << std::flush;
     if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
     MPI_Abort(world, kExitFailure);
+  } catch (const results::StorageError& e) {
+    // Only rank 0 writes, and the others are already inside the next point's collectives: the
+    // watchdog's way out ends every rank at once, with the failure recorded if it still fits.
+    watchdog.end_run("the results writer (rank 0 on " + hosts[0] + ") could not store " + watchdog.point() + ": " + e.what() +
+                     "; the file keeps every point stored before it; make room or move the file, then continue with --resume");
   }
 
   // Which transport each dimension's communicators used, from every process's NCCL log.

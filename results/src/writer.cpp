@@ -1,8 +1,10 @@
 #include "results/writer.hpp"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include "common/error.hpp"
@@ -15,6 +17,18 @@ namespace fs = std::filesystem;
 using h5::Handle;
 
 namespace {
+
+// Rows per chunk of the growing tables.
+constexpr hsize_t kMeasurementChunk = 256;
+constexpr hsize_t kGroupTimingChunk = 1024;
+constexpr hsize_t kSampleChunk = 4096;
+// On disk a row's strings are 16-byte references (a measurement row: 212 bytes, a group row 136,
+// a sample 100), into a heap that holds each string again with a 16-byte header.
+constexpr std::uint64_t kMeasurementRowBytes = 224;
+constexpr std::uint64_t kGroupTimingRowBytes = 144;
+constexpr std::uint64_t kSampleRowBytes = 112;
+constexpr std::uint64_t kHeapBytesPerRow = 7 * 48;
+constexpr std::uint64_t kMetadataAndReserveBytes = 128 * 1024;
 
 struct SlotH5 {
   std::int32_t index = 0;
@@ -183,9 +197,9 @@ void write_header(hid_t file, const RunHeader& h) {
   write_layout(file, h.layout);
   write_mappings(file, h.mappings);
   h5::write_strings(file, "plan_json", {h.plan_json});
-  h5::create_table(file, tables::kMeasurements, tables::measurement_type().type(), 256);
-  h5::create_table(file, tables::kGroupTimings, tables::group_timing_type().type(), 1024);
-  h5::create_table(file, tables::kSamples, tables::sample_type().type(), 4096);
+  h5::create_table(file, tables::kMeasurements, tables::measurement_type().type(), kMeasurementChunk);
+  h5::create_table(file, tables::kGroupTimings, tables::group_timing_type().type(), kGroupTimingChunk);
+  h5::create_table(file, tables::kSamples, tables::sample_type().type(), kSampleChunk);
   h5::create_table(file, tables::kFailures, tables::failure_type().type(), 16);
   h5::create_table(file, tables::kTransports, tables::transport_type().type(), 64);
 }
@@ -194,7 +208,30 @@ Handle open_rw(const std::string& path) {
   return Handle(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "open " + path + " for writing"));
 }
 
+std::uint64_t free_bytes(const std::string& path) {
+  const fs::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return std::numeric_limits<std::uint64_t>::max();  // cannot tell: let the write decide
+  return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+std::string kib(std::uint64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
+
 }  // namespace
+
+std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& stored) {
+  const std::uint64_t groups = point.groups.size(), samples = point.samples.size();
+  const auto new_chunks = [](std::uint64_t before, std::uint64_t added, hsize_t chunk) {
+    return (before + added + chunk - 1) / chunk - (before + chunk - 1) / chunk;
+  };
+  std::uint64_t bytes = kMeasurementRowBytes + groups * kGroupTimingRowBytes + samples * kSampleRowBytes;
+  bytes += (1 + groups + samples) * kHeapBytesPerRow;
+  bytes += new_chunks(stored.measurements, 1, kMeasurementChunk) * kMeasurementChunk * kMeasurementRowBytes;
+  bytes += new_chunks(stored.group_timings, groups, kGroupTimingChunk) * kGroupTimingChunk * kGroupTimingRowBytes;
+  bytes += new_chunks(stored.samples, samples, kSampleChunk) * kSampleChunk * kSampleRowBytes;
+  return bytes + kMetadataAndReserveBytes;
+}
 
 void check_output_path(const std::string& path, bool force, bool resume) {
   if (path.empty()) throw InputError("no output file; give --out FILE.h5");
@@ -233,15 +270,28 @@ ResultsWriter ResultsWriter::create(const std::string& path, const RunHeader& he
 
 void ResultsWriter::append(const PointRecord& point) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
-  const auto m = tables::to_h5(point.row);
-  h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
-  std::vector<tables::GroupTimingH5> groups;
-  for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
-  h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
-  std::vector<tables::SampleH5> samples;
-  for (const auto& s : point.samples) samples.push_back(tables::to_h5(s));
-  h5::append_rows(file, tables::kSamples, tables::sample_type().type(), samples.data(), samples.size());
+  try {
+    const Handle file = open_rw(path_);
+    // A write that meets a full filesystem can leave HDF5's metadata half updated; stopping
+    // while there is still room keeps every stored point readable.
+    const StoredRows stored{h5::table_size(file, tables::kMeasurements), h5::table_size(file, tables::kGroupTimings),
+                            h5::table_size(file, tables::kSamples)};
+    const std::uint64_t needed = bytes_needed_to_store(point, stored);
+    if (const std::uint64_t available = free_bytes(path_); available < needed) {
+      throw StorageError("the filesystem of '" + path_ + "' has " + kib(available) + " free and storing the next point needs up to " +
+                         kib(needed));
+    }
+    std::vector<tables::SampleH5> samples;
+    for (const auto& s : point.samples) samples.push_back(tables::to_h5(s));
+    h5::append_rows(file, tables::kSamples, tables::sample_type().type(), samples.data(), samples.size());
+    std::vector<tables::GroupTimingH5> groups;
+    for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
+    h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
+    const auto m = tables::to_h5(point.row);
+    h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
+  } catch (const h5::Error& e) {
+    throw StorageError(std::string("writing '") + path_ + "' failed: " + e.what());
+  }
 }
 
 void ResultsWriter::record_failure(const Failure& failure) {

@@ -146,5 +146,19 @@ TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
   EXPECT_THROW(ResultsFile::open(text.string()), InputError);
 }
 
+TEST(ResultsStorage, RoomNeededGrowsWithRowsAndChargesOnlyTheChunksAPointOpens) {
+  PointRecord p;
+  const std::uint64_t one_row = bytes_needed_to_store(p, {1, 0, 0});
+  // The first row opens the table's first chunk; the second fits in it.
+  EXPECT_GT(bytes_needed_to_store(p, {0, 0, 0}), one_row + 256 * 200);
+  EXPECT_EQ(bytes_needed_to_store(p, {255, 0, 0}), one_row);
+  EXPECT_GT(bytes_needed_to_store(p, {256, 0, 0}), one_row);
+  p.samples.resize(100);
+  const std::uint64_t inside = bytes_needed_to_store(p, {1, 0, 100});
+  EXPECT_GT(inside, one_row + 100 * 100);
+  // 100 samples on top of 4050 cross into the second chunk of 4096 rows (about 450 KB).
+  EXPECT_GT(bytes_needed_to_store(p, {1, 0, 4050}), inside + 4096 * 100);
+}
+
 }  // namespace
 }  // namespace meshbench::results
