@@ -1,6 +1,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -31,6 +32,7 @@ struct RunOptions {
   bool isolated = false;       // also measure each group alone
   bool check = true;           // count wrong elements after each point
   bool keep_samples = true;
+  std::size_t group_rows = 256;  // per point, groups stored in full up to this many (representative_groups)
   TimingPolicy policy;
   double a2av_skew = 1.0;
   std::uint64_t seed = 1;

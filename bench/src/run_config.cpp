@@ -27,6 +27,9 @@ po::options_description run_options_description(RunConfig& c) {
       ("force", po::bool_switch(&c.force), "replace an existing --out file")
       ("resume", po::value(&c.resume)->default_value(""), "continue an interrupted run in this file, skipping completed points")
       ("no-samples", "do not keep the per-iteration samples (compare's statistical test needs them)")
+      ("group-rows", po::value(&c.run.group_rows)->default_value(256),
+       "per point, every group's timing is stored up to this many groups; past it this many that stand for them "
+       "(the slowest quarter, the fastest, the median, even steps between); 0 keeps every group")
       ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)");
 
   po::options_description plan("what to measure");

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench/comm_groups.hpp"
+#include "bench/group_selection.hpp"
 #include "bench/measure.hpp"
 #include "bench/watchdog.hpp"
 #include "common/sizes.hpp"
@@ -186,7 +187,7 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
           row.busbw_gbps = row.algbw_gbps * factor;
           row.wrong = r.wrong;
           row.slowest_group = r.slowest_group;
-          for (const auto& g : r.groups) {
+          for (const auto& g : representative_groups(r.groups, options_.group_rows)) {
             const double algbw = g.median_us > 0 ? static_cast<double>(layout.algbw_bytes) / g.median_us / 1e3 : 0;
             rec.groups.push_back({m.name, dim_name, op_name, row.timing, concurrency, layout.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
           }
