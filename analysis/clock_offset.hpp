@@ -27,6 +27,10 @@ struct ClockOffset {
   double offset_ms = 0.0;
   double rtt_ms = 0.0;
   int samples = 0;
+  // How far the offset moved during the measurement, beyond what the samples' round trips allow
+  // (0 for steady clocks): a clock stepped (ntpdate, chronyc makestep, a VM resumed) mid-way.
+  double moved_ms = 0.0;
+  double first_offset_ms = 0.0, last_offset_ms = 0.0;  // the first and last sample's estimates
 };
 ClockOffset best_clock_offset(std::span<const ClockSample> samples, std::string host, int rank);
 
@@ -41,6 +45,9 @@ struct ClockMeasurement {
 // Test-only clock skew (docs/doctor.md): --inject-clock-offset-ms shifts every rank but rank 0;
 // MESHBENCH_TEST_CLOCK_OFFSET_MS shifts only the process that has it in its environment.
 std::int64_t injected_clock_offset_ns(double option_ms, bool is_rank0);
+// MESHBENCH_TEST_CLOCK_STEP_MS steps the clock of the process that has it by that much half-way
+// through the exchanges it answers (0 without it).
+std::int64_t injected_clock_step_ns();
 
 // CLOCK_REALTIME in ns: the clock NTP disciplines and every log timestamp uses.
 std::int64_t realtime_ns();

@@ -17,6 +17,7 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
   }
   const ClockOffset* largest = nullptr;
   std::vector<std::string> over;
+  std::vector<std::string> stepped;
   std::vector<std::string> unresolved;
   std::vector<std::string> listed;
   for (const auto& o : clock.offsets) {
@@ -25,7 +26,11 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
     c.details[o.host + " (rank " + std::to_string(o.rank) + ")"] = line;
     listed.push_back(o.host + " " + fixed(o.offset_ms, 3, true) + " ms");
     if (largest == nullptr || std::fabs(o.offset_ms) > std::fabs(largest->offset_ms)) largest = &o;
-    if (std::fabs(o.offset_ms) > threshold_ms) {
+    if (o.moved_ms > threshold_ms) {
+      stepped.push_back(o.host + " (rank " + std::to_string(o.rank) + ")'s clock stepped by at least " + fixed(o.moved_ms, 3) +
+                        " ms during the measurement (offset " + fixed(o.first_offset_ms, 3, true) + " ms at the first exchange, " +
+                        fixed(o.last_offset_ms, 3, true) + " ms at the last)");
+    } else if (std::fabs(o.offset_ms) > threshold_ms) {
       over.push_back(o.host + " (rank " + std::to_string(o.rank) + ") is " + fixed(std::fabs(o.offset_ms), 3) + " ms " +
                      (o.offset_ms > 0 ? "ahead of" : "behind") + " rank 0's clock");
     } else if (o.rtt_ms / 2 > threshold_ms) {
@@ -36,9 +41,10 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
   const std::string scope = clock.same_node ? "one node, rank 0 against rank " + std::to_string(largest->rank) +
                                                   " on the same clock (a check of the method): "
                                             : "";
-  if (!over.empty()) {
+  if (!stepped.empty() || !over.empty()) {
     c.status = CheckStatus::fail;
-    c.reason = scope + detail::join(over, "; ") + " (threshold " + fixed(threshold_ms, 1) + " ms)";
+    stepped.insert(stepped.end(), over.begin(), over.end());
+    c.reason = scope + detail::join(stepped, "; ") + " (threshold " + fixed(threshold_ms, 1) + " ms)";
     c.fix = "resynchronise the clocks of those nodes (chronyc makestep; check chronyd and the Amazon Time Sync "
             "Service 169.254.169.123 with chronyc tracking): logs of different nodes cannot be lined up otherwise";
     return c;

@@ -30,6 +30,12 @@ ClockMeasurement measure_clock_offsets(MPI_Comm comm, const std::vector<std::str
     m.note = "one rank: no other clock to compare";
     return m;
   }
+  std::int64_t step_ns = 0;
+  try {
+    step_ns = injected_clock_step_ns();
+  } catch (const std::exception&) {
+    // doctor_command validates it before MPI starts; never let one rank throw mid-collective
+  }
   auto now = [&] { return realtime_ns() + injected_ns; };
   for (int target : targets) {
     if (rank == 0) {
@@ -48,6 +54,7 @@ ClockMeasurement measure_clock_offsets(MPI_Comm comm, const std::vector<std::str
       m.offsets.push_back(best_clock_offset(kept, hosts.at(static_cast<std::size_t>(target)), target));
     } else if (rank == target) {
       for (int i = 0; i < kWarmup + samples; ++i) {
+        if (i == kWarmup + samples / 2) injected_ns += step_ns;
         int seq = 0;
         MPI_Recv(&seq, 1, MPI_INT, 0, kTag, comm, MPI_STATUS_IGNORE);
         std::array<std::int64_t, 2> reply{};

@@ -63,6 +63,7 @@ int doctor_command(const Args& args) {
   if (options.clock_samples < 1) throw InputError("--clock-samples must be at least 1");
   if (options.clock_threshold_ms <= 0) throw InputError("--clock-threshold-ms must be positive");
   injected_clock_offset_ns(options.inject_clock_offset_ms, false);  // validates MESHBENCH_TEST_CLOCK_OFFSET_MS
+  injected_clock_step_ns();                                          // and MESHBENCH_TEST_CLOCK_STEP_MS
 
   const bool verbose = vm->at("verbose").as<bool>();
   auto publish = [&](const DoctorReport& report) {

@@ -94,7 +94,8 @@ void to_json(nlohmann::json& j, const DoctorReport& r) {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& o : r.clock.offsets) {
     offsets.push_back(
-        {{"host", o.host}, {"rank", o.rank}, {"offset_ms", o.offset_ms}, {"rtt_ms", o.rtt_ms}, {"samples", o.samples}});
+        {{"host", o.host}, {"rank", o.rank}, {"offset_ms", o.offset_ms}, {"rtt_ms", o.rtt_ms}, {"samples", o.samples},
+         {"moved_ms", o.moved_ms}});
   }
   const std::string overall = r.failed() ? "FAIL" : (r.count(CheckStatus::warn) > 0 ? "WARN" : "PASS");
   j = {{"schema", "meshbench.doctor"},
@@ -145,7 +146,7 @@ void from_json(const nlohmann::json& j, DoctorReport& r) {
   const nlohmann::json offsets = clock.value("offsets", nlohmann::json::array());
   for (const auto& o : offsets) {
     r.clock.offsets.push_back({o.value("host", ""), o.value("rank", 0), o.value("offset_ms", 0.0),
-                               o.value("rtt_ms", 0.0), o.value("samples", 0)});
+                               o.value("rtt_ms", 0.0), o.value("samples", 0), o.value("moved_ms", 0.0)});
   }
   r.ranks = j.value("ranks", std::vector<RankFacts>{});
   r.nodes = j.value("nodes", std::vector<NodeFacts>{});

@@ -42,6 +42,38 @@ TEST(DoctorClock, AsymmetryErrsByHalfItAndTheFastestSampleWins) {
   EXPECT_EQ(best.rank, 8);
 }
 
+TEST(DoctorClock, SteadyClocksShowNoMovementWhateverTheDelays) {
+  const std::vector<ClockSample> samples = {exchange(0, 5 * kMs, 9 * kMs, kMs, 0), exchange(20 * kMs, 5 * kMs, kMs / 2, 3 * kMs, kMs),
+                                            exchange(40 * kMs, 5 * kMs, kMs, kMs, 0)};
+  EXPECT_DOUBLE_EQ(best_clock_offset(samples, "b", 1).moved_ms, 0.0);
+}
+
+TEST(DoctorClock, AStepDuringTheMeasurementIsMeasuredAndFails) {
+  // The peer's clock jumps by 1 s between the second and the third exchange.
+  std::vector<ClockSample> samples = {exchange(0, 0, kMs, kMs, 0), exchange(10 * kMs, 0, kMs, kMs, 0),
+                                      exchange(20 * kMs, 1000 * kMs, kMs, kMs, 0), exchange(30 * kMs, 1000 * kMs, kMs / 2, kMs / 2, 0)};
+  auto o = best_clock_offset(samples, "node-b", 2);
+  EXPECT_NEAR(o.moved_ms, 1000.0 - 1.0 - 0.5, 1e-9);  // the smallest step the round trips allow
+  EXPECT_DOUBLE_EQ(o.first_offset_ms, 0.0);
+  EXPECT_DOUBLE_EQ(o.last_offset_ms, 1000.0);
+  ClockMeasurement m;
+  m.measured = true;
+  m.offsets = {o};
+  const auto c = check_clock(m, 10.0);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_NE(c.reason.find("node-b (rank 2)'s clock stepped by at least 998.500 ms"), std::string::npos) << c.reason;
+
+  // A step inside one exchange (between the peer's two readings) gives a negative round trip:
+  // that sample is not picked as the best, and the step is still seen.
+  ClockSample inside = exchange(40 * kMs, 0, kMs, kMs, 0);
+  inside.t2_ns += 1000 * kMs;
+  samples = {exchange(0, 0, kMs, kMs, 0), inside};
+  o = best_clock_offset(samples, "node-b", 2);
+  EXPECT_DOUBLE_EQ(o.rtt_ms, 2.0);
+  EXPECT_DOUBLE_EQ(o.offset_ms, 0.0);
+  EXPECT_GT(o.moved_ms, 990.0);
+}
+
 TEST(DoctorClock, CheckPassesFailsAndSkips) {
   ClockMeasurement m;
   m.measured = true;
