@@ -12,6 +12,8 @@ MESHBENCH_PACKAGES=(
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
   slurmctld slurmd slurm-client libpmix-dev
   iproute2 util-linux procps
+  # iptables: the fault tests' packet loss (kernels without netem); time: scripts/load.sh's memory per rank
+  iptables time
 )
 
 meshbench_install_deps() {
