@@ -354,7 +354,7 @@ std::string Watchdog::describe_failure(const std::string& point, double limit_s,
     } else if (p.reach == Reach::unreachable) {
       unreachable.push_back(who);
     } else if (!p.armed || p.point != point) {
-      missing.push_back("rank " + std::to_string(p.rank) + " on " + host + " (not inside this op" + (p.point.empty() ? "" : "; at " + p.point) + ")");
+      missing.push_back(who + " (not inside this op" + (p.point.empty() ? "" : "; at " + p.point) + ")");
     } else {
       ++waiting;
     }
