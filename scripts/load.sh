@@ -6,7 +6,8 @@
 #
 #   scripts/load.sh [BUILD_DIR] [NODES] [SLOTS]      (defaults: build, 8, 8)
 #
-# Not a CTest test: it takes a few minutes on 2 shared cores. See docs/reliability.md "Load".
+# Not a CTest test: it takes a minute or more of 2 shared cores. The run's output stays in
+# /var/lib/meshbench/load/NAME until the next run. See docs/reliability.md "Load".
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
