@@ -20,10 +20,11 @@ struct GroupResult {
 
 // One point measured by every rank of the world at once (or one group at a time).
 struct PointResult {
-  Summary summary;                 // of the per-iteration (or per-batch) slowest-rank times
+  Summary summary;                 // of the per-iteration (or per-batch) slowest-rank times (mean with RankTime::avg)
   std::vector<double> samples_us;  // those times, in order
   std::vector<GroupResult> groups; // world rank 0 only
   int iters = 0;
+  int warmup = 0;                  // warm-up ops run (warm_up.hpp: at least --warmup, more until stable)
   std::int64_t wrong = -1;         // summed over the world; -1 when not checked
   int slowest_group = -1;
 };
