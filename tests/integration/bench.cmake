@@ -7,3 +7,9 @@ foreach(_case runs_mappings pandas_reads_measurements corrupt_result_is_detected
 endforeach()
 # The fault tests start several mpirun jobs; on two cores they must not overlap with each other.
 set_tests_properties(integration.run.sigkill_then_resume integration.run.sigstop_then_resume PROPERTIES RUN_SERIAL TRUE)
+
+# Points too big for device memory are skipped with a recorded failure (a given memory figure).
+add_test(NAME integration.run.oversized_points_skipped
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bench_memory_test.py oversized_points_skipped)
+set_tests_properties(integration.run.oversized_points_skipped PROPERTIES
+  LABELS "integration;bench" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
