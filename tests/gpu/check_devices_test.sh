@@ -42,4 +42,5 @@ run_case "one GPU of eight, CUDA_VISIBLE_DEVICES by UUID" 0000:cb:00.0 6 1 CUDA_
 run_case "two GPUs of eight" 0000:3b:00.0 1 2 CUDA_VISIBLE_DEVICES=GPU-aaaa0001,GPU-aaaa0002
 run_case "all eight GPUs" 0000:db:00.0 7 8
 
-[ "$failures" -eq 0 ] && echo "OK" || { echo "$failures case(s) failed"; exit 1; }
+if [ "$failures" -ne 0 ]; then echo "$failures case(s) failed"; exit 1; fi
+echo "OK"

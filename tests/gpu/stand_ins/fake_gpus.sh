@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced by the stand-ins, which use these arrays
 # The stand-ins' machine: eight GPUs, by nvidia-smi index (PCI order): bus id and UUID. CUDA's
 # default order (CUDA_DEVICE_ORDER=FASTEST_FIRST) is taken as the reverse of the PCI order here,
 # so that a caller who mixes the two numberings picks the wrong GPU and is caught.
