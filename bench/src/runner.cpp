@@ -109,8 +109,12 @@ int Runner::count_points(const std::vector<mapping::Mapping>& mappings) const {
   int total = 0;
   for (const auto& m : mappings) {
     for (const auto& p : plan_dimensions(m)) {
-      if (p.skipped.empty()) {
-        total += static_cast<int>(p.ops.size() * sizes_for(p.dim).size() * options_.timings.size() * (options_.isolated ? 2 : 1));
+      if (!p.skipped.empty()) continue;
+      const int group_size = static_cast<int>(measured_groups(m, p.dim).front().size());
+      for (Op op : p.ops) {
+        for (std::uint64_t requested : sizes_for(p.dim)) {
+          if (fits(op, requested, group_size)) total += static_cast<int>(options_.timings.size() * (options_.isolated ? 2 : 1));
+        }
       }
     }
   }
