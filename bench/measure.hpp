@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/backend.hpp"
@@ -38,6 +39,13 @@ struct PointContext {
   Watchdog* watchdog = nullptr;
   double op_limit_s = 60;               // watchdog limit for one op: a floor plus the size's share
   double limit_floor_s = 60;            // that floor, paid once per batch rather than per op
+};
+
+// Thrown on every rank by measure_concurrent and measure_isolated when any rank could not
+// allocate the point's buffers (BufferAllocationError); what() is the lowest such rank's message.
+class PointNotMeasured : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // All groups of the dimension run at once: the point the training run sees.

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "bench/backend_error.hpp"
+#include "bench/src/mpi_util.hpp"
 #include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
 
@@ -126,6 +128,28 @@ class Sampler {
   int warmup_ops_ = 0;
 };
 
+// Every rank prepares; an allocation failure on any of them is every rank's PointNotMeasured,
+// so that all skip the point together rather than wait in its first op for the failed rank.
+void prepare_everywhere(const PointContext& ctx, const OpLayout& layout) {
+  std::string mine;
+  try {
+    ctx.group->prepare(layout);
+  } catch (const BufferAllocationError& e) {
+    mine = e.what();
+  }
+  int rank = 0, size = 0;
+  MPI_Comm_rank(ctx.world, &rank);
+  MPI_Comm_size(ctx.world, &size);
+  int first = mine.empty() ? size : rank;
+  {
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx.world);
+    if (first == size) return;
+    broadcast(mine, first, ctx.world);
+  }
+  throw PointNotMeasured(mine);
+}
+
 int world_rank(MPI_Comm world) {
   int r = 0;
   MPI_Comm_rank(world, &r);
@@ -179,7 +203,7 @@ int slowest_of(const std::vector<GroupResult>& groups) {
 
 PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy, bool check,
                                bool corrupt) {
-  ctx.group->prepare(layout);
+  prepare_everywhere(ctx, layout);
   Sampler sampler(ctx, ctx.world, ctx.world);
   const Series s = sampler.run(timing, policy);
   PointResult r;
@@ -210,7 +234,7 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
 }
 
 PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy) {
-  ctx.group->prepare(layout);
+  prepare_everywhere(ctx, layout);
   Summary mine;
   int my_iters = 0, my_warmup = 0;
   // The others wait while one group measures: at most its longest warm-up and minimum iterations at the

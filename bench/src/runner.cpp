@@ -210,8 +210,18 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
           if (completed_.count(key) != 0) continue;
           if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, op, layout.bytes, timing, isolated));
           const bool corrupt = rank_ == 0 && options_.test_corrupt == m.name + ":" + dim_name + ":" + op_name;
-          const PointResult r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
-                                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
+          PointResult r;
+          try {
+            r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
+                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
+          } catch (const PointNotMeasured& e) {
+            // Some rank could not allocate the buffers (the device-memory figure was too hopeful).
+            if (reporter_ != nullptr) {
+              reporter_->point_skipped({results::utc_now_iso8601(), m.name, dim_name, op_name, layout.bytes,
+                                        describe(m, plan.dim, op, layout.bytes, timing, isolated) + ": " + e.what() + "; not measured"});
+            }
+            continue;
+          }
           if (reporter_ == nullptr) continue;
           results::PointRecord rec;
           auto& row = rec.row;

@@ -7,6 +7,7 @@
 
 #include "bench/src/device_wait.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
+#include "common/sizes.hpp"
 #include "mapping/ops.hpp"
 
 namespace meshbench::bench::nccl {
@@ -38,7 +39,13 @@ void DeviceBuffer::reserve(std::size_t elements, const OpContext& context) {
   data_ = nullptr;
   capacity_ = 0;
   void* p = nullptr;
-  check_cuda(cudaMalloc(&p, elements * sizeof(float)), context, "cudaMalloc");
+  const cudaError_t err = cudaMalloc(&p, elements * sizeof(float));
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: the device stays usable for the next point
+    throw BufferAllocationError(op_error_message("CUDA", context, "cudaErrorMemoryAllocation in cudaMalloc of " + format_bytes(elements * sizeof(float)),
+                                                 cudaGetErrorString(err)));
+  }
+  check_cuda(err, context, "cudaMalloc");
   data_ = static_cast<float*>(p);
   capacity_ = elements;
 }
