@@ -36,6 +36,9 @@ class Backend {
   // This rank's group communicator, from the group's MPI sub-communicator. Called by every rank
   // at once for one dimension (all groups of a dimension are created together).
   virtual std::unique_ptr<GroupComm> make_group(MPI_Comm group) = 0;
+  // Bytes one point's buffers may take on every rank (the tightest rank's free device memory,
+  // less a reserve for the library's own buffers); 0 when the backend sets no such limit.
+  virtual std::uint64_t device_memory_bytes() const { return 0; }
   // What the results file records about this backend (library and driver versions, devices).
   virtual std::vector<std::pair<std::string, std::string>> versions() const { return {}; }
 };

@@ -15,6 +15,13 @@ class BackendError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A point's buffers could not be allocated (device memory, or host memory for MPI). Nothing is
+// broken: the group stays usable, and the run skips the point with a recorded failure.
+class BufferAllocationError : public BackendError {
+ public:
+  using BackendError::BackendError;
+};
+
 // What failed, for the message: `op` is an op name ("all_reduce") or a step ("communicator
 // init"); `bytes` 0 leaves the size out; `group_world_ranks` are the group's members as world
 // ranks in communicator order.

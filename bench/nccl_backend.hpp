@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench/backend.hpp"
 #include "topology/cluster.hpp"
@@ -20,6 +21,10 @@ bool nccl_backend_built();
 // CUDA devices this process sees; 0 without a driver or a device (never throws): on a machine
 // without a GPU the CUDA runtime reports an error, which means "no GPU" here.
 int local_gpu_count();
+
+// PCI bus ids ("0000:19:00.0") of the CUDA devices this process sees, by ordinal: what CUDA
+// shows after CUDA_VISIBLE_DEVICES ("device N" where CUDA cannot tell); empty without a GPU.
+std::vector<std::string> visible_gpu_pcis();
 
 // Collective over `world`: every rank sees at least one GPU (and the backend is built).
 bool every_rank_has_gpu(MPI_Comm world);

@@ -21,6 +21,8 @@ class Reporter {
   // `skipped` says why a dimension is not measured (e.g. its groups equal another's); empty otherwise.
   virtual void begin_dimension(mapping::Dim /*dim*/, int /*groups*/, int /*group_size*/, const std::string& /*skipped*/) {}
   virtual void point(const results::PointRecord& point) = 0;
+  // A point not measured for a reason that is a failure of the run (its buffers do not fit).
+  virtual void point_skipped(const results::Failure& /*failure*/) {}
   virtual void end_run(bool /*complete*/) {}
 };
 
@@ -31,6 +33,7 @@ class ConsoleReporter final : public Reporter {
   void begin_mapping(const mapping::Mapping& m, int index, int count) override;
   void begin_dimension(mapping::Dim dim, int groups, int group_size, const std::string& skipped) override;
   void point(const results::PointRecord& point) override;
+  void point_skipped(const results::Failure& failure) override;
   void end_run(bool complete) override;
 
  private:
@@ -60,6 +63,7 @@ class ResultsFileReporter final : public Reporter {
  public:
   explicit ResultsFileReporter(results::ResultsWriter& writer) : writer_(writer) {}
   void point(const results::PointRecord& point) override;
+  void point_skipped(const results::Failure& failure) override { record_failure(failure); }
   void record_failure(const results::Failure& failure);
   // Waits until no append is in flight and keeps it so: the process is about to be killed.
   void hold();
@@ -75,6 +79,7 @@ class Reporters final : public Reporter {
   void begin_mapping(const mapping::Mapping& m, int index, int count) override;
   void begin_dimension(mapping::Dim dim, int groups, int group_size, const std::string& skipped) override;
   void point(const results::PointRecord& point) override;
+  void point_skipped(const results::Failure& failure) override;
   void end_run(bool complete) override;
 
  private:

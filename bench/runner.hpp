@@ -38,6 +38,7 @@ struct RunOptions {
   std::uint64_t seed = 1;
   double watchdog_base_s = 60;
   std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
+  std::uint64_t test_device_memory = 0;  // test only: this many device bytes instead of the backend's figure
 };
 
 // Measures mappings: for each one, the process on slot s plays the logical rank the mapping
@@ -49,6 +50,11 @@ class Runner {
 
   // Points already in the file (--resume) are skipped.
   void skip(const std::vector<results::PointKey>& completed);
+  // Points whose buffers do not fit in the backend's device memory (Backend::device_memory_bytes):
+  // one line per (dimension, op, size), "ep all_to_allv 1 GiB needs 13.6 GiB". run() skips them,
+  // each with a recorded failure. The same on every rank.
+  std::vector<std::string> points_over_memory(const std::vector<mapping::Mapping>& mappings) const;
+  std::uint64_t memory_limit() const { return memory_limit_; }
   // How many points run() will measure (for the progress line).
   int count_points(const std::vector<mapping::Mapping>& mappings) const;
   void run(const std::vector<mapping::Mapping>& mappings);
@@ -63,6 +69,7 @@ class Runner {
   };
   std::vector<DimPlan> plan_dimensions(const mapping::Mapping& m) const;
   std::vector<std::uint64_t> sizes_for(mapping::Dim dim) const;
+  bool fits(mapping::Op op, std::uint64_t requested, int group_size, std::uint64_t* needed = nullptr) const;
   void run_mapping(const mapping::Mapping& m, int index, int count);
   void run_dimension(const mapping::Mapping& m, const DimPlan& plan);
 
@@ -75,6 +82,7 @@ class Runner {
   Reporter* reporter_;
   std::set<results::PointKey> completed_;
   std::vector<std::pair<std::string, std::string>> created_;
+  std::uint64_t memory_limit_ = 0;
 };
 
 }  // namespace meshbench::bench

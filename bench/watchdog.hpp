@@ -16,6 +16,11 @@ namespace meshbench::bench {
 // slowest path a benchmark rank is expected to meet.
 double default_op_limit_s(double base_s, std::uint64_t bytes);
 
+// Limit for creating one dimension's communicators (all groups at once): the floor plus 0.1 s
+// per member of a group — bootstrap, and NCCL_DEBUG=INFO's output, grow with the group; 60 s
+// alone is short at 1,000+ ranks.
+double communicator_init_limit_s(double base_s, int group_size);
+
 // Ends a hung run cleanly. Every rank runs a small thread with a TCP side channel of its own
 // (not MPI: the main thread may be blocked inside MPI, and MPI_THREAD_MULTIPLE would slow every
 // small op). When an op outlives its limit, rank 0 asks every rank where it is; ranks that do

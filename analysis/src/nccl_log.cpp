@@ -82,6 +82,9 @@ struct NcclLogParser::State {
   // connections) belong to the last one that thread (else that process) announced.
   std::map<std::string, std::string> by_thread;
   std::map<std::string, std::string> by_process;
+  // A communicator destroyed and the next one created at the same address: each "Init START"
+  // of an address already seen begins a new communicator there (its key gets "#N").
+  std::map<std::string, int> reuses;
 
   RankComm& comm_for(const NcclLine& l) {
     const std::string process = l.host + ":" + std::to_string(l.pid);
@@ -110,7 +113,11 @@ struct NcclLogParser::State {
     const std::string ptr = after(l.message, "comm ");
     if (ptr.rfind("0x", 0) != 0) return;
     const std::string process = l.host + ":" + std::to_string(l.pid);
-    RankComm& c = comm(process + ":" + ptr, l.host);
+    const std::string address = process + ":" + ptr;
+    int& reuse = reuses[address];
+    const auto key_of = [&] { return reuse == 0 ? address : address + "#" + std::to_string(reuse); };
+    if (l.message.find("Init START") != std::string::npos && comms.count(key_of()) != 0) ++reuse;
+    RankComm& c = comm(key_of(), l.host);
     adopt_placeholder(process, c);
     by_thread[process + ":" + std::to_string(l.tid)] = c.key;
     by_process[process] = c.key;

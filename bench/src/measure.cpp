@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cmath>
 
+#include "bench/backend_error.hpp"
+#include "bench/src/mpi_util.hpp"
+#include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
 
 namespace meshbench::bench {
@@ -13,6 +16,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The ranks' times of each iteration as the policy says: the slowest rank's, or their mean.
+void reduce_rank_times(std::vector<double>& times, MPI_Comm comm, RankTime how) {
+  if (how == RankTime::max) {
+    MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, comm);
+    return;
+  }
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_SUM, comm);
+  for (double& t : times) t /= size;
+}
 
 // Per-iteration (or per-batch) times: this rank's own, and the slowest rank's of `reduce`.
 struct Series {
@@ -36,17 +51,18 @@ class Sampler {
     return ctx_.group->run_batch(ops) / ops;
   }
 
-  // Warm-up, never counted; returns the slowest rank's time of the first op, which sizes the rest.
-  double warm_up(const TimingPolicy& p) {
-    double first = synced_op();
-    {
-      const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
-      MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, reduce_);
-    }
-    const double allowed = 0.2 * p.budget_s * 1e6 / std::max(first, 1e-3);
-    const int more = std::clamp(static_cast<int>(allowed), 0, std::max(p.warmup - 1, 0));
-    for (int i = 0; i < more; ++i) synced_op();
-    return first;
+  // Warm-up, never counted (warm_up.hpp): every op's time is reduced to the slowest rank's at
+  // once, so that every rank takes the same decisions.
+  WarmUp warm_up(const TimingPolicy& p) {
+    const WarmUp w = bench::warm_up(
+        p, [this] { return synced_op(); },
+        [this](double t) {
+          const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
+          MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          return t;
+        });
+    warmup_ops_ = w.ops;
+    return w;
   }
 
   Series per_iteration(const TimingPolicy& p) {
@@ -61,12 +77,20 @@ class Sampler {
       s.local.insert(s.local.end(), buf.begin(), buf.end() - 1);
       buf.back() = seconds_since(start);
       // The elapsed time rides along so that every rank takes the same stopping decision.
+      double elapsed = 0;
       {
         const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
-        MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+        if (p.rank_time == RankTime::max) {
+          MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          elapsed = buf.back();
+        } else {
+          MPI_Allreduce(&buf.back(), &elapsed, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          buf.pop_back();
+          reduce_rank_times(buf, reduce_, p.rank_time);
+          buf.push_back(elapsed);
+        }
       }
       s.slowest.insert(s.slowest.end(), buf.begin(), buf.end() - 1);
-      const double elapsed = buf.back();
       const int n = static_cast<int>(s.slowest.size());
       if (n >= p.max_iters) break;
       if (n >= p.min_iters && (elapsed >= p.budget_s || median_ci_relative_halfwidth(s.slowest) <= p.precision)) break;
@@ -78,22 +102,21 @@ class Sampler {
   }
 
   Series batched(const TimingPolicy& p) {
-    const double first_us = warm_up(p);
     // Fewer ops per batch when one op is slow, so that the point keeps to its budget.
-    const double per_batch_us = p.budget_s * 1e6 / std::max(p.batches, 1);
-    const int ops = std::clamp(static_cast<int>(per_batch_us / std::max(first_us, 1e-3)), 1, std::max(p.batch_ops, 1));
+    const int ops = ops_per_batch(p, warm_up(p).op_us);
     Series s;
     for (int b = 0; b < std::max(p.batches, 1); ++b) s.local.push_back(synced_batch(ops));
     s.slowest = s.local;
     {
       const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
-      MPI_Allreduce(MPI_IN_PLACE, s.slowest.data(), static_cast<int>(s.slowest.size()), MPI_DOUBLE, MPI_MAX, reduce_);
+      reduce_rank_times(s.slowest, reduce_, p.rank_time);
     }
     ops_per_batch_ = ops;
     return s;
   }
 
   Series run(Timing timing, const TimingPolicy& p) { return timing == Timing::per_iteration ? per_iteration(p) : batched(p); }
+  int warmup_ops() const { return warmup_ops_; }
   int iterations(Timing timing, const Series& s) const {
     return timing == Timing::per_iteration ? static_cast<int>(s.slowest.size()) : ops_per_batch_ * static_cast<int>(s.slowest.size());
   }
@@ -102,7 +125,30 @@ class Sampler {
   const PointContext& ctx_;
   MPI_Comm sync_, reduce_;
   int ops_per_batch_ = 1;
+  int warmup_ops_ = 0;
 };
+
+// Every rank prepares; an allocation failure on any of them is every rank's PointNotMeasured,
+// so that all skip the point together rather than wait in its first op for the failed rank.
+void prepare_everywhere(const PointContext& ctx, const OpLayout& layout) {
+  std::string mine;
+  try {
+    ctx.group->prepare(layout);
+  } catch (const BufferAllocationError& e) {
+    mine = e.what();
+  }
+  int rank = 0, size = 0;
+  MPI_Comm_rank(ctx.world, &rank);
+  MPI_Comm_size(ctx.world, &size);
+  int first = mine.empty() ? size : rank;
+  {
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx.world);
+    if (first == size) return;
+    broadcast(mine, first, ctx.world);
+  }
+  throw PointNotMeasured(mine);
+}
 
 int world_rank(MPI_Comm world) {
   int r = 0;
@@ -157,19 +203,20 @@ int slowest_of(const std::vector<GroupResult>& groups) {
 
 PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy, bool check,
                                bool corrupt) {
-  ctx.group->prepare(layout);
+  prepare_everywhere(ctx, layout);
   Sampler sampler(ctx, ctx.world, ctx.world);
   const Series s = sampler.run(timing, policy);
   PointResult r;
   r.samples_us = s.slowest;
   r.summary = summarize(s.slowest);
   r.iters = sampler.iterations(timing, s);
+  r.warmup = sampler.warmup_ops();
 
-  // Per group: the slowest member per iteration, then that series' median and p90.
+  // Per group: the slowest member (or the members' mean) per iteration, then that series' median and p90.
   std::vector<double> group_series = s.local;
   {
     const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
-    MPI_Allreduce(MPI_IN_PLACE, group_series.data(), static_cast<int>(group_series.size()), MPI_DOUBLE, MPI_MAX, ctx.group_comm);
+    reduce_rank_times(group_series, ctx.group_comm, policy.rank_time);
   }
   const Summary gs = summarize(group_series);
   for (const auto& rec : gather_group_records(ctx, {gs.median, gs.p90}, comm_rank(ctx.group_comm) == 0)) {
@@ -187,12 +234,12 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
 }
 
 PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy) {
-  ctx.group->prepare(layout);
+  prepare_everywhere(ctx, layout);
   Summary mine;
-  int my_iters = 0;
-  // The others wait while one group measures: at most its warm-up and minimum iterations at the
+  int my_iters = 0, my_warmup = 0;
+  // The others wait while one group measures: at most its longest warm-up and minimum iterations at the
   // op limit each (its own watchdog fires beyond that) plus twice the budget.
-  const double one_group_s = 2 * policy.budget_s + (policy.warmup + policy.min_iters) * ctx.op_limit_s;
+  const double one_group_s = 2 * policy.budget_s + (std::max(policy.warmup, 2) + kWarmUpExtraOps + policy.min_iters) * ctx.op_limit_s;
   for (int g = 0; g < ctx.group_count; ++g) {
     {
       const WatchedScope watched(ctx.watchdog, one_group_s);
@@ -203,6 +250,7 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
     const Series s = sampler.run(timing, policy);
     mine = summarize(s.slowest);
     my_iters = sampler.iterations(timing, s);
+    my_warmup = sampler.warmup_ops();
   }
   {
     const WatchedScope watched(ctx.watchdog, one_group_s);
@@ -210,7 +258,8 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
   }
   PointResult r;
   const auto records = gather_group_records(
-      ctx, {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters), static_cast<double>(mine.count)},
+      ctx, {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters), static_cast<double>(mine.count),
+           static_cast<double>(my_warmup)},
       comm_rank(ctx.group_comm) == 0);
   for (const auto& rec : records) r.groups.push_back({static_cast<int>(rec[0]), rec[2], rec[3]});
   r.slowest_group = slowest_of(r.groups);
@@ -218,6 +267,7 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
     if (static_cast<int>(rec[0]) != r.slowest_group) continue;
     r.summary = {rec[1], rec[2], rec[3], rec[4], rec[5], rec[6], static_cast<int>(rec[8])};
     r.iters = static_cast<int>(rec[7]);
+    r.warmup = static_cast<int>(rec[9]);
   }
   return r;
 }

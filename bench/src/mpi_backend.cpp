@@ -2,11 +2,14 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "bench/backend_error.hpp"
 #include "bench/host_buffer.hpp"
+#include "common/sizes.hpp"
 
 namespace meshbench::bench {
 
@@ -32,8 +35,13 @@ class MpiGroup final : public GroupComm {
 
   void prepare(const OpLayout& layout) override {
     layout_ = layout;
-    send_ = HostBuffer(layout.send);
-    recv_ = HostBuffer(layout.recv);
+    try {
+      send_ = HostBuffer(layout.send);
+      recv_ = HostBuffer(layout.recv);
+    } catch (const std::bad_alloc&) {
+      throw BufferAllocationError("host memory ran out for the " + std::string(mapping::to_string(layout.op)) + " buffers of " +
+                                  format_bytes(layout.bytes) + " (" + format_bytes((layout.send + layout.recv) * kElementBytes) + " per rank)");
+    }
     fill_send(layout_, std::span(send_.data(), layout.send));
     count_ = as_int(layout.count);
     if (layout.op == Op::all_to_allv) {

@@ -40,6 +40,7 @@ std::string cuda_version_string(int code) { return std::to_string(code / 1000) +
 
 bool nccl_backend_built() { return false; }
 int local_gpu_count() { return 0; }
+std::vector<std::string> visible_gpu_pcis() { return {}; }
 
 bool every_rank_has_gpu(MPI_Comm world) {
   int yes = 0;  // collective all the same, so that callers may rely on it in every build

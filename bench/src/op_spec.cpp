@@ -1,5 +1,6 @@
 #include "bench/op_spec.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace meshbench::bench {
@@ -18,6 +19,12 @@ std::array<float, kPatternPeriod> rank_sums(int n) {
   }
   return sums;
 }
+
+// Per-rank counts of the split ops are whole 16-byte units, as nccl-tests makes them (a count
+// that is not takes NCCL's slower unaligned paths); all_reduce and send_recv keep theirs, as in
+// nccl-tests.
+std::size_t whole_units(std::size_t elements) { return elements / kAlignElements * kAlignElements; }
+std::size_t padded(std::size_t elements) { return (elements + kAlignElements - 1) / kAlignElements * kAlignElements; }
 
 }  // namespace
 
@@ -39,19 +46,19 @@ OpLayout op_layout(Op op, std::uint64_t bytes, int rank, int n, const TrafficMat
       l.bytes = l.algbw_bytes = l.count * kElementBytes;
       break;
     case Op::all_gather:
-      l.count = elements / un;
+      l.count = whole_units(elements / un);
       l.send = l.count;
       l.recv = l.count * un;
       l.bytes = l.algbw_bytes = l.recv * kElementBytes;
       break;
     case Op::reduce_scatter:
-      l.count = elements / un;
+      l.count = whole_units(elements / un);
       l.send = l.count * un;
       l.recv = l.count;
       l.bytes = l.algbw_bytes = l.send * kElementBytes;
       break;
     case Op::all_to_all:
-      l.count = elements / un;
+      l.count = whole_units(elements / un);
       l.send = l.recv = l.count * un;
       l.bytes = l.algbw_bytes = l.send * kElementBytes;
       break;
@@ -63,14 +70,15 @@ OpLayout op_layout(Op op, std::uint64_t bytes, int rank, int n, const TrafficMat
       for (std::size_t j = 0; j < un; ++j) {
         l.recv_counts.push_back(m[j][ur]);
         std::size_t before = 0;  // where sender j's block for this rank starts
-        for (std::size_t q = 0; q < ur; ++q) before += m[j][q];
+        for (std::size_t q = 0; q < ur; ++q) before += padded(m[j][q]);
         l.sender_displs.push_back(before);
       }
+      // Every block starts on a 16-byte boundary (padding between blocks), in both buffers.
       for (std::size_t j = 0; j < un; ++j) {
         l.send_displs.push_back(l.send);
         l.recv_displs.push_back(l.recv);
-        l.send += l.send_counts[j];
-        l.recv += l.recv_counts[j];
+        l.send += padded(l.send_counts[j]);
+        l.recv += padded(l.recv_counts[j]);
       }
       l.bytes = elements * kElementBytes;
       l.algbw_bytes = max_rank_traffic(m) * kElementBytes;
@@ -86,6 +94,26 @@ OpLayout op_layout(Op op, std::uint64_t bytes, int rank, int n, const TrafficMat
       break;
   }
   return l;
+}
+
+std::uint64_t device_bytes_needed(Op op, std::uint64_t bytes, int n, const TrafficMatrix* a2av) {
+  std::uint64_t most = 0;
+  if (op == Op::all_to_allv) {
+    // From the matrix: op_layout of every rank would cost n^2 each.
+    const auto& m = *a2av;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      std::uint64_t elements = 0;
+      for (std::size_t j = 0; j < m.size(); ++j) elements += padded(m[i][j]) + padded(m[j][i]);
+      most = std::max(most, elements);
+    }
+    return most * kElementBytes;
+  }
+  // Every rank's buffers are alike but for send_recv's end stages, which have one neighbour.
+  for (int rank : {0, std::min(1, n - 1)}) {
+    const OpLayout l = op_layout(op, bytes, rank, n);
+    most = std::max<std::uint64_t>(most, (l.send + l.recv) * kElementBytes);
+  }
+  return most;
 }
 
 void fill_send(const OpLayout& l, std::span<float> send) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -36,6 +37,12 @@ void ConsoleReporter::point(const results::PointRecord& p) {
   out_ << line << std::flush;
   if (r.wrong > 0) wrong_total_ += r.wrong;
   ++points_;
+}
+
+void ConsoleReporter::point_skipped(const results::Failure& f) {
+  out_ << "   " << std::string(10 - std::min<std::size_t>(10, format_bytes(f.bytes).size()), ' ') << format_bytes(f.bytes) << " " << f.op
+       << " skipped: " << f.message << "\n"
+       << std::flush;
 }
 
 void ConsoleReporter::end_run(bool complete) {
@@ -83,6 +90,9 @@ void Reporters::begin_dimension(mapping::Dim dim, int groups, int group_size, co
 }
 void Reporters::point(const results::PointRecord& p) {
   for (auto* r : all_) r->point(p);
+}
+void Reporters::point_skipped(const results::Failure& f) {
+  for (auto* r : all_) r->point_skipped(f);
 }
 void Reporters::end_run(bool complete) {
   for (auto* r : all_) r->end_run(complete);

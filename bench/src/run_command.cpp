@@ -25,6 +25,7 @@
 #include "bench/src/run_plan.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/sizes.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
 #include "topology/json.hpp"
@@ -265,6 +266,13 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
     reporters.add(progress.get());
     if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
+    // Said before anything runs, so that nobody waits for a point that cannot be measured.
+    const auto too_big = runner.points_over_memory(plan.mappings);
+    if (!too_big.empty()) {
+      std::cout << "# " << too_big.size() << " point size(s) will not fit in device memory (" << format_bytes(runner.memory_limit())
+                << " per rank on the tightest rank) and are skipped, each recorded as a failure:\n";
+      for (const auto& line : too_big) std::cout << "#   " << line << "\n";
+    }
   }
   try {
     runner.run(plan.mappings);

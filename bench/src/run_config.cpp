@@ -74,7 +74,10 @@ po::options_description run_options_description(RunConfig& c) {
       ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix and random mappings")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
       ("watchdog-grace", po::value(&c.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
-      ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP");
+      ("rank-time", po::value<std::string>()->default_value("max"),
+       "an iteration's time over the ranks: max (the slowest rank, what a training step waits for) or avg (nccl-tests' default)")
+      ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP")
+      ("test-device-memory", po::value<std::string>()->default_value(""), "test only: device bytes per rank instead of the backend's free memory");
 
   po::options_description all;
   all.add(out).add(plan).add(sizes).add(timing);
@@ -107,6 +110,11 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
     else throw InputError("unknown timing '" + name + "'; use --timing per_iteration,batched");
   }
   if (c.run.timings.empty()) throw InputError("no timing mode; use --timing per_iteration, batched or both");
+  const std::string rank_time = vm["rank-time"].as<std::string>();
+  if (rank_time == "max") c.run.policy.rank_time = RankTime::max;
+  else if (rank_time == "avg") c.run.policy.rank_time = RankTime::avg;
+  else throw InputError("unknown --rank-time '" + rank_time + "'; use max or avg");
+  if (const std::string memory = vm["test-device-memory"].as<std::string>(); !memory.empty()) c.run.test_device_memory = parse_bytes(memory);
 
   const std::string sizes = vm["sizes"].as<std::string>();
   if (sizes == "workload") {

@@ -1,6 +1,8 @@
 #include "bench/runner.hpp"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "bench/comm_groups.hpp"
 #include "bench/group_selection.hpp"
@@ -41,6 +43,36 @@ Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector
     : world_(world), backend_(backend), options_(std::move(options)), slot_of_world_rank_(std::move(slot_of_world_rank)), watchdog_(watchdog),
       reporter_(reporter) {
   MPI_Comm_rank(world_, &rank_);
+  memory_limit_ = options_.test_device_memory > 0 ? options_.test_device_memory : backend_.device_memory_bytes();
+}
+
+bool Runner::fits(Op op, std::uint64_t requested, int group_size, std::uint64_t* needed) const {
+  if (memory_limit_ == 0) return true;
+  TrafficMatrix matrix;
+  if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+  const std::uint64_t need = device_bytes_needed(op, requested, group_size, op == Op::all_to_allv ? &matrix : nullptr);
+  if (needed != nullptr) *needed = need;
+  return need <= memory_limit_;
+}
+
+std::vector<std::string> Runner::points_over_memory(const std::vector<mapping::Mapping>& mappings) const {
+  std::vector<std::string> out;
+  std::set<std::tuple<Dim, Op, std::uint64_t>> seen;
+  for (const auto& m : mappings) {
+    for (const auto& p : plan_dimensions(m)) {
+      if (!p.skipped.empty()) continue;
+      const int group_size = static_cast<int>(measured_groups(m, p.dim).front().size());
+      for (Op op : p.ops) {
+        for (std::uint64_t requested : sizes_for(p.dim)) {
+          std::uint64_t need = 0;
+          if (fits(op, requested, group_size, &need) || !seen.emplace(p.dim, op, requested).second) continue;
+          out.push_back(std::string(mapping::to_string(p.dim)) + " " + std::string(mapping::to_string(op)) + " " + format_bytes(requested) +
+                        " needs " + format_bytes(need));
+        }
+      }
+    }
+  }
+  return out;
 }
 
 void Runner::skip(const std::vector<results::PointKey>& completed) { completed_.insert(completed.begin(), completed.end()); }
@@ -78,8 +110,12 @@ int Runner::count_points(const std::vector<mapping::Mapping>& mappings) const {
   int total = 0;
   for (const auto& m : mappings) {
     for (const auto& p : plan_dimensions(m)) {
-      if (p.skipped.empty()) {
-        total += static_cast<int>(p.ops.size() * sizes_for(p.dim).size() * options_.timings.size() * (options_.isolated ? 2 : 1));
+      if (!p.skipped.empty()) continue;
+      const int group_size = static_cast<int>(measured_groups(m, p.dim).front().size());
+      for (Op op : p.ops) {
+        for (std::uint64_t requested : sizes_for(p.dim)) {
+          if (fits(op, requested, group_size)) total += static_cast<int>(options_.timings.size() * (options_.isolated ? 2 : 1));
+        }
       }
     }
   }
@@ -127,7 +163,8 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
   MPI_Comm group_mpi = MPI_COMM_NULL;
   std::unique_ptr<GroupComm> group;
   {
-    const WatchedScope watched(watchdog_, options_.watchdog_base_s);
+    // Creation grows with the group (bootstrap, and NCCL_DEBUG=INFO's output at 1,000+ ranks).
+    const WatchedScope watched(watchdog_, communicator_init_limit_s(options_.watchdog_base_s, group_size));
     MPI_Comm_split(world_, group_index, position, &group_mpi);
     group = backend_.make_group(group_mpi);
   }
@@ -150,6 +187,21 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
       if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
       const OpLayout layout = op_layout(op, requested, position, group_size, op == Op::all_to_allv ? &matrix : nullptr);
       if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
+      // Too big for the device memory of the tightest rank: skipped, with a recorded failure
+      // (every rank takes this decision alike: the limit is the world's, the need the group's).
+      if (std::uint64_t need = 0; !fits(op, requested, group_size, &need)) {
+        for (Timing timing : options_.timings) {
+          for (bool isolated : {false, true}) {
+            if (isolated && !options_.isolated) continue;
+            const results::PointKey key{m.name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
+            if (completed_.count(key) != 0 || reporter_ == nullptr) continue;
+            reporter_->point_skipped({results::utc_now_iso8601(), m.name, dim_name, op_name, layout.bytes,
+                                      describe(m, plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " + format_bytes(need) +
+                                          " of device memory per rank but only " + format_bytes(memory_limit_) + " are free; not measured"});
+          }
+        }
+        continue;
+      }
       ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, layout.bytes);
       for (Timing timing : options_.timings) {
         for (bool isolated : {false, true}) {
@@ -159,8 +211,18 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
           if (completed_.count(key) != 0) continue;
           if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, op, layout.bytes, timing, isolated));
           const bool corrupt = rank_ == 0 && options_.test_corrupt == m.name + ":" + dim_name + ":" + op_name;
-          const PointResult r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
-                                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
+          PointResult r;
+          try {
+            r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
+                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
+          } catch (const PointNotMeasured& e) {
+            // Some rank could not allocate the buffers (the device-memory figure was too hopeful).
+            if (reporter_ != nullptr) {
+              reporter_->point_skipped({results::utc_now_iso8601(), m.name, dim_name, op_name, layout.bytes,
+                                        describe(m, plan.dim, op, layout.bytes, timing, isolated) + ": " + e.what() + "; not measured"});
+            }
+            continue;
+          }
           if (reporter_ == nullptr) continue;
           results::PointRecord rec;
           auto& row = rec.row;
@@ -173,7 +235,7 @@ void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
           row.groups = isolated ? 1 : static_cast<int>(groups.size());
           row.group_size = group_size;
           row.iters = r.iters;
-          row.warmup = options_.policy.warmup;
+          row.warmup = r.warmup;
           row.timing = std::string(to_string(timing));
           row.concurrency = concurrency;
           row.t_min_us = r.summary.min;

@@ -172,6 +172,8 @@ std::vector<Peer> side_channel_peers(const std::vector<std::string>& endpoints, 
 
 double default_op_limit_s(double base_s, std::uint64_t bytes) { return base_s + static_cast<double>(bytes) / 50e6; }
 
+double communicator_init_limit_s(double base_s, int group_size) { return base_s + 0.1 * std::max(group_size, 1); }
+
 Watchdog::Watchdog(MPI_Comm world, std::vector<std::string> hosts, double grace_s, FailureHandler on_failure)
     : hosts_(std::move(hosts)), grace_s_(grace_s), on_failure_(std::move(on_failure)) {
   MPI_Comm_rank(world, &rank_);

@@ -2,33 +2,108 @@
 # Device check of the NCCL backend, on a machine with one GPU or more (about 2-4 minutes).
 #   tests/gpu/check.sh            # installs what is missing, builds into build-gpu/, runs
 #   MESHBENCH_BUILD_DIR=DIR CUDA_HOME=/usr/local/cuda NCCL_HOME=... tests/gpu/check.sh
+#   tests/gpu/check.sh --devices-only PATH/TO/nccl_check   # only steps 1 and 4-5, with that program
 # What it shows:
-#   1. the machine: nvidia-smi, the CUDA and NCCL found;
+#   1. the machine: nvidia-smi, the CUDA and NCCL found; the GPUs CUDA shows this process, which
+#      are what counts (nvidia-smi ignores CUDA_VISIBLE_DEVICES and lists GPUs CUDA may hide);
 #   2. the build: configure summary "backends: mpi nccl", `meshbench --version` listing nccl;
 #   3. every op (all_reduce, all_gather, reduce_scatter, all_to_all, all_to_allv, send_recv)
 #      through the NCCL backend and the run's driver, both timing modes, check mode on, at
 #      several sizes, as a table with #wrong; the corrupt flag seen as one wrong element; an
 #      NCCL/CUDA error reported as one line with op, size and ranks;
-#   4. the GPU chosen by PCI bus id and through CUDA_VISIBLE_DEVICES;
+#   4. the GPU chosen by PCI bus id, and through CUDA_VISIBLE_DEVICES by index and by UUID;
 #   5. two ranks on one GPU refused with one line and status 2;
 #   6. with several GPUs, the same table over one group of all of them.
 # Any wrong element or unexpected outcome ends the script with a non-zero status and FAILED.
+# tests/gpu/check_devices_test.sh runs --devices-only with stand-ins for nvidia-smi, mpirun and
+# nccl_check (one GPU of eight visible, by index and by UUID).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${MESHBENCH_BUILD_DIR:-$root/build-gpu}"
+devices_only=""
+if [ "${1:-}" = "--devices-only" ]; then
+  devices_only="${2:?--devices-only needs the nccl_check program}"
+  build="$(mktemp -d)/check"
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 started=$SECONDS
 
 step() { printf '\n==== %s (%ds)\n' "$*" "$((SECONDS - started))"; }
 fail() { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 
+# "0000:19:00.0" from nvidia-smi's "00000000:19:00.0" (and CUDA's spelling, any case).
+norm_pci() {
+  local p="${1,,}"
+  p="${p// /}"
+  local domain="${p%%:*}" rest="${p#*:}"
+  if [ "$rest" = "$p" ] || [ "${rest//[^:]/}" != ":" ]; then echo "$p"; return; fi
+  printf '%04x:%s\n' "$((16#$domain))" "$rest"
+}
+
+# "INDEX UUID" of the GPU at bus id $1 in nvidia-smi's list of the node's GPUs.
+smi_gpu() {
+  local want index bus uuid
+  want="$(norm_pci "$1")"
+  while IFS=', ' read -r index bus uuid; do
+    if [ "$(norm_pci "$bus")" = "$want" ]; then echo "$index $uuid"; return 0; fi
+  done < <(nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv,noheader)
+  return 1
+}
+
+# Sets gpus, first_pci, first_index, first_uuid from the GPUs CUDA shows this process.
+visible_gpus() {
+  local -a pcis
+  mapfile -t pcis < <("$check" --list-devices | awk '{print $2}')
+  gpus=${#pcis[@]}
+  [ "$gpus" -ge 1 ] || fail "CUDA shows no GPU to this process (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset})"
+  first_pci="${pcis[0]}"
+  local row
+  row="$(smi_gpu "$first_pci")" || fail "nvidia-smi does not list $first_pci, the first GPU CUDA shows"
+  read -r first_index first_uuid <<<"$row"
+  echo "CUDA shows $gpus GPU(s) (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}): ${pcis[*]}"
+  echo "the first is nvidia-smi's GPU $first_index ($first_uuid)"
+}
+
+# Steps 4 and 5: the GPU choice of the backend and the refusal of a shared GPU.
+check_gpu_choice() {
+  step "GPU chosen by PCI bus id ($first_pci) and through CUDA_VISIBLE_DEVICES by index ($first_index) and UUID"
+  timeout 60 mpirun -np 1 "$check" --sizes 1K --gpu-pci "$first_pci" | tail -2 || fail "choice by PCI bus id"
+  # CUDA numbers GPUs in PCI order, as nvidia-smi does, only with CUDA_DEVICE_ORDER=PCI_BUS_ID.
+  CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES="$first_index" timeout 60 mpirun -np 1 -x CUDA_DEVICE_ORDER -x CUDA_VISIBLE_DEVICES \
+    "$check" --sizes 1K --gpu-index "$first_index" | tail -2 || fail "CUDA_VISIBLE_DEVICES=$first_index with slot index $first_index"
+  # UUIDs carry no index: the slot's bus id names the GPU (the rule for a live topology).
+  CUDA_VISIBLE_DEVICES="$first_uuid" timeout 60 mpirun -np 1 -x CUDA_VISIBLE_DEVICES \
+    "$check" --sizes 1K --gpu-pci "$first_pci" | tail -2 || fail "CUDA_VISIBLE_DEVICES=$first_uuid with the slot's bus id"
+  local other=$((first_index + 1)) status
+  set +e
+  CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES="$first_index" mpirun -np 1 -x CUDA_DEVICE_ORDER -x CUDA_VISIBLE_DEVICES \
+    "$check" --sizes 1K --gpu-index "$other" >/dev/null 2>"$build.visible.err"
+  status=$?
+  set -e
+  cat "$build.visible.err"
+  if [ "$status" -ne 2 ] || ! grep -q "CUDA_VISIBLE_DEVICES=$first_index does not list it" "$build.visible.err"; then
+    fail "a slot outside CUDA_VISIBLE_DEVICES should fail with status 2 and say so (got $status)"
+  fi
+
+  step "two ranks on GPU $first_pci are refused with one line"
+  bash "$root/tests/gpu/device_error_test.sh" "$check" "$first_pci" || fail "device error"
+}
+
+if [ -n "$devices_only" ]; then
+  check="$devices_only"
+  step "machine"
+  nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv,noheader || fail "nvidia-smi cannot talk to the driver"
+  visible_gpus
+  check_gpu_choice
+  step "done"
+  echo "NCCL backend device choice check: OK"
+  exit 0
+fi
+
 step "machine"
 command -v nvidia-smi >/dev/null || fail "nvidia-smi not found: this script needs a machine with an NVIDIA GPU and its driver"
 nvidia-smi || fail "nvidia-smi cannot talk to the driver"
-gpus="$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | wc -l)"
-[ "$gpus" -ge 1 ] || fail "nvidia-smi lists no GPU"
-first_pci="$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | head -1 | tr -d ' ')"
-echo "GPUs: $gpus; GPU 0 at $first_pci"
+nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader | grep -q . || fail "nvidia-smi lists no GPU"
 
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 [ -d "$cuda/include" ] || fail "no CUDA toolkit at $cuda (set CUDA_HOME)"
@@ -57,6 +132,9 @@ cmake --build "$build" -j "$(nproc)" --target meshbench nccl_check test_bench >"
 "$build/meshbench" --version | grep -q 'nccl' || fail "meshbench --version does not list nccl"
 check="$build/gpu/nccl_check"
 
+step "GPUs CUDA shows this process"
+visible_gpus
+
 step "unit tests of the bench module (on a GPU machine: GPU count and NCCL build)"
 "$build/tests/test_bench" --gtest_brief=1 || fail "test_bench"
 
@@ -66,21 +144,7 @@ grep -q 'WRONG' "$build.check1.log" && fail "wrong elements"
 grep -q '^# corrupt probe: 1 wrong' "$build.check1.log" || fail "corrupt probe"
 grep -q '^# error probe: OK' "$build.check1.log" || fail "error probe"
 
-step "GPU chosen by PCI bus id ($first_pci) and through CUDA_VISIBLE_DEVICES"
-timeout 60 mpirun -np 1 "$check" --sizes 1K --gpu-pci "$first_pci" | tail -2 || fail "choice by PCI bus id"
-CUDA_VISIBLE_DEVICES=0 timeout 60 mpirun -np 1 -x CUDA_VISIBLE_DEVICES "$check" --sizes 1K --gpu-index 0 | tail -2 ||
-  fail "CUDA_VISIBLE_DEVICES=0"
-set +e
-CUDA_VISIBLE_DEVICES=0 mpirun -np 1 -x CUDA_VISIBLE_DEVICES "$check" --sizes 1K --gpu-index 5 >/dev/null 2>"$build.visible.err"
-status=$?
-set -e
-cat "$build.visible.err"
-if [ "$status" -ne 2 ] || ! grep -q 'CUDA_VISIBLE_DEVICES=0 does not list it' "$build.visible.err"; then
-  fail "a slot outside CUDA_VISIBLE_DEVICES should fail with status 2 and say so (got $status)"
-fi
-
-step "two ranks on GPU 0 are refused with one line"
-bash "$root/tests/gpu/device_error_test.sh" "$check" || fail "device error"
+check_gpu_choice
 
 if [ "$gpus" -ge 2 ]; then
   step "every op over one group of $gpus GPUs"

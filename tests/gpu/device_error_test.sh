@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Two ranks both on GPU 0 through the NCCL backend: whatever GPUs this machine has (none, one,
-# several), the device check must refuse with exit status 2 and exactly one error line (mpirun
-# --quiet keeps its own banner out of the count).
-#   device_error_test.sh PATH/TO/nccl_check
+# Two ranks both on one GPU through the NCCL backend (GPU index 0, or the GPU at bus id PCI):
+# whatever GPUs this machine has (none, one, several), the device check must refuse with exit
+# status 2 and exactly one error line (mpirun --quiet keeps its own banner out of the count).
+#   device_error_test.sh PATH/TO/nccl_check [PCI]
 set -uo pipefail
 exe="$1"
+if [ -n "${2:-}" ]; then gpu=(--gpu-pci "$2"); else gpu=(--gpu-index 0); fi
 err="$(mktemp)"
 trap 'rm -f "$err"' EXIT
-mpirun --quiet -np 2 --oversubscribe "$exe" --gpu-index 0 >/dev/null 2>"$err"
+mpirun --quiet -np 2 --oversubscribe "$exe" "${gpu[@]}" >/dev/null 2>"$err"
 status=$?
 lines="$(grep -c . "$err")"
 echo "exit status $status; stderr:"

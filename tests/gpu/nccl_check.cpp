@@ -8,6 +8,10 @@
 // run as an exchange with the rank itself so that NCCL's send/receive path is exercised too.
 //
 //   mpirun -np N nccl_check [--sizes 4,1K,64K,1M,16M] [--gpu-index I] [--gpu-pci BUSID] [--budget S]
+//   nccl_check --list-devices    # without MPI: the PCI bus id of each GPU CUDA shows, by ordinal
+//
+// Without --gpu-index or --gpu-pci a rank uses the CUDA device at its node-local rank, named by
+// its bus id, so that any CUDA_VISIBLE_DEVICES (indexes or UUIDs) works as CUDA sees it.
 //
 // Exit status: 0 all points correct and both probes as expected; 1 a wrong element, a failed
 // probe or an NCCL/CUDA error; 2 no usable GPU (the backend's one-line device error).
@@ -110,8 +114,13 @@ int check_all(MPI_Comm world, const Options& o) {
 
   const bool all_have_gpu = bench::every_rank_has_gpu(world);
   bench::GpuSlot slot;
-  slot.index = o.gpu_index >= 0 ? o.gpu_index : local_rank(world);
+  const int local = local_rank(world);
+  slot.index = o.gpu_index >= 0 ? o.gpu_index : local;
   slot.pci = o.gpu_pci;
+  if (o.gpu_index < 0 && o.gpu_pci.empty()) {
+    const auto visible = bench::visible_gpu_pcis();
+    if (static_cast<std::size_t>(local) < visible.size()) slot.pci = visible[static_cast<std::size_t>(local)];
+  }
   bench::NcclOptions nccl_options;
   nccl_options.watchdog_base_s = o.watchdog_s;
   std::unique_ptr<bench::Backend> backend;
@@ -134,7 +143,7 @@ int check_all(MPI_Comm world, const Options& o) {
   MPI_Comm group_mpi = MPI_COMM_NULL;
   MPI_Comm_split(world, 0, rank, &group_mpi);
   watchdog.set_point("creating the NCCL communicator");
-  watchdog.arm(o.watchdog_s);
+  watchdog.arm(bench::communicator_init_limit_s(o.watchdog_s, size));
   auto group = backend->make_group(group_mpi);
   watchdog.disarm();
 
@@ -207,6 +216,11 @@ int check_all(MPI_Comm world, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--list-devices") == 0) {
+    const auto pcis = bench::visible_gpu_pcis();
+    for (std::size_t d = 0; d < pcis.size(); ++d) std::printf("%zu %s\n", d, pcis[d].c_str());
+    return mb::kExitOk;
+  }
   MPI_Init(&argc, &argv);
   int status = mb::kExitOk;
   try {

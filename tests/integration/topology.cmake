@@ -24,3 +24,8 @@ foreach(_case missing_file malformed_xml no_gpus nodes_zero unknown_node_type un
     COMMAND ${_topology_py} ${_topology_dir}/topology_bad_input.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_case})
   set_tests_properties(topology_bad_input_${_case} PROPERTIES LABELS "integration;topology" TIMEOUT 60)
 endforeach()
+
+# Live discovery leaves hwloc's OpenCL component out (topology/src/hwloc_reader.hpp).
+add_test(NAME topology_live_discovery_without_opencl
+  COMMAND bash ${_topology_dir}/topology_no_opencl.sh ${MESHBENCH_EXE})
+set_tests_properties(topology_live_discovery_without_opencl PROPERTIES LABELS "integration;topology" TIMEOUT 60)

@@ -16,6 +16,7 @@ namespace meshbench::topology {
 HwlocTopology::HwlocTopology() {
   if (hwloc_topology_init(&t_) != 0) throw std::runtime_error("hwloc_topology_init failed");
   hwloc_topology_set_io_types_filter(t_, HWLOC_TYPE_FILTER_KEEP_ALL);
+  for (const char* name : kDisabledHwlocComponents) hwloc_topology_set_components(t_, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, name);
 }
 
 HwlocTopology::~HwlocTopology() { hwloc_topology_destroy(t_); }

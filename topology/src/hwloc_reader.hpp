@@ -12,7 +12,7 @@
 namespace meshbench::topology {
 
 // Owns an hwloc topology with every I/O object kept (hwloc drops them by default, also
-// when importing XML).
+// when importing XML). Discovery never runs hwloc's OpenCL component (kDisabledHwlocComponents).
 class HwlocTopology {
  public:
   HwlocTopology();
@@ -24,6 +24,12 @@ class HwlocTopology {
  private:
   hwloc_topology_t t_ = nullptr;
 };
+
+// hwloc's OpenCL discovery queries the OpenCL platforms, which on NVIDIA's ICD initialises CUDA:
+// on a node's first rank it can run before the NCCL backend's cudaSetDevice and has crashed
+// there with CUDA 12. Live discovery learns nothing from it that the PCI and NVML components do
+// not give, so every topology here is made without it.
+inline constexpr const char* kDisabledHwlocComponents[] = {"opencl"};
 
 struct HwlocReadOptions {
   // Line rate of a NIC in GB/s by its OS device name; hwloc does not know it. 0 = unknown.

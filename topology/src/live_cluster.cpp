@@ -10,6 +10,7 @@
 #include "topology/json.hpp"
 #include "topology/loaders.hpp"
 #include "topology/options.hpp"
+#include "topology/src/hwloc_reader.hpp"
 
 namespace meshbench::topology {
 
@@ -35,6 +36,7 @@ void complete_from_product_name(Machine& m) {
 int bound_numa() {
   hwloc_topology_t t = nullptr;
   if (hwloc_topology_init(&t) != 0) return -1;
+  for (const char* name : kDisabledHwlocComponents) hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, name);
   int numa = -1;
   if (hwloc_topology_load(t) == 0) {
     const int count = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);

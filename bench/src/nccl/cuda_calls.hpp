@@ -20,8 +20,9 @@ inline void check_cuda(cudaError_t err, const OpContext& context, const char* ca
   if (err != cudaSuccess) throw_cuda(err, context, call);
 }
 
+// ncclInProgress is not success: the caller waits for it (await_communicator) before checking.
 inline void check_nccl(ncclResult_t res, ncclComm_t comm, const OpContext& context, const char* call) {
-  if (res != ncclSuccess && res != ncclInProgress) throw_nccl(res, comm, context, call);
+  if (res != ncclSuccess) throw_nccl(res, comm, context, call);
 }
 
 }  // namespace meshbench::bench::nccl

@@ -1,15 +1,19 @@
 // The NCCL backend: this rank's GPU, chosen from its slot, and one NCCL communicator per group.
 #include "bench/nccl_backend.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
 #include "bench/src/mpi_util.hpp"
+#include "bench/src/nccl_plan.hpp"
+#include "bench/watchdog.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
 #include "bench/src/nccl/nccl_group.hpp"
 #include "common/error.hpp"
@@ -22,23 +26,6 @@ std::string hostname() {
   char buf[256] = {};
   ::gethostname(buf, sizeof buf - 1);
   return buf;
-}
-
-// PCI bus ids of the devices CUDA shows this process, by ordinal ("device N" where CUDA cannot
-// tell, so that two ranks on one device still compare equal).
-std::vector<std::string> visible_device_pcis() {
-  std::vector<std::string> out;
-  const int count = local_gpu_count();
-  for (int d = 0; d < count; ++d) {
-    char bus[32] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) {
-      out.push_back(normalize_pci(bus));
-    } else {
-      cudaGetLastError();
-      out.push_back("device " + std::to_string(d));
-    }
-  }
-  return out;
 }
 
 std::string join(const std::vector<std::string>& items, char sep) {
@@ -83,13 +70,16 @@ std::string first_error(const std::string& mine, MPI_Comm world) {
 
 class NcclBackend final : public Backend {
  public:
-  NcclBackend(MPI_Comm world, std::string device, NcclOptions options, std::vector<std::pair<std::string, std::string>> versions)
-      : world_(world), device_(std::move(device)), options_(options), versions_(std::move(versions)) {
+  NcclBackend(MPI_Comm world, std::string device, NcclOptions options, std::vector<std::pair<std::string, std::string>> versions,
+              nccl::AlltoAllFn alltoall, std::uint64_t memory_bytes)
+      : world_(world), device_(std::move(device)), options_(options), versions_(std::move(versions)), alltoall_(alltoall),
+        memory_bytes_(memory_bytes) {
     MPI_Comm_rank(world_, &world_rank_);
   }
 
   std::string_view name() const override { return "nccl"; }
   std::vector<std::pair<std::string, std::string>> versions() const override { return versions_; }
+  std::uint64_t device_memory_bytes() const override { return memory_bytes_; }
 
   // ncclCommInitRank with an id from the group's rank 0, broadcast over the group's MPI
   // communicator (nccl-tests' way), rather than ncclCommSplit of a world communicator: the
@@ -118,8 +108,15 @@ class NcclBackend final : public Backend {
       nccl::throw_nccl(static_cast<ncclResult_t>(message.status), nullptr, context, "ncclGetUniqueId");
     }
     ncclComm_t comm = nullptr;
-    nccl::check_nccl(ncclCommInitRank(&comm, m.nranks, message.id, m.rank), nullptr, context, "ncclCommInitRank");
-    return std::make_unique<nccl::NcclGroup>(comm, members, world_rank_, device_, options_);
+    ncclResult_t res = ncclCommInitRank(&comm, m.nranks, message.id, m.rank);
+    if (res == ncclInProgress) {
+      // A non-blocking communicator (refused in the environment, but a site's NCCL config file
+      // can ask for one too): not usable until NCCL says the init is done.
+      res = nccl::await_communicator(comm, communicator_init_limit_s(options_.watchdog_base_s, m.nranks) + options_.grace_s + 30);
+      if (res != ncclSuccess && comm != nullptr) ncclCommAbort(comm);
+    }
+    nccl::check_nccl(res, res == ncclSuccess ? comm : nullptr, context, "ncclCommInitRank");
+    return std::make_unique<nccl::NcclGroup>(comm, members, world_rank_, device_, options_, alltoall_);
   }
 
  private:
@@ -142,7 +139,14 @@ class NcclBackend final : public Backend {
   std::string device_;
   NcclOptions options_;
   std::vector<std::pair<std::string, std::string>> versions_;
+  nccl::AlltoAllFn alltoall_;
+  std::uint64_t memory_bytes_;
 };
+
+// Left to NCCL's own buffers (per communicator: channels x peers x NCCL_BUFFSIZE, 4 MiB by
+// default, and more with NVLS) and to what CUDA allocates lazily. A round figure, not measured:
+// a point that still does not fit fails with NCCL's or CUDA's out-of-memory error.
+constexpr std::uint64_t kNcclReserveBytes = 2ULL << 30;
 
 // "NVIDIA H200 x16" or "NVIDIA H100 80GB HBM3 x8, NVIDIA A100-SXM4-80GB x8": every rank's model.
 std::string model_summary(const std::vector<std::string>& models) {
@@ -156,6 +160,21 @@ std::string model_summary(const std::vector<std::string>& models) {
 }  // namespace
 
 bool nccl_backend_built() { return true; }
+
+std::vector<std::string> visible_gpu_pcis() {
+  std::vector<std::string> out;
+  const int count = local_gpu_count();
+  for (int d = 0; d < count; ++d) {
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) == cudaSuccess) {
+      out.push_back(normalize_pci(bus));
+    } else {
+      cudaGetLastError();
+      out.push_back("device " + std::to_string(d));  // two ranks on one such device still compare equal
+    }
+  }
+  return out;
+}
 
 int local_gpu_count() {
   int count = 0;
@@ -180,8 +199,12 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   request.slot_index = slot.index;
   request.slot_pci = slot.pci;
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) request.visible = v;
-  request.device_pci = visible_device_pcis();
+  request.device_pci = visible_gpu_pcis();
   DeviceChoice choice = choose_device(request);
+  if (const auto refusal = nccl_environment_refusal(std::getenv("NCCL_COMM_BLOCKING")); refusal && choice.ok()) {
+    choice.error = *refusal;
+    choice.ordinal = -1;
+  }
   std::string model;
   if (choice.ok()) {
     cudaDeviceProp prop{};
@@ -215,6 +238,9 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   const std::string device = "GPU " + std::to_string(choice.ordinal) + " (" + mine.chosen_pci + ")";
   int nccl_code = 0, driver = 0, runtime = 0;
   ncclGetVersion(&nccl_code);
+  // The library loaded at run time decides, not the headers compiled against.
+  void* symbol = dlsym(RTLD_DEFAULT, "ncclAlltoAll");
+  const auto alltoall = native_all_to_all(nccl_code, symbol != nullptr) ? reinterpret_cast<nccl::AlltoAllFn>(symbol) : nullptr;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   const std::vector<std::string> models = allgather(model, world);
@@ -225,13 +251,20 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
       {"cuda_runtime", cuda_version_string(runtime)},
       {"gpu", model + " [" + mine.chosen_pci + "] on world rank " + std::to_string(rank)},
       {"gpu_models", model_summary(models)},
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      {"nccl_all_to_all", "ncclAlltoAll"},
-#else
-      {"nccl_all_to_all", "grouped ncclSend/ncclRecv"},
-#endif
+      {"nccl_all_to_all", alltoall != nullptr ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv"},
   };
-  return std::make_unique<NcclBackend>(world, device, options, std::move(versions));
+  // Free device memory on the tightest rank, less a reserve for NCCL's communicators; a rank
+  // that cannot tell sets no limit.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  std::uint64_t usable = std::numeric_limits<std::uint64_t>::max();
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    usable = free_bytes > kNcclReserveBytes ? free_bytes - kNcclReserveBytes : 1;
+  } else {
+    cudaGetLastError();
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_UINT64_T, MPI_MIN, world);
+  if (usable == std::numeric_limits<std::uint64_t>::max()) usable = 0;
+  return std::make_unique<NcclBackend>(world, device, options, std::move(versions), alltoall, usable);
 }
 
 }  // namespace meshbench::bench

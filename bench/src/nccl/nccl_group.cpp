@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <thread>
 
+#include "bench/src/device_wait.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
+#include "common/sizes.hpp"
 #include "mapping/ops.hpp"
 
 namespace meshbench::bench::nccl {
@@ -15,12 +16,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Spin this long before polling with short sleeps: small ops finish while spinning, so the
-// host timing of a batch is not stretched by a wake-up; a long op does not notice 50 µs.
-constexpr auto kSpinFor = std::chrono::milliseconds(10);
-constexpr auto kPollSleep = std::chrono::microseconds(50);
-
 }  // namespace
+
+ncclResult_t await_communicator(ncclComm_t comm, double limit_s) {
+  ncclResult_t last = ncclInProgress;
+  const auto state = [&] {
+    if (ncclCommGetAsyncError(comm, &last) != ncclSuccess) last = ncclInternalError;
+    return last == ncclSuccess ? NcclState::success : last == ncclInProgress ? NcclState::in_progress : NcclState::error;
+  };
+  await_settled(state, std::chrono::duration<double>(limit_s));
+  return last;
+}
 
 DeviceBuffer::~DeviceBuffer() {
   if (data_ != nullptr) cudaFree(data_);
@@ -33,13 +39,21 @@ void DeviceBuffer::reserve(std::size_t elements, const OpContext& context) {
   data_ = nullptr;
   capacity_ = 0;
   void* p = nullptr;
-  check_cuda(cudaMalloc(&p, elements * sizeof(float)), context, "cudaMalloc");
+  const cudaError_t err = cudaMalloc(&p, elements * sizeof(float));
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: the device stays usable for the next point
+    throw BufferAllocationError(op_error_message("CUDA", context, "cudaErrorMemoryAllocation in cudaMalloc of " + format_bytes(elements * sizeof(float)),
+                                                 cudaGetErrorString(err)));
+  }
+  check_cuda(err, context, "cudaMalloc");
   data_ = static_cast<float*>(p);
   capacity_ = elements;
 }
 
-NcclGroup::NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options)
-    : comm_(comm), world_ranks_(std::move(group_world_ranks)), world_rank_(world_rank), device_(std::move(device)), options_(options) {
+NcclGroup::NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options,
+                     AlltoAllFn alltoall)
+    : comm_(comm), world_ranks_(std::move(group_world_ranks)), world_rank_(world_rank), device_(std::move(device)), options_(options),
+      alltoall_(alltoall) {
   // A stream that does not synchronise with the legacy default stream: nothing else on the
   // device can slip into the timed region.
   cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -91,7 +105,10 @@ void NcclGroup::cuda(cudaError_t err, const char* call) {
 }
 
 void NcclGroup::nccl(ncclResult_t res, const char* call) {
-  if (res == ncclSuccess || res == ncclInProgress) return;
+  // The backend refuses NCCL_COMM_BLOCKING=0, but a call may still report work in progress:
+  // it is not done until the communicator says so.
+  if (res == ncclInProgress) res = await_communicator(comm_, nccl_wait_limit_s(options_, layout_.bytes, 1));
+  if (res == ncclSuccess) return;
   try {
     throw_nccl(res, comm_, context(), call);
   } catch (const BackendError& e) {
@@ -101,6 +118,7 @@ void NcclGroup::nccl(ncclResult_t res, const char* call) {
 
 void NcclGroup::prepare(const OpLayout& layout) {
   layout_ = layout;
+  calls_ = nccl_calls(layout_, alltoall_ != nullptr);
   prepared_ = true;
   send_.reserve(layout.send, context());
   recv_.reserve(layout.recv, context());
@@ -153,79 +171,43 @@ std::int64_t NcclGroup::check(bool corrupt) {
   return count_wrong(layout_, host_);
 }
 
-void NcclGroup::enqueue_alltoall() {
-  const std::size_t count = layout_.count;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  nccl(ncclAlltoAll(send_.data(), recv_.data(), count, ncclFloat, comm_, stream_), "ncclAlltoAll");
-#else
-  // nccl-tests' fallback before NCCL 2.28: one send and one receive per peer, self included.
-  nccl(ncclGroupStart(), "ncclGroupStart");
-  for (int peer = 0; peer < layout_.n; ++peer) {
-    const std::size_t at = static_cast<std::size_t>(peer) * count;
-    nccl(ncclSend(send_.data() + at, count, ncclFloat, peer, comm_, stream_), "ncclSend");
-    nccl(ncclRecv(recv_.data() + at, count, ncclFloat, peer, comm_, stream_), "ncclRecv");
+void NcclGroup::issue(const NcclCall& c) {
+  const float* send = send_.data() + c.send_offset;
+  float* recv = recv_.data() + c.recv_offset;
+  switch (c.kind) {
+    case NcclCall::Kind::all_reduce: nccl(ncclAllReduce(send, recv, c.count, ncclFloat, ncclSum, comm_, stream_), "ncclAllReduce"); break;
+    case NcclCall::Kind::all_gather: nccl(ncclAllGather(send, recv, c.count, ncclFloat, comm_, stream_), "ncclAllGather"); break;
+    case NcclCall::Kind::reduce_scatter:
+      nccl(ncclReduceScatter(send, recv, c.count, ncclFloat, ncclSum, comm_, stream_), "ncclReduceScatter");
+      break;
+    case NcclCall::Kind::all_to_all: nccl(alltoall_(send, recv, c.count, ncclFloat, comm_, stream_), "ncclAlltoAll"); break;
+    case NcclCall::Kind::group_start: nccl(ncclGroupStart(), "ncclGroupStart"); break;
+    case NcclCall::Kind::group_end: nccl(ncclGroupEnd(), "ncclGroupEnd"); break;
+    case NcclCall::Kind::send: nccl(ncclSend(send, c.count, ncclFloat, c.peer, comm_, stream_), "ncclSend"); break;
+    case NcclCall::Kind::recv: nccl(ncclRecv(recv, c.count, ncclFloat, c.peer, comm_, stream_), "ncclRecv"); break;
   }
-  nccl(ncclGroupEnd(), "ncclGroupEnd");
-#endif
 }
 
 void NcclGroup::enqueue() {
-  float* send = send_.data();
-  float* recv = recv_.data();
-  const std::size_t count = layout_.count;
-  switch (layout_.op) {
-    case Op::all_reduce: nccl(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm_, stream_), "ncclAllReduce"); break;
-    case Op::all_gather: nccl(ncclAllGather(send, recv, count, ncclFloat, comm_, stream_), "ncclAllGather"); break;
-    case Op::reduce_scatter: nccl(ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, comm_, stream_), "ncclReduceScatter"); break;
-    case Op::all_to_all: enqueue_alltoall(); break;
-    case Op::all_to_allv:
-      // NCCL has no all-to-allv: per-peer sends and receives in one group, as nccl-tests does.
-      // A zero count is skipped on both sides alike (the matrix says so to sender and receiver).
-      nccl(ncclGroupStart(), "ncclGroupStart");
-      for (int peer = 0; peer < layout_.n; ++peer) {
-        const auto p = static_cast<std::size_t>(peer);
-        if (layout_.send_counts[p] > 0) {
-          nccl(ncclSend(send + layout_.send_displs[p], layout_.send_counts[p], ncclFloat, peer, comm_, stream_), "ncclSend");
-        }
-        if (layout_.recv_counts[p] > 0) {
-          nccl(ncclRecv(recv + layout_.recv_displs[p], layout_.recv_counts[p], ncclFloat, peer, comm_, stream_), "ncclRecv");
-        }
-      }
-      nccl(ncclGroupEnd(), "ncclGroupEnd");
-      break;
-    case Op::send_recv:
-      // Both directions at once: every stage exchanges with its previous and next stage.
-      nccl(ncclGroupStart(), "ncclGroupStart");
-      for (std::size_t p = 0; p < layout_.peers.size(); ++p) {
-        nccl(ncclSend(send, count, ncclFloat, layout_.peers[p], comm_, stream_), "ncclSend");
-        nccl(ncclRecv(recv + p * count, count, ncclFloat, layout_.peers[p], comm_, stream_), "ncclRecv");
-      }
-      nccl(ncclGroupEnd(), "ncclGroupEnd");
-      break;
-  }
+  for (const auto& c : calls_) issue(c);
 }
 
 void NcclGroup::wait(int ops, const char* what) {
   const double limit_s = nccl_wait_limit_s(options_, layout_.bytes, ops);
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
-  for (unsigned polls = 0;; ++polls) {
+  WaitCalls calls;
+  calls.done = [this] {
     const cudaError_t q = cudaStreamQuery(stream_);
-    if (q == cudaSuccess) return;
+    if (q == cudaSuccess) return true;
     if (q != cudaErrorNotReady) cuda(q, "cudaStreamQuery");
     ncclResult_t async = ncclSuccess;
     nccl(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
     if (async != ncclSuccess && async != ncclInProgress) nccl(async, "the op (asynchronous error)");
-    // The clock is read every 64 polls: cheap enough to keep the spin tight.
-    if ((polls & 63U) != 0) continue;
-    const auto now = Clock::now();
-    if (now > deadline) {
-      const std::string error = std::string(what) + " did not complete within " + std::to_string(static_cast<long long>(limit_s)) +
-                                " s; communicator aborted";
-      abort_and_throw(op_error_message("NCCL", context(), error, ""));
-    }
-    if (now - start > kSpinFor) std::this_thread::sleep_for(kPollSleep);
-  }
+    return false;
+  };
+  if (wait_until_done(calls, std::chrono::duration<double>(limit_s))) return;
+  const std::string error = std::string(what) + " did not complete within " + std::to_string(static_cast<long long>(limit_s)) +
+                            " s; communicator aborted";
+  abort_and_throw(op_error_message("NCCL", context(), error, ""));
 }
 
 }  // namespace meshbench::bench::nccl

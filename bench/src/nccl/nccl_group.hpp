@@ -8,6 +8,7 @@
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/nccl_backend.hpp"
+#include "bench/src/nccl_plan.hpp"
 
 namespace meshbench::bench::nccl {
 
@@ -27,11 +28,22 @@ class DeviceBuffer {
   std::size_t capacity_ = 0;
 };
 
+// ncclAlltoAll's signature, resolved at run time (nccl_backend.cpp): no reference to the symbol
+// is linked in, so an older libnccl.so.2 found first still loads.
+using AlltoAllFn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+
+// Waits until a communicator has no operation in progress (ncclCommGetAsyncError no longer says
+// ncclInProgress): after a non-blocking init or call. Returns the final state; ncclInProgress
+// past `limit_s`.
+ncclResult_t await_communicator(ncclComm_t comm, double limit_s);
+
 // One rank's NCCL communicator of one group, its stream, events and buffers. The communicator
 // is destroyed with the object: the runner drops a dimension's groups before it makes the next.
 class NcclGroup final : public GroupComm {
  public:
-  NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options);
+  // `alltoall`: ncclAlltoAll where the loaded library has it, else null (grouped send/recv).
+  NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options,
+            AlltoAllFn alltoall);
   ~NcclGroup() override;
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;
@@ -43,7 +55,7 @@ class NcclGroup final : public GroupComm {
 
  private:
   void enqueue();
-  void enqueue_alltoall();
+  void issue(const NcclCall& call);
   // Polls the stream together with NCCL's asynchronous error until `ops` ops are done; aborts
   // the communicator and throws on an error or past the deadline.
   void wait(int ops, const char* what);
@@ -62,7 +74,9 @@ class NcclGroup final : public GroupComm {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   DeviceBuffer send_, recv_;
   std::vector<float> host_;  // staging for the check pattern and the copied-back result
+  AlltoAllFn alltoall_;
   OpLayout layout_;
+  std::vector<NcclCall> calls_;  // one op's calls, planned once per point
   bool prepared_ = false;  // errors before the first prepare() belong to no op
 };
 

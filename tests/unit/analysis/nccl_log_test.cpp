@@ -210,6 +210,43 @@ TEST(NcclLogSummary, OldLogsAttributeEarlierChannelsToTheCommNamedAtInitComplete
   EXPECT_EQ(s.nccl_version, "2.13.4");
 }
 
+// meshbench destroys a dimension's communicator before it makes the next: the allocator often
+// hands the next one the same address. Each "Init START" begins a new communicator.
+TEST(NcclLogSummary, ReusedAddressGivesTwoCommunicators) {
+  const std::string first =
+      "h:7:7 [0] NCCL INFO ncclCommInitRankConfig comm 0x5500 rank 0 nranks 2 cudaDev 0 busId 101c0 commId 0xaaa - Init START\n"
+      "h:7:7 [0] NCCL INFO comm 0x5500 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+      "h:7:7 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+      "h:7:7 [0] NCCL INFO ncclCommInitRankConfig comm 0x5500 rank 0 nranks 2 cudaDev 0 busId 101c0 commId 0xaaa - Init COMPLETE\n"
+      "h:7:7 [0] NCCL INFO comm 0x5500 rank 0 nranks 2 cudaDev 0 busId 101c0 - Destroy COMPLETE\n";
+  const std::string second =
+      "h:7:7 [0] NCCL INFO ncclCommInitRankConfig comm 0x5500 rank 1 nranks 4 cudaDev 0 busId 101c0 commId 0xbbb - Init START\n"
+      "h:7:7 [0] NCCL INFO comm 0x5500 rank 1 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0\n"
+      "h:7:7 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [send] via NET/Socket/0\n"
+      "h:7:7 [0] NCCL INFO ncclCommInitRankConfig comm 0x5500 rank 1 nranks 4 cudaDev 0 busId 101c0 commId 0xbbb - Init COMPLETE\n";
+  const auto s = parse(first + second);
+  ASSERT_EQ(s.communicators.size(), 2U);
+  EXPECT_EQ(s.communicators[0].comm_id, "0xaaa");
+  EXPECT_EQ(s.communicators[0].nranks, 2);
+  EXPECT_EQ(s.communicators[0].transport_counts, (std::map<NcclTransport, int>{{NcclTransport::p2p, 1}}));
+  EXPECT_EQ(s.communicators[1].comm_id, "0xbbb");
+  EXPECT_EQ(s.communicators[1].nranks, 4);
+  EXPECT_EQ(s.communicators[1].transport_counts, (std::map<NcclTransport, int>{{NcclTransport::net, 1}}));
+  EXPECT_EQ(s.communicators[1].init_complete, 1);
+
+  // Without commIds the address alone told them apart, and they merged.
+  std::string no_ids = first + second;
+  for (const std::string id : {" commId 0xaaa", " commId 0xbbb"}) {
+    for (auto at = no_ids.find(id); at != std::string::npos; at = no_ids.find(id)) no_ids.erase(at, id.size());
+  }
+  const auto t = parse(no_ids);
+  ASSERT_EQ(t.communicators.size(), 2U);
+  EXPECT_EQ(t.communicators[0].transport_counts.size(), 1U);
+  EXPECT_EQ(t.communicators[0].transport_counts.count(NcclTransport::p2p), 1U);
+  EXPECT_EQ(t.communicators[1].transport_counts.count(NcclTransport::net), 1U);
+  EXPECT_EQ(t.communicators[1].nnodes, 2);
+}
+
 TEST(NcclLogSummary, NoPluginAndSocketNetwork) {
   const auto s = parse(
       "h:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"

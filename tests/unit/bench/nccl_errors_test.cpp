@@ -78,6 +78,12 @@ TEST(NcclErrors, WaitDeadlineLiesBeyondTheWatchdog) {
   EXPECT_LT(nccl_wait_limit_s(o, 8, 1), 60);  // a short watchdog shortens the backstop too
 }
 
+TEST(NcclErrors, CommunicatorInitLimitGrowsWithTheGroup) {
+  EXPECT_DOUBLE_EQ(communicator_init_limit_s(60, 1), 60.1);
+  EXPECT_GT(communicator_init_limit_s(60, 1024), 2 * 60);  // 1,000+ ranks get more than twice the floor
+  EXPECT_LT(communicator_init_limit_s(60, 8), communicator_init_limit_s(60, 64));
+}
+
 TEST(NcclBackend, BuiltAsConfigured) {
 #if defined(MESHBENCH_HAVE_NCCL)
   EXPECT_TRUE(nccl_backend_built());
