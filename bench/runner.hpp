@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "bench/measure.hpp"
 #include "bench/reporter.hpp"
 #include "bench/timing.hpp"
 #include "mapping/mapping.hpp"
@@ -34,6 +36,10 @@ struct RunOptions {
   TimingPolicy policy;
   double a2av_skew = 1.0;
   std::uint64_t seed = 1;
+  // Rounds: each visits every point once, in a fresh order shuffled from `seed` and the round;
+  // a point's row pools its rounds' samples, and each round's median is kept (results'
+  // /round_medians). 1: each point measured once, in the natural order.
+  int rounds = 1;
   double watchdog_base_s = 60;
   std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
 };
@@ -59,10 +65,15 @@ class Runner {
     std::vector<mapping::Op> ops;
     std::string skipped;  // why not measured, if so
   };
+  struct OpenDimension;  // one dimension's communicators and point context (runner.cpp)
+  struct Visit;          // one point of an open dimension (runner.cpp)
   std::vector<DimPlan> plan_dimensions(const mapping::Mapping& m) const;
   std::vector<std::uint64_t> sizes_for(mapping::Dim dim) const;
   void run_mapping(const mapping::Mapping& m, int index, int count);
-  void run_dimension(const mapping::Mapping& m, const DimPlan& plan);
+  void run_rounds(const std::vector<mapping::Mapping>& mappings);
+  std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
+  std::vector<Visit> visits_of(const OpenDimension& d) const;
+  results::PointRecord record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const;
 
   MPI_Comm world_;
   int rank_ = 0;

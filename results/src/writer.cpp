@@ -172,6 +172,8 @@ void write_header(hid_t file, const RunHeader& h) {
   h5::write_attribute(file, "status", h.run.status);
   h5::write_attribute(file, "backend", h.run.backend);
   h5::write_attribute(file, "world_size", static_cast<std::int64_t>(h.run.world_size));
+  h5::write_attribute(file, "rounds", static_cast<std::int64_t>(h.run.rounds));
+  h5::write_attribute(file, "order_seed", static_cast<std::int64_t>(h.run.order_seed));
   h5::write_attribute(file, "size_convention", std::string("bytes of the per-rank buffer as nccl-tests prints it; algbw/busbw in GB/s (1e9 B/s) with nccl-tests' formulas"));
   const Handle run = h5::create_group(file, "run");
   h5::write_strings(run, "hosts", h.run.hosts);
@@ -242,6 +244,13 @@ void ResultsWriter::append(const PointRecord& point) {
   std::vector<tables::SampleH5> samples;
   for (const auto& s : point.samples) samples.push_back(tables::to_h5(s));
   h5::append_rows(file, tables::kSamples, tables::sample_type().type(), samples.data(), samples.size());
+  if (!point.rounds.empty()) {
+    // Created with the first point that has rounds: files of one round stay as they were.
+    if (!h5::exists(file, tables::kRoundMedians)) h5::create_table(file, tables::kRoundMedians, tables::round_median_type().type(), 1024);
+    std::vector<tables::RoundMedianH5> rounds;
+    for (const auto& r : point.rounds) rounds.push_back(tables::to_h5(r));
+    h5::append_rows(file, tables::kRoundMedians, tables::round_median_type().type(), rounds.data(), rounds.size());
+  }
 }
 
 void ResultsWriter::record_failure(const Failure& failure) {
