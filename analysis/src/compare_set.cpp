@@ -221,7 +221,10 @@ std::string SetComparison::headline() const {
     } else {
       tail += (tail.empty() ? "" : "; ") + f.name() + " " + percent(u.effect) + " slower than the rest of the run, " + fixed(u.z, 1) + " sigma";
     }
-    if (hit.size() > 1) tail += " (+" + std::to_string(hit.size() - 1) + " more " + to_string(static_cast<UnitKind>(kind)) + ")";
+    if (hit.size() > 1) {
+      const std::string more = kind == static_cast<int>(UnitKind::run) ? " other timing mode(s) too" : " more " + std::string(to_string(static_cast<UnitKind>(kind)));
+      tail += " (+" + std::to_string(hit.size() - 1) + more + ")";
+    }
   }
   const int points_regressed = result.count(UnitKind::point, SetVerdict::regressed);
   if (points_regressed > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";

@@ -157,6 +157,10 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
       for (auto& v : visits_of(*open.back())) visits.push_back(std::move(v));
     }
   }
+  // A point's --budget is shared by its rounds: R rounds cost about what one did, plus R − 1
+  // warm-ups and the --min-iters floor of each visit.
+  TimingPolicy policy = options_.policy;
+  policy.budget_s /= options_.rounds;
   std::vector<PointResult> pooled(visits.size());
   std::vector<std::vector<double>> round_medians(visits.size());
   std::vector<std::size_t> order(visits.size());
@@ -175,8 +179,8 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
                              " of " + std::to_string(options_.rounds));
       }
       const bool corrupt = rank_ == 0 && options_.test_corrupt == v.key.mapping + ":" + v.key.dim + ":" + v.key.op;
-      const PointResult r = v.isolated ? measure_isolated(d.ctx, v.layout, v.timing, options_.policy)
-                                       : measure_concurrent(d.ctx, v.layout, v.timing, options_.policy, options_.check, corrupt);
+      const PointResult r = v.isolated ? measure_isolated(d.ctx, v.layout, v.timing, policy)
+                                       : measure_concurrent(d.ctx, v.layout, v.timing, policy, options_.check, corrupt);
       auto& p = pooled[index];
       round_medians[index].push_back(r.summary.median);
       p.samples_us.insert(p.samples_us.end(), r.samples_us.begin(), r.samples_us.end());
