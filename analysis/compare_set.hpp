@@ -20,6 +20,8 @@ struct SetPoint {
   std::uint64_t bytes = 0;
   double base_median_us = 0, new_median_us = 0;  // medians over the runs of each side
   int rounds = 0;                                // fewest rounds any run kept (0: none)
+  std::int64_t base_wrong = -1, new_wrong = -1;  // most wrong elements in any run of each side (-1: unchecked)
+  bool wrong() const { return new_wrong > 0 && base_wrong <= 0; }  // wrong results are a regression of their own
 };
 
 struct SetFamily {
@@ -39,7 +41,8 @@ struct SetComparison {
   std::vector<SetFamily> families;
   BaselineSetResult result;
   int skipped_points = 0;  // points not in every run: not compared
-  bool regressed() const { return result.regressed(); }
+  int wrong_points() const;
+  bool regressed() const { return result.regressed() || wrong_points() > 0; }
   // "OMPI_MCA_btl (absent) → tcp,self; whole run 111% slower (regressed, z 25)": one line.
   std::string headline() const;
 };

@@ -147,6 +147,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
       const int kept = static_cast<int>(round_values.size());
       fewest_rounds = fewest_rounds < 0 ? kept : std::min(fewest_rounds, kept);
       const double var = round_variance(round_values);
+      auto& wrong = r < base.size() ? p.base_wrong : p.new_wrong;
+      wrong = std::max(wrong, row.wrong);
       if (r < base.size()) {
         in.base[r].push_back(log_t);
         in.base_round_var[r].push_back(var);
@@ -189,6 +191,10 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   return c;
 }
 
+int SetComparison::wrong_points() const {
+  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
+}
+
 std::string SetComparison::headline() const {
   std::string head;
   int shown = 0;
@@ -226,6 +232,7 @@ std::string SetComparison::headline() const {
       tail += " (+" + std::to_string(hit.size() - 1) + more + ")";
     }
   }
+  if (wrong_points() > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(wrong_points()) + " point(s) give WRONG results";
   const int points_regressed = result.count(UnitKind::point, SetVerdict::regressed);
   if (points_regressed > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
   if (tail.empty()) {

@@ -132,6 +132,10 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     }
     s.table(t);
   }
+  for (const auto& pt : c.points) {
+    if (pt.wrong()) s.bullet("WRONG results: " + pt.mapping + " " + pt.dim + " " + pt.op + " at " + format_bytes(pt.bytes) + " (" + pt.timing + "): " +
+                             std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
+  }
   if (c.skipped_points > 0) s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
   s.line("");
   bool whole_run = false;
@@ -186,11 +190,13 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
     const auto& pt = c.points[p];
     ordered_json o = {{"mapping", pt.mapping}, {"dim", pt.dim}, {"op", pt.op}, {"backend", pt.backend}, {"dtype", pt.dtype}, {"timing", pt.timing},
                       {"concurrency", pt.concurrency}, {"bytes", pt.bytes}, {"base_median_us", pt.base_median_us},
-                      {"new_median_us", pt.new_median_us}, {"rounds", pt.rounds}};
+                      {"new_median_us", pt.new_median_us}, {"rounds", pt.rounds}, {"base_wrong", pt.base_wrong},
+                      {"new_wrong", pt.new_wrong}, {"wrong", pt.wrong()}};
     o.update(evidence_json(c.result.points[p]));
     j["points"].push_back(o);
   }
   j["skipped_points"] = c.skipped_points;
+  j["wrong_points"] = c.wrong_points();
   return j;
 }
 

@@ -82,6 +82,28 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
   EXPECT_EQ(j["counts"]["op_size"]["regressed"], 0);
 }
 
+TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
+  auto bad = make_run(3);
+  bad.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;  // a point only it has: not compared
+  auto broken = make_run(3);
+  const auto next = open_runs(dir, "n", {bad});
+  EXPECT_FALSE(compare_sets(base, next, {}, false).regressed());
+  // The same point in every run, wrong in the new one only.
+  std::vector<testing::FixtureFile> with_point;
+  for (int i = 0; i < 3; ++i) {
+    auto f = make_run(i);
+    f.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0);
+    with_point.push_back(f);
+  }
+  broken.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;
+  const auto c = compare_sets(open_runs(dir, "w", with_point), open_runs(dir, "x", {broken}), {}, false);
+  EXPECT_EQ(c.wrong_points(), 1);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NE(c.headline().find("1 point(s) give WRONG results"), std::string::npos) << c.headline();
+}
+
 TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
   testing::ScratchDir dir;
   const auto next = open_runs(dir, "n", {make_run(3, 1.3, 5)});
