@@ -51,6 +51,9 @@ struct UnitFinding {
   // log(new / baseline centre): the new runs' median against the baselines'. Below the whole
   // run, relative to the run's own shift (each run's times divided by its whole-run factor).
   double effect = 0;
+  // The effect with the lower (upper) median of an even number of points: what the slower
+  // (faster) verdict is judged on, so that more than half of a family's points must move.
+  double effect_slow = 0, effect_fast = 0;
   double own_sigma = 0;       // one run's noise from this unit's baseline pairs alone (log)
   double sigma = 0;           // the same, shrunk towards its kind's and floored by the rounds
   double round_sigma = 0;     // one run's noise from the rounds alone (0 without rounds)

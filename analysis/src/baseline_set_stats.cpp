@@ -22,7 +22,10 @@ constexpr std::size_t kTailPoints = 20;
 struct UnitValues {
   std::vector<double> base_pairs;       // D(i, j) for the baseline pairs i < j
   double effect = 0;                    // median of D(new j, base i) over all such pairs
-  std::vector<double> effect_per_new;   // median over i of D(new j, base i), per new run
+  // The same with D's lower (upper) median for an even number of points: slower (faster) must
+  // hold for more than half of a family's points, not for two of four.
+  double effect_slow = 0, effect_fast = 0;
+  std::vector<double> effect_per_new;   // median over i of D_low(new j, base i), per new run
   double round_var = 0;                 // mean over the runs of the rounds' variance of this value
 };
 
@@ -58,8 +61,8 @@ double robust_sigma_of_pairs(const std::vector<double>& pairs) {
 
 SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
   const double floor = std::log1p(o.threshold);
-  if (u.effect > floor) return u.q_slower <= o.alpha ? SetVerdict::regressed : SetVerdict::inconclusive;
-  if (u.effect < -floor) return u.q_faster <= o.alpha ? SetVerdict::improved : SetVerdict::inconclusive;
+  if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? SetVerdict::regressed : SetVerdict::inconclusive;
+  if (u.effect < -floor) return u.effect_fast < -floor && u.q_faster <= o.alpha ? SetVerdict::improved : SetVerdict::inconclusive;
   // Within the floor, but from runs that vary by more than the floor itself: no evidence either way.
   return u.noise > floor ? SetVerdict::inconclusive : SetVerdict::unchanged;
 }
@@ -105,12 +108,34 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     tail.tail_scale = fitted.tail_scale;
   }
   tail_nu = tail.tail_nu;
-  // The heavier of the fitted tail and the t of the unit's degrees of freedom.
-  const auto p_of = [&tail](double effect, double noise, double df, double sign) {
+  // How any unit of the level jumps between honest runs: the baseline differences in units of
+  // the level's pooled sigma, and the tail they show. Standardising each unit by its own sigma
+  // hides a machine where a few points jump by 100x at random (their sigma absorbs it): on
+  // such a machine a jump in a point whose baselines happened to be quiet is no evidence.
+  Scatter level_tail;
+  if (pooled > 0) {
+    std::vector<double> by_pool;
+    for (const auto& v : values) {
+      for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
+    }
+    if (by_pool.size() >= kTailPoints) {
+      const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
+      level_tail.tail_nu = fitted.tail_nu;
+      level_tail.tail_scale = fitted.tail_scale;
+    }
+  }
+  // Evidence must stand out twice: against the unit's own noise (the heavier of the fitted tail
+  // and the t of its degrees of freedom), and against how the level's units jump.
+  if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
+  // `factor` turns one run's sigma into the effect's standard deviation.
+  const auto p_of = [&](double effect, double sigma, double factor, double df, double sign) {
+    const double noise = sigma * factor;
     if (!(noise > 0)) return sign * effect > 0 ? 0.0 : 1.0;  // baselines that never moved: any move stands out
     const double z = sign * effect / noise;
-    const double fitted = scatter_upper_tail(tail, z);
-    return df > 0 ? std::max(fitted, student_t_upper_tail(z, df)) : fitted;
+    double p = scatter_upper_tail(tail, z);
+    if (df > 0) p = std::max(p, student_t_upper_tail(z, df));
+    if (pooled > 0) p = std::max(p, scatter_upper_tail(level_tail, sign * effect / (pooled * factor)));
+    return p;
   };
   const double combined_factor = std::sqrt(median_variance_factor(m) + median_variance_factor(k));
   const double single_factor = std::sqrt(median_variance_factor(m) + 1.0);
@@ -119,10 +144,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   for (std::size_t u = 0; u < units.size(); ++u) {
     auto& f = *units[u];
     f.effect = values[u].effect;
+    f.effect_slow = values[u].effect_slow;
+    f.effect_fast = values[u].effect_fast;
     f.noise = f.sigma * combined_factor;
     f.z = f.noise > 0 ? f.effect / f.noise : (f.effect > 0 ? INFINITY : f.effect < 0 ? -INFINITY : 0.0);
-    f.p_slower = p_of(f.effect, f.noise, f.df, 1);
-    f.p_faster = p_of(f.effect, f.noise, f.df, -1);
+    f.p_slower = p_of(f.effect_slow, f.sigma, combined_factor, f.df, 1);
+    f.p_faster = p_of(f.effect_fast, f.sigma, combined_factor, f.df, -1);
     ps.push_back(f.p_slower);
     pf.push_back(f.p_faster);
   }
@@ -135,7 +162,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Each new run on its own, for --confirm: would it have found the regression alone?
   for (std::size_t j = 0; j < k; ++j) {
     std::vector<double> p;
-    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma * single_factor, units[u]->df, 1));
+    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma, single_factor, units[u]->df, 1));
     const auto q = benjamini_hochberg(p);
     for (std::size_t u = 0; u < units.size(); ++u) {
       if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
@@ -215,10 +242,13 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   for (const auto& run : in.base) runs.push_back(&run);
   for (const auto& run : in.next) runs.push_back(&run);
   const std::size_t n = runs.size();
-  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b) {
+  // which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
+  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which = 0) {
     std::vector<double> d;
     for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p]);
-    return median_of(d);
+    if (which == 0) return median_of(d);
+    std::sort(d.begin(), d.end());
+    return d[which < 0 ? (d.size() - 1) / 2 : d.size() / 2];
   };
   // Each run pair's whole-run shift, per point (the shift of the run family the point is in).
   std::vector<std::vector<double>> shift(points, std::vector<double>(n * n, 0.0));
@@ -235,18 +265,26 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   // A unit's values from its pairwise differences; below the whole run less the run's shift.
   const auto values_of = [&](const std::vector<std::size_t>& members, bool whole) {
     UnitValues v;
-    const auto d = [&](std::size_t a, std::size_t b) { return difference(members, a, b) - (whole ? 0.0 : shift[members.front()][a * n + b]); };
+    const auto d = [&](std::size_t a, std::size_t b, int which = 0) {
+      return difference(members, a, b, which) - (whole ? 0.0 : shift[members.front()][a * n + b]);
+    };
     for (std::size_t i = 0; i < m; ++i) {
       for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
     }
-    std::vector<double> all;
+    std::vector<double> all, low, high;
     for (std::size_t j = m; j < n; ++j) {
       std::vector<double> per;
-      for (std::size_t i = 0; i < m; ++i) per.push_back(d(j, i));
+      for (std::size_t i = 0; i < m; ++i) {
+        all.push_back(d(j, i));
+        high.push_back(d(j, i, 1));
+        per.push_back(d(j, i, -1));
+      }
       v.effect_per_new.push_back(median_of(per));
-      all.insert(all.end(), per.begin(), per.end());
+      low.insert(low.end(), per.begin(), per.end());
     }
     v.effect = median_of(all);
+    v.effect_slow = median_of(low);
+    v.effect_fast = median_of(high);
     double var = 0;
     for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
     v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
