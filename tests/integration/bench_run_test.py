@@ -158,19 +158,21 @@ def test_rounds_then_resume():
     """--rounds 3: every point measured in three rounds, each round's median kept beside the
     pooled samples; killed in the last round and resumed, the file ends complete with every
     point once and three round medians each; resuming with another --rounds is refused."""
-    rounds = ["--rounds", "3", "--min-iters", "10", "--batches", "3"]
+    # Two mappings and three sizes: every point is written only in the last round.
+    rounds = ["--rounds", "3", "--min-iters", "10", "--batches", "3", "--top", "2", "-e", "16K", "-f", "4"]
     with TempDir() as d:
         out = os.path.join(d, "run.h5")
-        p = start_run(out, rounds)
+        p = subprocess.Popen(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", "--watchdog", "4",
+                              "--watchdog-grace", "4", *rounds, "--out", out], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         check(wait_for(lambda: rows_in(out) >= 2, 300), "the rounds run wrote no rows")
         for pid in rank_pids(2):
             os.kill(pid, signal.SIGKILL)
         p.communicate(timeout=60)
         partial = rows_in(out)
-        wrong = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "-e", "64K", "--budget", "0.5",
+        wrong = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", *rounds[2:],
                                 "--rounds", "2", "--resume", out], env=env(), capture_output=True, text=True, timeout=300)
         expect_bad_input(wrong, "--rounds 3", launched=True)
-        r = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "-e", "64K", "--budget", "0.5", *rounds,
+        r = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", *rounds,
                             "--resume", out], env=env(), capture_output=True, text=True, timeout=600)
         check(r.returncode == 0, "--resume of a rounds run failed", r)
         with read_h5(out) as f:

@@ -283,8 +283,8 @@ def test_compare_set_verdicts():
         c1 = compare(*base, "--", one[0], *honest, "--confirm", "--format", "json")
         check(c1.returncode == 0, "--confirm accepted a regression seen in one new run only", c1)
         planted = [f for f in json.loads(c1.stdout)["families"] if f["level"] == "op_size" and f["op"] == "all_reduce" and f["bytes"] == largest]
-        check(planted and planted[0]["new_runs_slower"] == 1 and planted[0]["verdict"] != "regressed",
-              f"the planted family with --confirm: {planted}", c1)
+        check(planted and all(f["verdict"] != "regressed" and f["new_runs_slower"] <= 1 for f in planted)
+              and any(f["new_runs_slower"] == 1 for f in planted), f"the planted family with --confirm: {planted}", c1)
         c2 = compare(*base, "--", *one, "--confirm")
         check(c2.returncode == 1, "--confirm did not confirm a regression seen in both new runs", c2)
 
