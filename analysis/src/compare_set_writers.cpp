@@ -81,8 +81,8 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   s.heading("method");
   s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
          " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread) and between rounds; "
-         "regressed when slower by more than " + fixed(c.options.threshold * 100, 1) + "% and beyond that noise (Benjamini-Hochberg FDR " +
-         fixed(c.options.alpha, 3) + " per level); inconclusive when it moved by more than the threshold but not beyond the noise, or "
+         "regressed when slower by more than " + fixed(c.options.threshold * 100, 1) + "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " +
+         sig3(c.result.level_alpha) + " per level, " + sig3(c.options.alpha) + " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
          "the noise itself exceeds the threshold" + std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
 
   Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
@@ -160,6 +160,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["options"] = {{"threshold", c.options.threshold},
                   {"alpha", c.options.alpha},
                   {"confirm", c.options.confirm},
+                  {"alpha_per_level", c.result.level_alpha},
                   {"method", "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
                              "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"}};
   j["headline"] = c.headline();
