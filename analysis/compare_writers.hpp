@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare.hpp"
+#include "analysis/compare_set.hpp"
 #include "common/cli.hpp"
 
 namespace meshbench::analysis {
@@ -37,5 +38,9 @@ inline constexpr int kCompareJsonVersion = 1;
 nlohmann::ordered_json comparison_to_json(const Comparison& comparison);
 
 std::unique_ptr<CompareWriter> make_compare_writer(OutputFormat format);
+
+// A baseline-set comparison in text, Markdown or JSON (`"mode": "baseline_set"`).
+nlohmann::ordered_json set_comparison_to_json(const SetComparison& comparison);
+void write_set_comparison(const SetComparison& comparison, OutputFormat format, std::ostream& out);
 
 }  // namespace meshbench::analysis

@@ -4,11 +4,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "bench/measure.hpp"
 #include "bench/reporter.hpp"
 #include "bench/timing.hpp"
 #include "mapping/mapping.hpp"
@@ -36,6 +39,10 @@ struct RunOptions {
   TimingPolicy policy;
   double a2av_skew = 1.0;
   std::uint64_t seed = 1;
+  // Rounds: each visits every point once, in a fresh order shuffled from `seed` and the round;
+  // a point's row pools its rounds' samples, and each round's median is kept (results'
+  // /round_medians). 1: each point measured once, in the natural order.
+  int rounds = 1;
   double watchdog_base_s = 60;
   std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
   std::uint64_t test_device_memory = 0;  // test only: this many device bytes instead of the backend's figure
@@ -67,11 +74,18 @@ class Runner {
     std::vector<mapping::Op> ops;
     std::string skipped;  // why not measured, if so
   };
+  struct OpenDimension;  // one dimension's communicators and point context (runner.cpp)
+  struct Visit;          // one point of an open dimension (runner.cpp)
   std::vector<DimPlan> plan_dimensions(const mapping::Mapping& m) const;
   std::vector<std::uint64_t> sizes_for(mapping::Dim dim) const;
   bool fits(mapping::Op op, std::uint64_t requested, int group_size, std::uint64_t* needed = nullptr) const;
   void run_mapping(const mapping::Mapping& m, int index, int count);
-  void run_dimension(const mapping::Mapping& m, const DimPlan& plan);
+  void run_rounds(const std::vector<mapping::Mapping>& mappings);
+  std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
+  // One visit's measurement; nothing when a rank could not allocate its buffers (reported as skipped).
+  std::optional<PointResult> measure_visit(const Visit& v, const TimingPolicy& policy);
+  std::vector<Visit> visits_of(const OpenDimension& d) const;
+  results::PointRecord record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const;
 
   MPI_Comm world_;
   int rank_ = 0;

@@ -28,6 +28,8 @@ class ResultsFile {
   const std::vector<MeasurementRow>& measurements() const { return measurements_; }
   const std::vector<GroupTiming>& group_timings() const { return group_timings_; }
   const std::vector<Sample>& samples() const { return samples_; }
+  // Per-round medians (empty for a run of one round, and for files written before rounds).
+  const std::vector<RoundMedian>& round_medians() const { return round_medians_; }
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
@@ -48,6 +50,7 @@ class ResultsFile {
   std::vector<MeasurementRow> measurements_;
   std::vector<GroupTiming> group_timings_;
   std::vector<Sample> samples_;
+  std::vector<RoundMedian> round_medians_;
   std::vector<Failure> failures_;
   std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;

@@ -18,6 +18,8 @@ struct RunInfo {
   std::string backend;      // mpi | nccl
   int world_size = 0;
   std::vector<std::string> hosts;  // per world rank
+  int rounds = 1;                  // run --rounds: visits of every point, each round in a shuffled order
+  std::uint64_t order_seed = 0;    // the seed those orders were drawn from (run --seed)
 };
 
 // Versions, the allow-listed environment and the doctor result, recorded with every run.
@@ -80,6 +82,15 @@ struct Sample {
   double t_us = 0;
 };
 
+// One point's median in one round of `run --rounds R` (round 0 first): the run's own estimate
+// of how much a point's median moves between visits.
+struct RoundMedian {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  int round = 0;
+  double t_median_us = 0;
+};
+
 // A point that did not complete (watchdog), recorded before the run ends.
 struct Failure {
   std::string at;  // ISO-8601 UTC
@@ -101,6 +112,7 @@ struct PointRecord {
   MeasurementRow row;
   std::vector<GroupTiming> groups;
   std::vector<Sample> samples;
+  std::vector<RoundMedian> rounds;  // empty for a run of one round
 };
 
 // A point's identity, for --resume.

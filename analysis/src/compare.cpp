@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/src/compare_keys.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 
@@ -14,26 +15,10 @@ namespace meshbench::analysis {
 
 namespace {
 
-using RowKey = std::tuple<std::uint64_t, std::string, std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
+using detail::digests;
+using detail::index_rows;
+using detail::RowKey;
 using SampleKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
-
-std::map<std::string, std::uint64_t> digests(const results::ResultsFile& f) {
-  std::map<std::string, std::uint64_t> out;
-  for (const auto& m : f.mappings()) out[m.name] = m.digest;
-  return out;
-}
-
-// Rows by structure key; the first of duplicate keys wins (a file never holds two).
-std::map<RowKey, const results::MeasurementRow*> index_rows(const results::ResultsFile& f) {
-  const auto d = digests(f);
-  std::map<RowKey, const results::MeasurementRow*> out;
-  for (const auto& r : f.measurements()) {
-    const auto it = d.find(r.mapping);
-    if (it == d.end()) continue;
-    out.try_emplace(RowKey{it->second, r.dim, r.op, r.backend, r.dtype, r.timing, r.concurrency, r.bytes}, &r);
-  }
-  return out;
-}
 
 // Samples of each point in iteration order.
 std::map<SampleKey, std::vector<double>> index_samples(const results::ResultsFile& f) {

@@ -63,6 +63,8 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
   h.run.started_at = results::utc_now_iso8601();
   h.run.backend = std::string(backend.name());
   h.run.world_size = static_cast<int>(hosts.size());
+  h.run.rounds = config.run.rounds;
+  h.run.order_seed = config.run.seed;
   h.run.hosts = hosts;
   char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;

@@ -71,7 +71,9 @@ po::options_description run_options_description(RunConfig& c) {
       ("batches", po::value(&c.run.policy.batches)->default_value(5), "batches per point (batched timing)")
       ("no-check", "do not check results (check mode counts wrong elements after each point)")
       ("a2av-skew", po::value(&c.run.a2av_skew)->default_value(1.0), "Zipf exponent of the skewed all-to-allv traffic (0: uniform)")
-      ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix and random mappings")
+      ("rounds", po::value(&c.run.rounds)->default_value(1),
+       "visits of every point, each round in a fresh shuffled order; the spread between rounds is the run's own noise (docs/run.md)")
+      ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix, random mappings and the rounds' orders")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
       ("watchdog-grace", po::value(&c.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
       ("rank-time", po::value<std::string>()->default_value("max"),
@@ -132,6 +134,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (p.precision <= 0 || p.budget_s <= 0) throw InputError("--precision and --budget must be positive");
   if (c.run.watchdog_base_s <= 0 || c.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
   if (c.top < 0) throw InputError("--top must be 0 (all) or positive");
+  if (c.run.rounds < 1 || c.run.rounds > 1000) throw InputError("--rounds must be between 1 and 1000");
 }
 
 }  // namespace meshbench::bench

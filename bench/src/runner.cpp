@@ -1,6 +1,8 @@
 #include "bench/runner.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -122,8 +124,38 @@ int Runner::count_points(const std::vector<mapping::Mapping>& mappings) const {
   return total;
 }
 
+// A dimension of a mapping ready to measure: its communicators (freed with it) and the
+// context every point of it runs in.
+struct Runner::OpenDimension {
+  const mapping::Mapping* mapping = nullptr;
+  int mapping_index = 0, mapping_count = 1;
+  DimPlan plan;
+  mapping::RankGroups groups;
+  int group_size = 0, position = -1;
+  MPI_Comm group_mpi = MPI_COMM_NULL;
+  std::unique_ptr<GroupComm> group;
+  PointContext ctx;
+  ~OpenDimension() {
+    group.reset();  // backend resources of this dimension go before the next one's are made
+    if (group_mpi != MPI_COMM_NULL) MPI_Comm_free(&group_mpi);
+  }
+};
+
+struct Runner::Visit {
+  const OpenDimension* dimension = nullptr;
+  Op op = Op::all_reduce;
+  OpLayout layout;
+  Timing timing = Timing::per_iteration;
+  bool isolated = false;
+  results::PointKey key;
+};
+
 void Runner::run(const std::vector<mapping::Mapping>& mappings) {
-  for (std::size_t i = 0; i < mappings.size(); ++i) run_mapping(mappings[i], static_cast<int>(i), static_cast<int>(mappings.size()));
+  if (options_.rounds > 1) {
+    run_rounds(mappings);
+  } else {
+    for (std::size_t i = 0; i < mappings.size(); ++i) run_mapping(mappings[i], static_cast<int>(i), static_cast<int>(mappings.size()));
+  }
   if (reporter_ != nullptr) reporter_->end_run(true);
 }
 
@@ -135,136 +167,236 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
       if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()), plan.skipped);
       continue;
     }
-    run_dimension(m, plan);
+    const auto d = open_dimension(m, plan);
+    if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(d->groups.size()), d->group_size, "");
+    for (const auto& v : visits_of(*d)) {
+      if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, v.op, v.layout.bytes, v.timing, v.isolated));
+      const auto r = measure_visit(v, options_.policy);
+      if (r && reporter_ != nullptr) reporter_->point(record_of(*d, v, *r));
+    }
   }
 }
 
-void Runner::run_dimension(const mapping::Mapping& m, const DimPlan& plan) {
-  const auto groups = measured_groups(m, plan.dim);
-  const int group_size = static_cast<int>(groups.front().size());
-  if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), group_size, "");
+// Every dimension of every mapping stays open for the whole run: a round visits all points in
+// one shuffled order, so any point may follow any other. A point is reported once its last
+// round is measured, its row from the samples of all rounds.
+void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
+  std::vector<std::unique_ptr<OpenDimension>> open;
+  std::vector<Visit> visits;
+  for (std::size_t i = 0; i < mappings.size(); ++i) {
+    const auto& m = mappings[i];
+    for (const auto& plan : plan_dimensions(m)) {
+      if (!plan.skipped.empty()) continue;
+      open.push_back(open_dimension(m, plan));
+      open.back()->mapping_index = static_cast<int>(i);
+      open.back()->mapping_count = static_cast<int>(mappings.size());
+      for (auto& v : visits_of(*open.back())) visits.push_back(std::move(v));
+    }
+  }
+  // A point's --budget is shared by its rounds: R rounds cost about what one did, plus R − 1
+  // warm-ups and the --min-iters floor of each visit.
+  TimingPolicy policy = options_.policy;
+  policy.budget_s /= options_.rounds;
+  std::vector<PointResult> pooled(visits.size());
+  std::vector<std::vector<double>> round_medians(visits.size());
+  std::vector<bool> not_measured(visits.size(), false);
+  std::vector<std::size_t> order(visits.size());
+  const OpenDimension* reported_dimension = nullptr;
+  const mapping::Mapping* reported_mapping = nullptr;
+  for (int round = 0; round < options_.rounds; ++round) {
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // Fisher-Yates with a generator the standard fixes: every rank draws the same order.
+    std::mt19937_64 g(options_.seed * 1000003ULL + static_cast<std::uint64_t>(round));
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[g() % i]);
+    for (auto index : order) {
+      const auto& v = visits[index];
+      const auto& d = *v.dimension;
+      if (watchdog_ != nullptr) {
+        watchdog_->set_point(describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ", round " + std::to_string(round + 1) +
+                             " of " + std::to_string(options_.rounds));
+      }
+      if (not_measured[index]) continue;
+      const auto measured = measure_visit(v, policy);
+      if (!measured) {
+        not_measured[index] = true;  // reported once; later rounds leave it out
+        continue;
+      }
+      const PointResult& r = *measured;
+      auto& p = pooled[index];
+      if (round == 0) p.warmup = r.warmup;
+      round_medians[index].push_back(r.summary.median);
+      p.samples_us.insert(p.samples_us.end(), r.samples_us.begin(), r.samples_us.end());
+      p.iters += r.iters;
+      if (r.wrong >= 0) p.wrong = std::max<std::int64_t>(p.wrong, 0) + r.wrong;
+      if (p.groups.empty()) p.groups = r.groups;
+      else {
+        for (std::size_t k = 0; k < p.groups.size() && k < r.groups.size(); ++k) {
+          // Running sums, divided below: a group's time is the mean of its round medians.
+          p.groups[k].median_us += r.groups[k].median_us;
+          p.groups[k].p90_us += r.groups[k].p90_us;
+        }
+      }
+      if (round + 1 < options_.rounds || reporter_ == nullptr) continue;
+      p.summary = summarize(p.samples_us);
+      int slowest = -1;
+      for (std::size_t k = 0; k < p.groups.size(); ++k) {
+        p.groups[k].median_us /= options_.rounds;
+        p.groups[k].p90_us /= options_.rounds;
+        if (slowest < 0 || p.groups[k].median_us > p.groups[static_cast<std::size_t>(slowest)].median_us) slowest = static_cast<int>(k);
+      }
+      p.slowest_group = slowest < 0 ? r.slowest_group : p.groups[static_cast<std::size_t>(slowest)].group;
+      // The console's tables follow the last round's order.
+      if (d.mapping != reported_mapping) {
+        reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
+        reported_mapping = d.mapping;
+      }
+      if (&d != reported_dimension) {
+        reporter_->begin_dimension(d.plan.dim, static_cast<int>(d.groups.size()), d.group_size, "");
+        reported_dimension = &d;
+      }
+      auto rec = record_of(d, v, p);
+      for (std::size_t k = 0; k < round_medians[index].size(); ++k) {
+        rec.rounds.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[index][k]});
+      }
+      reporter_->point(rec);
+    }
+  }
+}
+
+std::optional<PointResult> Runner::measure_visit(const Visit& v, const TimingPolicy& policy) {
+  const auto& d = *v.dimension;
+  PointContext ctx = d.ctx;
+  ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, v.layout.bytes);
+  const bool corrupt = rank_ == 0 && options_.test_corrupt == v.key.mapping + ":" + v.key.dim + ":" + v.key.op;
+  try {
+    return v.isolated ? measure_isolated(ctx, v.layout, v.timing, policy) : measure_concurrent(ctx, v.layout, v.timing, policy, options_.check, corrupt);
+  } catch (const PointNotMeasured& e) {
+    // Some rank could not allocate the buffers (the device-memory figure was too hopeful).
+    if (reporter_ != nullptr) {
+      reporter_->point_skipped({results::utc_now_iso8601(), v.key.mapping, v.key.dim, v.key.op, v.layout.bytes,
+                                describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ": " + e.what() + "; not measured"});
+    }
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<Runner::OpenDimension> Runner::open_dimension(const mapping::Mapping& m, const DimPlan& plan) {
+  auto d = std::make_unique<OpenDimension>();
+  d->mapping = &m;
+  d->plan = plan;
+  d->groups = measured_groups(m, plan.dim);
+  d->group_size = static_cast<int>(d->groups.front().size());
 
   // The process stays where the launcher put it and plays the logical rank mapped to its slot:
   // its communicator is the group holding that rank, its rank there the rank's place in the list.
-  int group_index = -1, position = -1;
+  int group_index = -1;
   const auto communicators = dimension_communicators(m, plan.dim, slot_of_world_rank_);
   for (std::size_t g = 0; g < communicators.size() && group_index < 0; ++g) {
     const auto& members = communicators[g].world_ranks;
     const auto it = std::find(members.begin(), members.end(), rank_);
     if (it != members.end()) {
       group_index = static_cast<int>(g);
-      position = static_cast<int>(it - members.begin());
+      d->position = static_cast<int>(it - members.begin());
     }
   }
 
   if (watchdog_ != nullptr) {
     watchdog_->set_point("creating the " + std::string(mapping::to_string(plan.dim)) + " communicators of mapping '" + m.name + "'");
   }
-  MPI_Comm group_mpi = MPI_COMM_NULL;
-  std::unique_ptr<GroupComm> group;
   {
     // Creation grows with the group (bootstrap, and NCCL_DEBUG=INFO's output at 1,000+ ranks).
-    const WatchedScope watched(watchdog_, communicator_init_limit_s(options_.watchdog_base_s, group_size));
-    MPI_Comm_split(world_, group_index, position, &group_mpi);
-    group = backend_.make_group(group_mpi);
+    const WatchedScope watched(watchdog_, communicator_init_limit_s(options_.watchdog_base_s, d->group_size));
+    MPI_Comm_split(world_, group_index, d->position, &d->group_mpi);
+    d->group = backend_.make_group(d->group_mpi);
   }
   created_.emplace_back(m.name, std::string(mapping::to_string(plan.dim)));
 
-  PointContext ctx;
-  ctx.world = world_;
-  ctx.group_comm = group_mpi;
-  ctx.group_index = group_index;
-  ctx.group_count = static_cast<int>(groups.size());
-  ctx.group = group.get();
-  ctx.watchdog = watchdog_;
-  ctx.limit_floor_s = options_.watchdog_base_s;
+  d->ctx.world = world_;
+  d->ctx.group_comm = d->group_mpi;
+  d->ctx.group_index = group_index;
+  d->ctx.group_count = static_cast<int>(d->groups.size());
+  d->ctx.group = d->group.get();
+  d->ctx.watchdog = watchdog_;
+  d->ctx.limit_floor_s = options_.watchdog_base_s;
+  return d;
+}
 
-  const std::string dim_name(mapping::to_string(plan.dim));
-  for (Op op : plan.ops) {
+// The points of a dimension not yet in the file, in the natural order (op, size, timing).
+std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
+  std::vector<Visit> out;
+  const std::string dim_name(mapping::to_string(d.plan.dim));
+  for (Op op : d.plan.ops) {
     const std::string op_name(mapping::to_string(op));
-    for (std::uint64_t requested : sizes_for(plan.dim)) {
+    for (std::uint64_t requested : sizes_for(d.plan.dim)) {
       TrafficMatrix matrix;
-      if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
-      const OpLayout layout = op_layout(op, requested, position, group_size, op == Op::all_to_allv ? &matrix : nullptr);
+      if (op == Op::all_to_allv) matrix = alltoallv_matrix(d.group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+      const OpLayout layout = op_layout(op, requested, d.position, d.group_size, op == Op::all_to_allv ? &matrix : nullptr);
       if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
       // Too big for the device memory of the tightest rank: skipped, with a recorded failure
       // (every rank takes this decision alike: the limit is the world's, the need the group's).
-      if (std::uint64_t need = 0; !fits(op, requested, group_size, &need)) {
+      if (std::uint64_t need = 0; !fits(op, requested, d.group_size, &need)) {
         for (Timing timing : options_.timings) {
           for (bool isolated : {false, true}) {
             if (isolated && !options_.isolated) continue;
-            const results::PointKey key{m.name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
+            const results::PointKey key{d.mapping->name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
             if (completed_.count(key) != 0 || reporter_ == nullptr) continue;
-            reporter_->point_skipped({results::utc_now_iso8601(), m.name, dim_name, op_name, layout.bytes,
-                                      describe(m, plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " + format_bytes(need) +
+            reporter_->point_skipped({results::utc_now_iso8601(), d.mapping->name, dim_name, op_name, layout.bytes,
+                                      describe(*d.mapping, d.plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " + format_bytes(need) +
                                           " of device memory per rank but only " + format_bytes(memory_limit_) + " are free; not measured"});
           }
         }
         continue;
       }
-      ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, layout.bytes);
       for (Timing timing : options_.timings) {
         for (bool isolated : {false, true}) {
           if (isolated && !options_.isolated) continue;
           const std::string concurrency = isolated ? "isolated" : "concurrent";
-          const results::PointKey key{m.name, dim_name, op_name, std::string(to_string(timing)), concurrency, layout.bytes};
+          results::PointKey key{d.mapping->name, dim_name, op_name, std::string(to_string(timing)), concurrency, layout.bytes};
           if (completed_.count(key) != 0) continue;
-          if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, op, layout.bytes, timing, isolated));
-          const bool corrupt = rank_ == 0 && options_.test_corrupt == m.name + ":" + dim_name + ":" + op_name;
-          PointResult r;
-          try {
-            r = isolated ? measure_isolated(ctx, layout, timing, options_.policy)
-                         : measure_concurrent(ctx, layout, timing, options_.policy, options_.check, corrupt);
-          } catch (const PointNotMeasured& e) {
-            // Some rank could not allocate the buffers (the device-memory figure was too hopeful).
-            if (reporter_ != nullptr) {
-              reporter_->point_skipped({results::utc_now_iso8601(), m.name, dim_name, op_name, layout.bytes,
-                                        describe(m, plan.dim, op, layout.bytes, timing, isolated) + ": " + e.what() + "; not measured"});
-            }
-            continue;
-          }
-          if (reporter_ == nullptr) continue;
-          results::PointRecord rec;
-          auto& row = rec.row;
-          row.mapping = m.name;
-          row.dim = dim_name;
-          row.op = op_name;
-          row.backend = std::string(backend_.name());
-          row.dtype = kDtypeName;
-          row.bytes = layout.bytes;
-          row.groups = isolated ? 1 : static_cast<int>(groups.size());
-          row.group_size = group_size;
-          row.iters = r.iters;
-          row.warmup = r.warmup;
-          row.timing = std::string(to_string(timing));
-          row.concurrency = concurrency;
-          row.t_min_us = r.summary.min;
-          row.t_median_us = r.summary.median;
-          row.t_p90_us = r.summary.p90;
-          row.t_p99_us = r.summary.p99;
-          row.t_max_us = r.summary.max;
-          row.t_mean_us = r.summary.mean;
-          const double factor = mapping::busbw_factor(op, group_size);
-          row.algbw_gbps = r.summary.median > 0 ? static_cast<double>(layout.algbw_bytes) / r.summary.median / 1e3 : 0;
-          row.busbw_gbps = row.algbw_gbps * factor;
-          row.wrong = r.wrong;
-          row.slowest_group = r.slowest_group;
-          for (const auto& g : representative_groups(r.groups, options_.group_rows)) {
-            const double algbw = g.median_us > 0 ? static_cast<double>(layout.algbw_bytes) / g.median_us / 1e3 : 0;
-            rec.groups.push_back({m.name, dim_name, op_name, row.timing, concurrency, layout.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
-          }
-          if (options_.keep_samples) {
-            for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
-              rec.samples.push_back({m.name, dim_name, op_name, row.timing, concurrency, layout.bytes, static_cast<int>(i), r.samples_us[i]});
-            }
-          }
-          reporter_->point(rec);
+          out.push_back({&d, op, layout, timing, isolated, std::move(key)});
         }
       }
     }
   }
-  group.reset();  // backend resources of this dimension go before the next one's are made
-  MPI_Comm_free(&group_mpi);
+  return out;
+}
+
+results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const {
+  results::PointRecord rec;
+  auto& row = rec.row;
+  row.mapping = v.key.mapping;
+  row.dim = v.key.dim;
+  row.op = v.key.op;
+  row.backend = std::string(backend_.name());
+  row.dtype = kDtypeName;
+  row.bytes = v.layout.bytes;
+  row.groups = v.isolated ? 1 : static_cast<int>(d.groups.size());
+  row.group_size = d.group_size;
+  row.iters = r.iters;
+  row.warmup = r.warmup;
+  row.timing = v.key.timing;
+  row.concurrency = v.key.concurrency;
+  row.t_min_us = r.summary.min;
+  row.t_median_us = r.summary.median;
+  row.t_p90_us = r.summary.p90;
+  row.t_p99_us = r.summary.p99;
+  row.t_max_us = r.summary.max;
+  row.t_mean_us = r.summary.mean;
+  const double factor = mapping::busbw_factor(v.op, d.group_size);
+  row.algbw_gbps = r.summary.median > 0 ? static_cast<double>(v.layout.algbw_bytes) / r.summary.median / 1e3 : 0;
+  row.busbw_gbps = row.algbw_gbps * factor;
+  row.wrong = r.wrong;
+  row.slowest_group = r.slowest_group;
+  for (const auto& g : representative_groups(r.groups, options_.group_rows)) {
+    const double algbw = g.median_us > 0 ? static_cast<double>(v.layout.algbw_bytes) / g.median_us / 1e3 : 0;
+    rec.groups.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
+  }
+  if (options_.keep_samples) {
+    for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
+      rec.samples.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, static_cast<int>(i), r.samples_us[i]});
+    }
+  }
+  return rec;
 }
 
 }  // namespace meshbench::bench

@@ -79,6 +79,9 @@ ResultsFile ResultsFile::open(const std::string& path) {
     r.run_.status = h5::read_string_attribute(file, "status");
     r.run_.backend = h5::read_string_attribute(file, "backend");
     r.run_.world_size = static_cast<int>(h5::read_int_attribute(file, "world_size"));
+    // Files written before rounds existed measured every point once.
+    if (h5::has_attribute(file, "rounds")) r.run_.rounds = static_cast<int>(h5::read_int_attribute(file, "rounds"));
+    if (h5::has_attribute(file, "order_seed")) r.run_.order_seed = static_cast<std::uint64_t>(h5::read_int_attribute(file, "order_seed"));
     const Handle run = h5::open_group(file, "run");
     r.run_.hosts = h5::read_strings(run, "hosts");
 
@@ -116,6 +119,9 @@ ResultsFile ResultsFile::open(const std::string& path) {
                                                                               [](const auto& h) { return tables::from_h5(h); });
     r.samples_ = tables::read_table<tables::SampleH5, Sample>(file, tables::kSamples, tables::sample_type(),
                                                               [](const auto& h) { return tables::from_h5(h); });
+    // Absent in files of one round and in files written before rounds existed.
+    r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
+                                                                             [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),

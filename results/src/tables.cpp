@@ -38,6 +38,14 @@ h5::Compound<SampleH5> sample_type() {
   return t;
 }
 
+h5::Compound<RoundMedianH5> round_median_type() {
+  using R = RoundMedianH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
+      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("round", &R::round).add("t_median_us", &R::t_median_us);
+  return t;
+}
+
 h5::Compound<FailureH5> failure_type() {
   using R = FailureH5;
   h5::Compound<R> t;
@@ -139,6 +147,14 @@ SampleH5 to_h5(const Sample& s) {
 
 Sample from_h5(const SampleH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.iteration, h.t_us};
+}
+
+RoundMedianH5 to_h5(const RoundMedian& r) {
+  return {r.mapping.c_str(), r.dim.c_str(), r.op.c_str(), r.timing.c_str(), r.concurrency.c_str(), r.bytes, r.round, r.t_median_us};
+}
+
+RoundMedian from_h5(const RoundMedianH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.t_median_us};
 }
 
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }

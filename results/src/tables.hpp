@@ -14,6 +14,7 @@ inline constexpr const char* kMeasurements = "measurements";
 inline constexpr const char* kGroupTimings = "group_timings";
 inline constexpr const char* kSamples = "samples";
 inline constexpr const char* kFailures = "failures";
+inline constexpr const char* kRoundMedians = "round_medians";
 inline constexpr const char* kTransports = "nccl_transports";
 
 struct MeasurementH5 {
@@ -57,6 +58,17 @@ struct SampleH5 {
   double t_us = 0;
 };
 
+struct RoundMedianH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t round = 0;
+  double t_median_us = 0;
+};
+
 struct FailureH5 {
   const char* at = nullptr;
   const char* mapping = nullptr;
@@ -90,6 +102,7 @@ h5::Compound<MeasurementH5> measurement_type();
 h5::Compound<GroupTimingH5> group_timing_type();
 h5::Compound<SampleH5> sample_type();
 h5::Compound<FailureH5> failure_type();
+h5::Compound<RoundMedianH5> round_median_type();
 h5::Compound<NameValueH5> name_value_type();
 h5::Compound<TransportH5> transport_type();
 h5::Compound<MappingH5> mapping_type();
@@ -102,6 +115,8 @@ MeasurementRow from_h5(const MeasurementH5& r);
 GroupTiming from_h5(const GroupTimingH5& g);
 Sample from_h5(const SampleH5& s);
 Failure from_h5(const FailureH5& f);
+RoundMedianH5 to_h5(const RoundMedian& r);
+RoundMedian from_h5(const RoundMedianH5& r);
 TransportH5 to_h5(const TransportUse& t);
 TransportUse from_h5(const TransportH5& t);
 

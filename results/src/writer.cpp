@@ -186,6 +186,8 @@ void write_header(hid_t file, const RunHeader& h) {
   h5::write_attribute(file, "status", h.run.status);
   h5::write_attribute(file, "backend", h.run.backend);
   h5::write_attribute(file, "world_size", static_cast<std::int64_t>(h.run.world_size));
+  h5::write_attribute(file, "rounds", static_cast<std::int64_t>(h.run.rounds));
+  h5::write_attribute(file, "order_seed", static_cast<std::int64_t>(h.run.order_seed));
   h5::write_attribute(file, "size_convention", std::string("bytes of the per-rank buffer as nccl-tests prints it; algbw/busbw in GB/s (1e9 B/s) with nccl-tests' formulas"));
   const Handle run = h5::create_group(file, "run");
   h5::write_strings(run, "hosts", h.run.hosts);
@@ -230,6 +232,10 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
   bytes += new_chunks(stored.measurements, 1, kMeasurementChunk) * kMeasurementChunk * kMeasurementRowBytes;
   bytes += new_chunks(stored.group_timings, groups, kGroupTimingChunk) * kGroupTimingChunk * kGroupTimingRowBytes;
   bytes += new_chunks(stored.samples, samples, kSampleChunk) * kSampleChunk * kSampleRowBytes;
+  if (const std::uint64_t rounds = point.rounds.size(); rounds > 0) {
+    // A round-median row is a sample row's size; counted as if it opened a chunk of 1,024.
+    bytes += rounds * (kSampleRowBytes + kHeapBytesPerRow) + 1024 * kSampleRowBytes;
+  }
   return bytes + kMetadataAndReserveBytes;
 }
 
@@ -287,6 +293,14 @@ void ResultsWriter::append(const PointRecord& point) {
     std::vector<tables::GroupTimingH5> groups;
     for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
     h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
+    if (!point.rounds.empty()) {
+      // Created with the first point that has rounds: files of one round stay as they were.
+      if (!h5::exists(file, tables::kRoundMedians)) h5::create_table(file, tables::kRoundMedians, tables::round_median_type().type(), 1024);
+      std::vector<tables::RoundMedianH5> rounds;
+      for (const auto& r : point.rounds) rounds.push_back(tables::to_h5(r));
+      h5::append_rows(file, tables::kRoundMedians, tables::round_median_type().type(), rounds.data(), rounds.size());
+    }
+    // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
   } catch (const h5::Error& e) {

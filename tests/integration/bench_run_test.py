@@ -154,6 +154,47 @@ def test_sigstop_then_resume():
     fault_then_resume(signal.SIGSTOP)
 
 
+def test_rounds_then_resume():
+    """--rounds 3: every point measured in three rounds, each round's median kept beside the
+    pooled samples; killed in the last round and resumed, the file ends complete with every
+    point once and three round medians each; resuming with another --rounds is refused."""
+    # Two mappings and three sizes: every point is written only in the last round.
+    rounds = ["--rounds", "3", "--min-iters", "10", "--batches", "3", "--top", "2", "-e", "16K", "-f", "4"]
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = subprocess.Popen(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", "--watchdog", "4",
+                              "--watchdog-grace", "4", *rounds, "--out", out], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(wait_for(lambda: rows_in(out) >= 2, 300), "the rounds run wrote no rows")
+        for pid in rank_pids(2):
+            os.kill(pid, signal.SIGKILL)
+        p.communicate(timeout=60)
+        partial = rows_in(out)
+        wrong = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", *rounds[2:],
+                                "--rounds", "2", "--resume", out], env=env(), capture_output=True, text=True, timeout=300)
+        expect_bad_input(wrong, "--rounds 3", launched=True)
+        r = subprocess.run(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", *rounds,
+                            "--resume", out], env=env(), capture_output=True, text=True, timeout=600)
+        check(r.returncode == 0, "--resume of a rounds run failed", r)
+        with read_h5(out) as f:
+            m = f["measurements"][:]
+            rm = f["round_medians"][:]
+            check(f.attrs["status"] == "complete" and int(f.attrs["rounds"]) == 3, "not complete, or the rounds not recorded")
+            samples = f["samples"][:]
+        keys = [(x["mapping"], x["dim"], x["op"], x["bytes"], x["timing"], x["concurrency"]) for x in m]
+        check(len(keys) == len(set(keys)) and len(keys) > partial, f"{len(keys)} rows ({len(set(keys))} distinct), {partial} before the kill")
+        per_point = {}
+        for x in rm:
+            per_point.setdefault((x["mapping"], x["dim"], x["op"], x["bytes"], x["timing"], x["concurrency"]), []).append(int(x["round"]))
+        check(set(per_point) == set(keys) and all(sorted(v) == [0, 1, 2] for v in per_point.values()),
+              "a point lacks one of its three round medians")
+        for x in m[:5]:
+            if x["timing"] != b"per_iteration":
+                continue
+            n = sum(1 for s in samples if (s["mapping"], s["dim"], s["op"], s["bytes"], s["timing"]) ==
+                    (x["mapping"], x["dim"], x["op"], x["bytes"], x["timing"]))
+            check(n == int(x["iters"]) and n >= 30, f"pooled samples {n}, iters {x['iters']}: three rounds of at least 10")
+
+
 def test_bad_input():
     with TempDir() as d:
         out = os.path.join(d, "x.h5")

@@ -7,7 +7,8 @@ set_tests_properties(integration.report.setup PROPERTIES
   FIXTURES_SETUP report_runs RUN_SERIAL TRUE LABELS "integration;analysis" TIMEOUT 1800
   ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 foreach(_case report_text report_formats report_workload report_plots report_plot_without_matplotlib report_export
-              compare_planted_slowdown compare_same_file compare_honest_rerun compare_bad_input)
+              compare_planted_slowdown compare_same_file compare_honest_rerun compare_bad_input
+              compare_set_verdicts compare_set_bad_input)
   string(REGEX REPLACE "^([a-z]+)_(.*)$" "\\1.\\2" _name ${_case})
   add_test(NAME integration.${_name}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py ${_case})
@@ -15,3 +16,8 @@ foreach(_case report_text report_formats report_workload report_plots report_plo
     FIXTURES_REQUIRED report_runs LABELS "integration;analysis" TIMEOUT 600
     ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;REPORT_FIXTURES=${_report_fixtures}")
 endforeach()
+# Runs of its own (2 ranks, shared memory and TCP): serial, so that no other test shares the cores.
+add_test(NAME integration.compare.tcp_whole_run
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_tcp_whole_run)
+set_tests_properties(integration.compare.tcp_whole_run PROPERTIES
+  RUN_SERIAL TRUE LABELS "integration;analysis" TIMEOUT 1200 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")

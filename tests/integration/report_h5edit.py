@@ -129,3 +129,70 @@ def shift_sizes(src, dst, delta=1):
             data = ds[:]
             data["bytes"] += delta
             ds[...] = data
+
+
+def _scale_points(f, factors):
+    """Multiplies each point of /measurements by its own factor ({index: factor}) in place: its
+    times, bandwidths, /samples, /group_timings and /round_medians."""
+    m = f["measurements"][:]
+    by_key = {}
+    for index, factor in factors.items():
+        row = m[index]
+        for c in ("t_min_us", "t_median_us", "t_p90_us", "t_p99_us", "t_max_us", "t_mean_us"):
+            row[c] *= factor
+        for c in ("algbw_gbps", "busbw_gbps"):
+            row[c] /= factor
+        m[index] = row
+        by_key[tuple(row[k] for k in KEY)] = factor
+    f["measurements"][...] = m
+    for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",)),
+                                ("round_medians", ("t_median_us",), ())):
+        if name not in f:
+            continue
+        data = f[name][:]
+        scale = np.array([by_key.get(tuple(r[k] for k in KEY), 1.0) for r in data])
+        for c in cols:
+            data[c] *= scale
+        for c in inverse:
+            data[c] /= scale
+        f[name][...] = data
+
+
+def plant_noise(src, dst, point_sigma, seed, run_sigma=0.0, whole=1.0, only=None):
+    """Copies `src` to `dst` as a synthetic rerun: every point times exp(point_sigma·Z_p) and the
+    whole run times exp(run_sigma·Z) · `whole`, Z standard normal from numpy's seeded PCG64;
+    `only` ({index: factor}) adds a planted slowdown to chosen points. Deterministic for a seed."""
+    shutil.copyfile(src, dst)
+    rng = np.random.default_rng(seed)
+    with h5py.File(dst, "r+") as f:
+        n = len(f["measurements"])
+        shift = np.exp(run_sigma * rng.standard_normal()) * whole
+        factors = {i: float(shift * np.exp(point_sigma * z)) for i, z in enumerate(rng.standard_normal(n))}
+        for i, extra in (only or {}).items():
+            factors[i] *= extra
+        _scale_points(f, factors)
+
+
+def op_size_indices(path, op, nbytes):
+    """The /measurements indices of one op at one size (every dimension, mapping and timing)."""
+    with h5py.File(path, "r") as f:
+        m = f["measurements"][:]
+    return [i for i, r in enumerate(m) if r["op"] == op.encode() and int(r["bytes"]) == nbytes]
+
+
+def set_layout(src, dst, **sizes):
+    """A copy whose recorded layout says other sizes (tp=4, ...): another configuration."""
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        for k, v in sizes.items():
+            f["layout"].attrs[k] = np.int64(v)
+
+
+def set_slot_count(src, dst, node, count):
+    """A copy whose recorded topology gives node `node` another slot count: another machine."""
+    shutil.copyfile(src, dst)
+    with h5py.File(dst, "r+") as f:
+        ds = f["topology/nodes/slot_count"]
+        data = ds[:]
+        data[node] = count
+        ds[...] = data

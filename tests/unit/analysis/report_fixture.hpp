@@ -21,6 +21,8 @@ class FixtureFile {
   // Adds a mapping of `order` with placement `slot_of_rank` (identity when empty).
   const mapping::Mapping& add_mapping(const std::string& name, const std::string& order, std::vector<int> slot_of_rank = {});
   void set_workload_json(std::string json) { header_.layout.workload_json = std::move(json); }
+  // The layout as recorded (a test that needs another one changes it here).
+  results::LayoutRecord& layout() { return header_.layout; }
   void set_version(const std::string& name, const std::string& value);
   void set_env(const std::string& name, const std::string& value);
   void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }

@@ -118,6 +118,40 @@ TEST_F(ResultsFileTest, ResumeReturnsCompletedPointsAndChecksThePlan) {
   EXPECT_THROW(ResultsWriter::resume(path, other, done), InputError);
 }
 
+TEST_F(ResultsFileTest, RoundMediansAndTheRoundCountRoundTrip) {
+  const auto path = (dir_ / "rounds.h5").string();
+  header_.run.rounds = 3;
+  header_.run.order_seed = 42;
+  auto w = ResultsWriter::create(path, header_, false);
+  auto p = point("identity", 1024, 10.0);
+  for (int r = 0; r < 3; ++r) p.rounds.push_back({"identity", "tp", "all_reduce", "per_iteration", "concurrent", 1024, r, 9.0 + r});
+  w.append(p);
+  w.append(point("identity", 4096, 20.0));  // a point without rounds adds none
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.run().rounds, 3);
+  EXPECT_EQ(f.run().order_seed, 42U);
+  ASSERT_EQ(f.round_medians().size(), 3U);
+  EXPECT_EQ(f.round_medians()[2].round, 2);
+  EXPECT_DOUBLE_EQ(f.round_medians()[2].t_median_us, 11.0);
+  EXPECT_EQ(f.round_medians()[1].bytes, 1024U);
+  // Resuming asks for the same number of rounds.
+  std::vector<PointKey> done;
+  auto other = header_;
+  other.run.rounds = 1;
+  EXPECT_THROW(ResultsWriter::resume(path, other, done), InputError);
+  ResultsWriter::resume(path, header_, done);
+  EXPECT_EQ(done.size(), 2U);
+}
+
+TEST_F(ResultsFileTest, AFileOfOneRoundHasNoRoundTable) {
+  const auto path = (dir_ / "one.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("identity", 1024, 10.0));
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.run().rounds, 1);
+  EXPECT_TRUE(f.round_medians().empty());
+}
+
 TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
   const auto path = (dir_ / "run.h5").string();
   ResultsWriter::create(path, header_, false);

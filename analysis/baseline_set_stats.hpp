@@ -1,0 +1,94 @@
+#pragma once
+// The statistics of `meshbench compare BASE… -- NEW…` (docs/report.md, "Baseline sets"): every
+// point and every family of points is judged against how much it varied between the baseline
+// runs (and between a run's rounds), not against how the other points moved. Pure functions on
+// log times, so that they can be tested on synthetic data with known answers.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace meshbench::analysis {
+
+// Four answers, not two: "inconclusive" says the baselines are too noisy, or the change too
+// close to the noise, to call it either way; more runs would decide.
+enum class SetVerdict { unchanged, regressed, improved, inconclusive };
+const char* to_string(SetVerdict v);
+
+// The levels at which points are judged together. A real regression moves a family (one op at
+// one size everywhere: a protocol threshold; one collective at every size: an algorithm; a
+// dimension: a link; the whole run: a transport or a driver), a rerun's noise mostly does not.
+enum class UnitKind { point, op_size, collective, dimension, run };
+const char* to_string(UnitKind k);
+inline constexpr int kUnitKinds = 5;
+
+// A family: the indices of its member points.
+struct FamilyDef {
+  UnitKind kind = UnitKind::run;
+  std::vector<std::size_t> members;
+};
+
+struct BaselineSetInput {
+  // log(median time) per run and point: base[run][point], next[run][point]. Every run holds
+  // every point (the caller keeps the points all runs share).
+  std::vector<std::vector<double>> base, next;
+  // Optional, same shape (or empty): the variance of each run's log median as its rounds
+  // estimate it (between-round spread); 0 where a run has no rounds.
+  std::vector<std::vector<double>> base_round_var, next_round_var;
+  std::vector<FamilyDef> families;  // kinds other than point
+};
+
+struct SetOptions {
+  double threshold = 0.05;  // floor: a change smaller than this is never a regression
+  double alpha = 0.01;      // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
+  bool confirm = false;     // a regression must also stand alone in a second new run
+  double prior_pairs = 10;  // weight of the kind's pooled noise in each unit's (in baseline pairs)
+};
+
+// The evidence for one point or family.
+struct UnitFinding {
+  UnitKind kind = UnitKind::point;
+  std::size_t index = 0;      // the point's index, or the family's in BaselineSetInput::families
+  // log(new / baseline centre): the new runs' median against the baselines'. Below the whole
+  // run, relative to the run's own shift (each run's times divided by its whole-run factor).
+  double effect = 0;
+  // The effect with the lower (upper) median of an even number of points: what the slower
+  // (faster) verdict is judged on, so that more than half of a family's points must move.
+  double effect_slow = 0, effect_fast = 0;
+  double own_sigma = 0;       // one run's noise from this unit's baseline pairs alone (log)
+  double sigma = 0;           // the same, shrunk towards its kind's and floored by the rounds
+  double round_sigma = 0;     // one run's noise from the rounds alone (0 without rounds)
+  double noise = 0;           // standard deviation of `effect` for an unchanged configuration
+  double df = 0;              // degrees of freedom of sigma (Student t tail; 0: taken as known)
+  double z = 0;               // effect / noise
+  double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
+  int runs_slower = 0;        // new runs in which it regressed on its own (--confirm)
+  SetVerdict verdict = SetVerdict::unchanged;
+  bool unconfirmed = false;   // regressed, but not in two new runs (--confirm)
+};
+
+struct BaselineSetResult {
+  std::vector<UnitFinding> points;    // in the input's point order
+  std::vector<UnitFinding> families;  // in the input's family order
+  double tail_nu[kUnitKinds] = {};    // the tail each kind was judged under (0: normal)
+  double level_alpha = 0;             // the false-discovery rate each level was judged at
+  int count(UnitKind kind, SetVerdict v) const;
+  bool regressed() const;             // any point or family regressed
+};
+
+// Judges every point and family. Needs at least two baseline runs, or one with rounds;
+// the caller checks that (InputError) before calling.
+BaselineSetResult judge_baseline_set(const BaselineSetInput& input, const SetOptions& options);
+
+// Robust standard deviation of one run from the pairwise differences of `values` (one per
+// baseline run): 1.4826 · median |v_i − v_j| / √2 over the pairs i < j; 0 for fewer than 2.
+double pairwise_sigma(const std::vector<double>& values);
+
+// Variance of the median of n independent normal draws, in units of one draw's variance:
+// 1/n for n ≤ 2, π/(2n) above (the asymptotic value, within 15% at n = 3).
+double median_variance_factor(std::size_t n);
+
+// Variance of a run's log median from its per-round medians (log): (1.4826·MAD)² · π/(2R),
+// 0 for fewer than 2 rounds.
+double round_variance(const std::vector<double>& log_round_medians);
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,165 @@
+// compare BASE… -- NEW… on written files: matching, families, the whole-run verdict, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/compare_set.hpp"
+#include "analysis/compare_writers.hpp"
+#include "common/error.hpp"
+#include "report_fixture.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+// Two mappings × (tp all_reduce, ep all_to_all) × 4 sizes; each run `scale` slower everywhere,
+// with a small run-specific wobble per point (`phase`) so that baselines differ a little.
+testing::FixtureFile make_run(int phase, double scale = 1.0, int rounds = 0) {
+  testing::FixtureFile f;
+  f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  int k = 0;
+  for (const std::string m : {"ep-inner", "dp-inner"}) {
+    for (std::uint64_t b : {1024ULL, 16384ULL, 65536ULL, 262144ULL}) {
+      for (const auto& [dim, op, base] : {std::tuple{"tp", "all_reduce", 20.0}, std::tuple{"ep", "all_to_all", 50.0}}) {
+        // ±1.5% per point and run, a fixed irregular pattern.
+        const double wobble = 1.0 + 0.015 * std::sin(1.7 * (k++) + 2.3 * phase);
+        const double t = base * (1 + static_cast<double>(b) / 65536.0) * wobble * scale;
+        auto& point = f.add_point(m, dim, op, b, t);
+        for (int r = 0; r < rounds; ++r) {
+          point.rounds.push_back({m, dim, op, "per_iteration", "concurrent", b, r, t * (1.0 + 0.01 * std::sin(0.9 * r + k))});
+        }
+      }
+    }
+  }
+  return f;
+}
+
+std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, const std::string& prefix, const std::vector<testing::FixtureFile>& runs) {
+  std::vector<results::ResultsFile> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(results::ResultsFile::open(runs[i].write(dir / (prefix + std::to_string(i) + ".h5"))));
+  return out;
+}
+
+TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
+  const auto next = open_runs(dir, "n", {make_run(3)});
+  const auto c = compare_sets(base, next, {}, false);
+  EXPECT_EQ(c.points.size(), 16U);
+  EXPECT_FALSE(c.regressed());
+  // 8 op-size families, 2 collectives, 2 dimensions, 1 whole run.
+  EXPECT_EQ(c.families.size(), 13U);
+  EXPECT_NE(c.headline().find("no regression in 16 compared points"), std::string::npos) << c.headline();
+}
+
+TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesideIt) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
+  auto slow = make_run(3, 1.5);
+  slow.set_env("OMPI_MCA_btl", "tcp,self");
+  const auto next = open_runs(dir, "n", {slow});
+  const auto c = compare_sets(base, next, {}, false);
+  ASSERT_TRUE(c.regressed());
+  const auto& whole = *std::find_if(c.families.begin(), c.families.end(), [](const SetFamily& f) { return f.kind == UnitKind::run; });
+  const auto& u = c.result.families[static_cast<std::size_t>(&whole - c.families.data())];
+  EXPECT_EQ(u.verdict, SetVerdict::regressed);
+  EXPECT_NEAR(std::exp(u.effect), 1.5, 0.03);
+  const std::string head = c.headline();
+  EXPECT_NE(head.find("OMPI_MCA_btl (absent) → tcp,self"), std::string::npos) << head;
+  EXPECT_NE(head.find("whole run regression"), std::string::npos) << head;
+  std::ostringstream text;
+  write_set_comparison(c, OutputFormat::text, text);
+  EXPECT_NE(text.str().find("verdict: REGRESSION of the whole run (exit status 1)"), std::string::npos) << text.str();
+  const auto j = set_comparison_to_json(c);
+  EXPECT_EQ(j["mode"], "baseline_set");
+  EXPECT_TRUE(j["regressed"].get<bool>());
+  EXPECT_EQ(j["counts"]["run"]["regressed"], 1);
+  // Points and families are judged relative to their run's shift: the run carries the finding.
+  EXPECT_EQ(j["counts"]["point"]["regressed"], 0);
+  EXPECT_EQ(j["counts"]["op_size"]["regressed"], 0);
+}
+
+TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
+  auto bad = make_run(3);
+  bad.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;  // a point only it has: not compared
+  auto broken = make_run(3);
+  const auto next = open_runs(dir, "n", {bad});
+  EXPECT_FALSE(compare_sets(base, next, {}, false).regressed());
+  // The same point in every run, wrong in the new one only.
+  std::vector<testing::FixtureFile> with_point;
+  for (int i = 0; i < 3; ++i) {
+    auto f = make_run(i);
+    f.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0);
+    with_point.push_back(f);
+  }
+  broken.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;
+  const auto c = compare_sets(open_runs(dir, "w", with_point), open_runs(dir, "x", {broken}), {}, false);
+  EXPECT_EQ(c.wrong_points(), 1);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_NE(c.headline().find("1 point(s) give WRONG results"), std::string::npos) << c.headline();
+}
+
+TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
+  testing::ScratchDir dir;
+  const auto next = open_runs(dir, "n", {make_run(3, 1.3, 5)});
+  const auto lone = open_runs(dir, "b", {make_run(0)});
+  try {
+    compare_sets(lone, open_runs(dir, "m", {make_run(3)}), {}, false);
+    FAIL() << "one baseline without rounds was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("two or more baseline runs"), std::string::npos) << e.what();
+  }
+  const auto with_rounds = open_runs(dir, "r", {make_run(0, 1.0, 5)});
+  ASSERT_EQ(with_rounds[0].round_medians().size(), 16U * 5U);
+  const auto c = compare_sets(with_rounds, next, {}, false);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_EQ(c.points.front().rounds, 5);
+  EXPECT_GT(c.result.points.front().round_sigma, 0.0);
+}
+
+TEST(CompareSet, BadInputIsOneLine) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {make_run(0), make_run(1)});
+  auto other = make_run(2);
+  other.layout().tp = 4;
+  const auto mixed = open_runs(dir, "x", {make_run(0), other});
+  const auto next = open_runs(dir, "n", {make_run(3)});
+  const auto message = [&](auto&& call) {
+    try {
+      call();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(message([&] { compare_sets(mixed, next, {}, false); }).find("the baseline set mixes layouts"), std::string::npos);
+  SetOptions confirm;
+  confirm.confirm = true;
+  EXPECT_NE(message([&] { compare_sets(base, next, confirm, false); }).find("--confirm needs at least two new runs"), std::string::npos);
+  std::filesystem::create_directories(dir / "empty");
+  EXPECT_NE(message([&] { expand_results_paths((dir / "empty").string()); }).find("holds no .h5 results files"), std::string::npos);
+  for (const auto& m : {message([&] { compare_sets(mixed, next, {}, false); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
+  testing::ScratchDir dir;
+  std::filesystem::create_directories(dir / "runs");
+  make_run(1).write(dir / "runs/b.h5");
+  make_run(0).write(dir / "runs/a.h5");
+  std::ofstream(dir / "runs/notes.txt") << "not a results file\n";
+  const auto paths = expand_results_paths((dir / "runs").string());
+  ASSERT_EQ(paths.size(), 2U);
+  EXPECT_EQ(std::filesystem::path(paths[0]).filename(), "a.h5");
+  EXPECT_EQ(std::filesystem::path(paths[1]).filename(), "b.h5");
+  EXPECT_EQ(expand_results_paths((dir / "runs/a.h5").string()).size(), 1U);
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
