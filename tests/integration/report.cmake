@@ -15,3 +15,7 @@ foreach(_case report_text report_formats report_workload report_plots report_plo
     FIXTURES_REQUIRED report_runs LABELS "integration;analysis" TIMEOUT 600
     ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;REPORT_FIXTURES=${_report_fixtures}")
 endforeach()
+# These two read verdicts off the measured times of the two runs (timing: scripts/flake.sh
+# reruns them, and with them the setup that measures the runs).
+set_tests_properties(integration.compare.planted_slowdown integration.compare.honest_rerun PROPERTIES
+  LABELS "integration;analysis;timing")
