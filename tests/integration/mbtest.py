@@ -72,9 +72,8 @@ class TempDir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def rank_pids(rank, cmd_fragment):
-    """PIDs of the processes mpirun started for world rank `rank` whose command line holds
-    `cmd_fragment` (something only that run's command line has, such as its output path)."""
+def rank_pids(rank, cmd_fragment="meshbench"):
+    """PIDs of the processes mpirun started for world rank `rank`."""
     pids = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
