@@ -59,12 +59,10 @@ def quietest_point(path, min_samples=20):
 
 def _slow_down(f, indices, factor):
     """Makes the points at `indices` of /measurements `factor` times slower in place: their
-    times (bandwidths divided), their /samples and their /group_timings. `factor`: one for all,
-    or one per index."""
+    times (bandwidths divided), their /samples and their /group_timings."""
     m = f["measurements"]
     rows = []
-    factors = factor if isinstance(factor, (list, tuple)) else [factor] * len(indices)
-    for index, factor in zip(indices, factors):
+    for index in indices:
         row = m[index]
         for c in ("t_min_us", "t_median_us", "t_p90_us", "t_p99_us", "t_max_us", "t_mean_us"):
             row[c] *= factor
@@ -75,7 +73,7 @@ def _slow_down(f, indices, factor):
     for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",))):
         ds = f[name]
         data = ds[:]
-        for row, factor in zip(rows, factors):
+        for row in rows:
             sel = _match(data, row)
             for c in cols:
                 data[c][sel] *= factor
@@ -114,25 +112,6 @@ def plant_op_size_slowdown(src, dst, factor, op, nbytes):
         m = f["measurements"][:]
         idx = [i for i, r in enumerate(m) if r["op"] == op.encode() and int(r["bytes"]) == nbytes]
         return _slow_down(f, idx, factor)
-
-
-def honest_rerun(src, dst, shift=1.03):
-    """Copies `src` to `dst` as an honest rerun with a known verdict: each point's samples in
-    reverse order (the same values, so the same distribution) and all its times `shift` times
-    slower, give or take 1% from point to point (a deterministic pattern), so that every point's
-    ratio lies in 1.02..1.04 for the default shift: under compare's 5% threshold, below which
-    nothing may be flagged, whatever the run measured."""
-    shutil.copyfile(src, dst)
-    with h5py.File(dst, "r+") as f:
-        m = f["measurements"][:]
-        samples = f["samples"][:]
-        for row in m:
-            at = np.nonzero(_match(samples, row))[0]
-            at = at[np.argsort(samples["iteration"][at])]
-            samples["t_us"][at] = samples["t_us"][at][::-1]
-        f["samples"][...] = samples
-        indices = list(range(len(m)))
-        _slow_down(f, indices, [shift * (1 + 0.005 * ((i % 5) - 2)) for i in indices])
 
 
 def set_schema_version(src, dst, version):
