@@ -3,7 +3,8 @@
 # label `timing`), or those a ctest -R regex selects. Exits 1 if any test failed at least once.
 #   scripts/flake.sh [N [REGEX]]      (default N 10; after scripts/test.sh or a build into build/)
 # Each round is one ctest invocation (fixtures such as the report runs' setup are rerun with the
-# tests that need them). A failing round's output is kept in BUILD/flake/round-K.log.
+# tests that need them). Round K's output (ctest --output-on-failure --verbose: every test's own
+# lines, for the figures they print) is kept in BUILD/flake/round-K.log.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${MESHBENCH_BUILD_DIR:-$root/build}"
@@ -20,13 +21,14 @@ cd "$build"
 mapfile -t names < <(ctest -N "${select[@]}" | sed -nE 's/^ *Test +#[0-9]+: (.*)$/\1/p')
 [[ ${#names[@]} -gt 0 ]] || { echo "flake.sh: error: no $what in $build" >&2; exit 2; }
 echo "flake.sh: ${#names[@]} $what, $n round(s), in $build"
+rm -rf flake
 mkdir -p flake
 declare -A passed=() failed=() skipped=()
 started=$SECONDS
 for ((k = 1; k <= n; k++)); do
   log="flake/round-$k.log"
   t=$SECONDS
-  ctest --output-on-failure --timeout 900 "${select[@]}" >"$log" 2>&1 || true
+  ctest --verbose --output-on-failure --timeout 900 "${select[@]}" >"$log" 2>&1 || true
   # "  3/12 Test  #7: name ......   Passed   12.3 sec" (or ***Failed, ***Timeout, ***Skipped, Not Run)
   while read -r name verdict; do
     # Fixture setups (the report runs) are not selected but run with the tests that need them.
@@ -37,9 +39,6 @@ for ((k = 1; k <= n; k++)); do
       *) failed[$name]=$((${failed[$name]:-0} + 1)) ;;
     esac
   done < <(sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.*[ ]*(\*\*\*[A-Za-z]+|Passed|Not Run)( .*)?$/\1 \2/p' "$log")
-  bad=0
-  for name in "${names[@]}"; do [[ -z ${failed[$name]:-} ]] || bad=1; done
-  [[ $bad == 1 ]] || rm -f "$log"
   echo "flake.sh: round $k/$n done in $((SECONDS - t)) s"
 done
 status=0
