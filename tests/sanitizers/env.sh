@@ -1,0 +1,14 @@
+# Sourced by scripts/test.sh --sanitize / --tsan (and by hand before running ctest in a
+# sanitizer build tree): the sanitizers' run-time options and this folder's suppression files.
+# Every process of a test inherits them, including ranks that mpirun, the local cluster's launch
+# agent or Slurm start (they pass the environment on).
+# shellcheck shell=bash
+_mb_san_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# halt_on_error: the first finding ends the process with exitcode, so no test passes over one.
+# detect_leaks stays on: leaks in meshbench's own code are findings; lsan.supp names the
+# libraries outside the project whose leaks are not ours, each with the reason.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
+export LSAN_OPTIONS="suppressions=$_mb_san_dir/lsan.supp:print_suppressions=0:exitcode=86"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:suppressions=$_mb_san_dir/ubsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=86:second_deadlock_stack=1:suppressions=$_mb_san_dir/tsan.supp"
+unset _mb_san_dir
