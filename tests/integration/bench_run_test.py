@@ -104,14 +104,14 @@ def fault_then_resume(sig):
         out = os.path.join(d, "run.h5")
         p = start_run(out, [])
         check(wait_for(lambda: rows_in(out) >= 3, 120), "run produced no rows")
-        victims = rank_pids(2)
+        victims = rank_pids(2, under=p.pid)
         check(len(victims) == 1, f"could not find rank 2: {victims}")
         t0 = time.time()
         os.kill(victims[0], sig)
         try:
             stdout, stderr = p.communicate(timeout=60)
         except subprocess.TimeoutExpired:
-            for pid in rank_pids(0) + rank_pids(1) + rank_pids(2) + rank_pids(3):
+            for pid in [x for r in range(4) for x in rank_pids(r, under=p.pid)]:
                 os.kill(pid, signal.SIGKILL)
             p.kill()
             fail(f"the run did not end within 60 s of {signal.Signals(sig).name}")

@@ -72,8 +72,22 @@ class TempDir:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def rank_pids(rank, cmd_fragment="meshbench"):
-    """PIDs of the processes mpirun started for world rank `rank`."""
+def _ancestors(pid):
+    """The parent, grandparent, ... of `pid`, up to init."""
+    out = []
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            break
+        out.append(pid)
+    return out
+
+
+def rank_pids(rank, under, cmd_fragment="meshbench"):
+    """PIDs of world rank `rank`'s processes that descend from process `under` (the test's
+    mpirun): other jobs on the machine have a rank of that number too."""
     pids = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -87,7 +101,7 @@ def rank_pids(rank, cmd_fragment="meshbench"):
                 environ = f.read().split(b"\0")
         except OSError:
             continue
-        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ:
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in environ and under in _ancestors(int(pid)):
             pids.append(int(pid))
     return pids
 
