@@ -34,8 +34,8 @@ build="${MESHBENCH_BUILD_DIR:-$root/build}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$build"
 if [[ $mode == asan && $# -eq 0 ]]; then
-  # Two passes: the unit tests with LeakSanitizer, the integration tests (they launch MPI ranks,
-  # where its exit-time tracer crashes; tests/sanitizers/env.sh) without it.
+  # Two passes: the unit tests with LeakSanitizer, the integration tests without it (its
+  # exit-time tracer crashes in `meshbench run`'s ranks; tests/sanitizers/env.sh).
   status=0
   ctest --output-on-failure --timeout 900 -L unit || status=$?
   MESHBENCH_DETECT_LEAKS=0 bash -c "source '$root/tests/sanitizers/env.sh' && exec ctest --output-on-failure --timeout 900 -L integration -LE unit" || status=$?
