@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fidelity benchmark (issue 4): meshbench's median per-op time against a plain MPI timing loop,
-# for all-reduce, all-to-all and send/recv from 8 B to 4 MiB on 2 ranks. Prints the ratios.
+# for all-reduce, all-to-all and send/recv from 8 B to 4 MiB on 2 ranks. Prints the ratios (the
+# median of the per-round ratios of the two harnesses run back to back).
 # Both harnesses run in the same two processes, interleaved round by round (tests/perf/fidelity.cpp):
 # on a shared machine two separate launches differ more from each other than the harnesses do.
 #   scripts/fidelity.sh [ITERS [ROUNDS]]      (after scripts/test.sh or a build into build/)

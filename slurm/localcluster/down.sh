@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tears the local test cluster down: every process in its namespaces (slurmctld, slurmd, job
-# steps, orted, ranks), the namespaces with their veths and bridge, the private /tmp mounts
+# steps, orted, ranks; down.sh returns only once each one has exited), the namespaces with their veths and bridge, the private /tmp mounts
 # (they live in the slurmds' mount namespaces and go with them), and the state directory.
 #
 #   down.sh [--cluster NAME | --all] [--keep-logs DIR] [--quiet]
@@ -40,26 +40,74 @@ pids_in() {
   for ns in "$@"; do ip netns pids "$ns" 2>/dev/null || true; done | sort -un
 }
 
-stop_processes() {
-  local pids
-  mapfile -t pids < <(pids_in "$@")
+# A process's start time (clock ticks since boot; field 22 of /proc/PID/stat, counted after the
+# command name, which may hold spaces): with the pid it names one process, not a reused pid.
+start_time() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  stat="${stat##*) }"
+  # shellcheck disable=SC2086  # split into fields on purpose
+  set -- $stat
+  printf '%s' "${20}"
+}
+
+# The processes down.sh has seen in the namespaces: pid -> start time. A process that is
+# exiting has already left its namespaces (`ip netns pids` no longer lists it) but still exists
+# and still shows in ps/pgrep, closing its files, until its parent reaps it; so down.sh waits
+# for the processes themselves, not for the namespaces to look empty.
+declare -A seen=()
+track() {
+  local pid t
+  for pid in $(pids_in "$@"); do
+    [[ -n ${seen[$pid]:-} ]] && continue
+    t="$(start_time "$pid")" && seen[$pid]="$t"
+  done
+}
+
+# The seen processes that still exist (running, exiting or not yet reaped), one pid per line.
+still_there() {
+  local pid
+  for pid in "${!seen[@]}"; do
+    [[ $(start_time "$pid" 2>/dev/null) == "${seen[$pid]}" ]] && printf '%s\n' "$pid"
+  done
+  return 0
+}
+
+# Signals $1 to what is still there and waits up to $2 seconds for it to be gone, signalling
+# newcomers (a slurmd forking a step while it stops) too. Status 0 when nothing is left.
+signal_and_wait() {
+  local sig="$1" deadline=$((SECONDS + $2)) pids
+  shift 2
+  track "$@"
+  mapfile -t pids < <(still_there)
   [[ ${#pids[@]} -gt 0 ]] || return 0
-  say "stopping ${#pids[@]} process(es) in the cluster's namespaces"
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  local deadline=$((SECONDS + 10))
+  kill "-$sig" "${pids[@]}" 2>/dev/null || true
   while ((SECONDS < deadline)); do
-    mapfile -t pids < <(pids_in "$@")
+    sleep 0.1
+    local before=${#seen[@]}
+    track "$@"
+    mapfile -t pids < <(still_there)
     [[ ${#pids[@]} -gt 0 ]] || return 0
-    sleep 0.2
+    ((${#seen[@]} == before)) || kill "-$sig" "${pids[@]}" 2>/dev/null || true
   done
-  say "killing ${#pids[@]} process(es) that ignored SIGTERM"
-  kill -KILL "${pids[@]}" 2>/dev/null || true
-  deadline=$((SECONDS + 5))
-  while ((SECONDS < deadline)); do
-    mapfile -t pids < <(pids_in "$@")
-    [[ ${#pids[@]} -gt 0 ]] || return 0
-    sleep 0.2
+  return 1
+}
+
+# Stops every process in the namespaces and returns once all of them are gone: SIGTERM and up
+# to 10 s, then SIGKILL for the survivors and up to 5 s. Status 1, naming them, if any is left.
+stop_processes() {
+  track "$@"
+  [[ ${#seen[@]} -gt 0 ]] || return 0
+  say "stopping ${#seen[@]} process(es) in the cluster's namespaces"
+  signal_and_wait TERM 10 "$@" && return 0
+  say "killing $(still_there | wc -l) process(es) that outlived SIGTERM by 10 s"
+  signal_and_wait KILL 5 "$@" && return 0
+  local pid left=""
+  for pid in $(still_there); do
+    left+=" $pid ($(ps -o stat=,comm= -p "$pid" 2>/dev/null | tr -s ' ' || true))"
   done
+  mbn_log "processes still there 5 s after SIGKILL:$left"
+  return 1
 }
 
 # What the clusters share: the state root (and, for the default, /var/lib/meshbench), and
@@ -89,7 +137,7 @@ down_one() {
     return 0
   fi
 
-  [[ ${#namespaces[@]} -eq 0 ]] || stop_processes "${namespaces[@]}"
+  if [[ ${#namespaces[@]} -gt 0 ]]; then stop_processes "${namespaces[@]}" || failed=1; fi
   local ns
   for ns in "${namespaces[@]}"; do
     # Deleting a node namespace destroys its veth pair; deleting the bridge's, the bridge.

@@ -6,7 +6,9 @@ foreach(_case runs_mappings pandas_reads_measurements corrupt_result_is_detected
     LABELS "integration;bench" TIMEOUT 600 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 endforeach()
 # The fault tests start several mpirun jobs; on two cores they must not overlap with each other.
-set_tests_properties(integration.run.sigkill_then_resume integration.run.sigstop_then_resume PROPERTIES RUN_SERIAL TRUE)
+# They time how long the run takes to end (timing: scripts/flake.sh reruns them).
+set_tests_properties(integration.run.sigkill_then_resume integration.run.sigstop_then_resume PROPERTIES RUN_SERIAL TRUE
+  LABELS "integration;bench;timing")
 
 # Points too big for device memory are skipped with a recorded failure (a given memory figure).
 add_test(NAME integration.run.oversized_points_skipped

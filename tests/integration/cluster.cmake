@@ -30,3 +30,5 @@ set_tests_properties(cluster_mpirun cluster_slurm cluster_teardown PROPERTIES
   RESOURCE_LOCK meshbench_localcluster
   TIMEOUT 300
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+# The probe's rates are timings (scripts/flake.sh reruns the tests labelled timing).
+set_tests_properties(cluster_mpirun cluster_slurm PROPERTIES LABELS "cluster;slurm;integration;timing")

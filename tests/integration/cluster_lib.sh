@@ -56,13 +56,51 @@ check_placement() {
   done
 }
 
+# The processes in cluster $1's namespaces now, one "pid start-time" per line (the start time
+# tells a pid that was reused apart from the process).
+cluster_processes() {
+  local ns pid stat
+  for ns in $(mbn_existing_namespaces "$1"); do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do
+      stat="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
+      stat="${stat##*) }"
+      # shellcheck disable=SC2086  # split into fields on purpose
+      set -- $stat
+      echo "$pid ${20}"
+    done
+  done
+}
+
+# Runs down.sh for cluster $1 and asserts that, the moment it returns, none of the processes that
+# were in its namespaces exists any more: not running, not exiting, not a zombie (pgrep would
+# list any of them), and that pgrep finds no daemon of the cluster. Sets down_s (the seconds
+# down.sh took).
+down_and_assert_gone() {
+  local name="$1" before t pid start now left=""
+  before="$(cluster_processes "$name")"
+  t=$SECONDS
+  "$LC/down.sh" --cluster "$name" --quiet
+  # shellcheck disable=SC2034  # for the caller's summary line
+  down_s=$((SECONDS - t))
+  while read -r pid start; do
+    [[ -n $pid ]] || continue
+    now="$(cat "/proc/$pid/stat" 2>/dev/null)" || continue
+    now="${now##*) }"
+    # shellcheck disable=SC2086  # split into fields on purpose
+    set -- $now
+    [[ ${20} != "$start" ]] || left+=" $pid ($1 $(ps -o comm= -p "$pid" 2>/dev/null || true))"
+  done <<<"$before"
+  [[ -z $left ]] || fail "processes of '$name' still there when down.sh returned:$left"
+  local daemons
+  daemons="$(pgrep -a -f -- "(slurmd|slurmctld) .*${MBN_PREFIX}-${name}-|$(mbn_state_dir "$name")/" || true)"
+  [[ -z $daemons ]] || fail "pgrep finds processes of '$name' right after down.sh returned: $daemons"
+  pass "down.sh of '$name' returned after all $(grep -c . <<<"$before") of its processes had exited"
+}
+
 # Tears cluster $1 down (the seconds it took in down_s), drops the EXIT trap that would have
 # done it, and asserts that nothing is left ($2: /run/netns's mount state before).
 down_and_check() {
-  local t=$SECONDS
-  "$LC/down.sh" --cluster "$1" --quiet
-  # shellcheck disable=SC2034  # for the caller's summary line
-  down_s=$((SECONDS - t))
+  down_and_assert_gone "$1"
   trap - EXIT
   assert_clean "$1" "$2"
 }

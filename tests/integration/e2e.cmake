@@ -12,7 +12,7 @@ foreach(_case mpirun sbatch fidelity doctor)
   add_test(NAME integration.e2e.${_case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/e2e_test.py ${_case} ${PROJECT_BINARY_DIR} ${_mb_e2e_prefix_${_case}}${_mb_e2e_hash})
   set_tests_properties(integration.e2e.${_case} PROPERTIES
-    LABELS "integration;cluster;e2e"
+    LABELS "integration;cluster;e2e;timing"
     SKIP_RETURN_CODE 77
     RESOURCE_LOCK meshbench_localcluster
     TIMEOUT 900

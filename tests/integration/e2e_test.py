@@ -6,7 +6,8 @@ ranks them. The assertions are what physics says:
     and above;
   - no rate measured over the shaped link exceeds the shaped rate;
   - meshbench's cross-node all-reduce time agrees within 10% with a plain MPI timing loop over
-    the same ranks and sizes (the harness adds nothing).
+    the same ranks and sizes (the harness adds nothing): the median of per-round ratios of the
+    two run back to back.
 And doctor's clock offset across the emulated nodes (issue 8): about 0 ms, and an injected offset
 detected as FAIL.
 Usage: e2e_test.py mpirun|sbatch|fidelity|doctor BUILD_DIR CLUSTER_NAME"""
@@ -23,6 +24,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LC = os.path.join(ROOT, "slurm", "localcluster")
 SHAPED_GBPS = 0.125  # 1 Gbit/s in GB/s
 SKIP = 77
+# meshbench's time per op may differ from a plain MPI loop's by this much (the fidelity target),
+# over all sizes together; at any one size, by FIDELITY_SIZE_TOLERANCE (case_fidelity says why).
+FIDELITY_TOLERANCE = 0.10
+FIDELITY_SIZE_TOLERANCE = 0.20
 # Job scripts, binaries and results must not live under /tmp: every emulated node has its own.
 WORK_ROOT = "/var/lib/meshbench/e2e"
 # TP2 x DP2 with EP2 x EDP2: enough dimensions on 2 x 2 slots for several distinct mappings.
@@ -139,13 +144,17 @@ def check_report(build, path):
         table = {r["name"].decode(): int(r["index"]) for r in f["mappings/table"][:]}
         check(not groups_span_nodes(f, table[best], "tp"), f"report ranks '{best}' first, whose TP groups cross nodes")
         check(data["ranking"].get("basis") == "workload", f"report did not rank by the workload's step time: {data['ranking'].get('basis')}")
-        # 96 of the step's 98 collectives are TP's and EP's: moving them across the link costs
-        # far more than it saves on the two gradient all-reduces.
-        for m in ranking:
-            if groups_span_nodes(f, table[m["name"]], "tp"):
-                check(m["vs_best"] >= 2.0, f"'{m['name']}' (TP across nodes) is only {m['vs_best']:.2f}x the best")
+        # 96 of the step's 98 collectives are TP's and EP's, so the best mapping keeps TP inside
+        # a node (checked above). How much worse the TP-across mappings are is not asserted: it
+        # depends on what the best mapping sends across the link instead (its EP all-to-alls,
+        # its gradient all-reduces), measured in other seconds than theirs, and with other builds
+        # running it ranged from 1.35x to 8.06x over 11 runs (limits of 2.0x and 1.5x each failed
+        # once); the per-op physics (TP across at least 3x inside) is check_physics's.
+        tp_across = [m["vs_best"] for m in ranking if groups_span_nodes(f, table[m["name"]], "tp")]
+        check(tp_across and min(tp_across) > 1.0, f"a mapping with TP across nodes ties the best: {tp_across}")
     worst = max(m["vs_best"] for m in ranking)
-    print(f"ok: report ranks '{best}' (TP inside a node) first by step time; the slowest mapping {worst:.2f}x")
+    print(f"ok: report ranks '{best}' (TP inside a node) first by step time; mappings with TP across nodes "
+          f"{min(tp_across):.2f}x to {max(tp_across):.2f}x the best; the slowest mapping {worst:.2f}x")
 
 
 def case_mpirun(build, name):
@@ -191,15 +200,23 @@ def case_sbatch(build, name):
 def case_fidelity(build, name):
     """A 2-rank all-reduce across the link: meshbench's driver against a plain MPI loop.
 
-    Both run in the same two processes, interleaved round by round, who goes first alternating
+    Both run in the same two processes, round by round, back to back, who goes first alternating
     (tests/perf/fidelity.cpp): on a shared 2-core machine two separate launches differed by 20%
-    from each other, more than the harnesses do. The shaped link itself has two states that a
-    round's median lands in whichever harness runs (1 MiB: 8.75 or 11.1 ms; reno makes the slow
-    one rarer, not absent), so with a few rounds one harness's median could sit in the slow state
-    and the other's not (CI: 11116 vs 8725 us). The harnesses are compared in the same state:
-    the lower quartile of each one's round medians, which is the fast state unless three
-    quarters of its rounds were slow; the medians are printed too."""
-    rounds = 21
+    from each other, more than the harnesses do. The shaped link has states that last seconds
+    (1 MiB: a round's median 8.75 or 11.1 ms; reno makes the slow one rarer, not absent), and
+    each harness's median over rounds lands in whichever state most of its rounds saw: compared
+    that way, or by any quantile of the two harnesses' rounds taken apart, the harnesses once
+    differed by 10% when their medians agreed to 0.01%. So the statistic is the median over
+    rounds of each round's own ratio (meshbench / plain, the two halves a fraction of a second
+    apart, in one link state): a round whose halves straddle a flip is off by the states' ratio
+    (about 1.27) one way or the other, and the median ignores such rounds unless they are half
+    of all. The target, FIDELITY_TOLERANCE, holds for the median over every size's rounds; each
+    size alone must be within FIDELITY_SIZE_TOLERANCE. Measured on the 2-core VM with other
+    builds running (docs/reliability.md, "Flakes"): a round's log ratio scatters by 0.15 (robust
+    sigma; rounds 0.67..2.4), so the median of 21 rounds of one size moved by 0.035 (sd) from run
+    to run, around 0.984; with 31 rounds per size that is about 0.029 at one size and 0.017 over
+    the three sizes' 93 rounds, which puts both limits more than 4 sigmas away."""
+    rounds = 31
     with LocalCluster(name):
         env_name = "MESHBENCH_FIDELITY_ROUNDS"
         os.environ[env_name] = "1"
@@ -211,20 +228,31 @@ def case_fidelity(build, name):
         check(len(set(hosts)) == 2, f"the two ranks are not on two nodes: {hosts}", p)
         rows = [parts for parts in lines if len(parts) == 8 and parts[0] == "all_reduce"]
         check(len(rows) == 3, "expected all-reduce at 1, 2 and 4 MiB", p)
-        per_round = [(float(parts[3]), float(parts[5])) for parts in (line.split() for line in p.stderr.split("\n"))
-                     if len(parts) == 6 and parts[0] == "round"]
+        per_round = [(float(parts[3]), float(parts[5]), float(parts[7])) for parts in (line.split() for line in p.stderr.split("\n"))
+                     if len(parts) == 8 and parts[0] == "round"]
         check(len(per_round) == 3 * rounds, f"expected {3 * rounds} round lines, got {len(per_round)}", p)
+        all_ratios = []
         for i, (_, size, plain, mesh, ratio, _, _, _) in enumerate(rows):
             these = per_round[i * rounds:(i + 1) * rounds]
-            a = statistics.quantiles([x for x, _ in these], n=4)[0]
-            b = statistics.quantiles([y for _, y in these], n=4)[0]
-            slow = lambda values: sum(1 for v in values if v > 1.15 * min(values))  # noqa: E731
-            print(f"all-reduce {int(size) >> 20} MiB across the link: lower quartile of {rounds} round medians: plain MPI {a:.0f} us, "
-                  f"meshbench {b:.0f} us, ratio {b / a:.3f}; medians {float(plain):.0f} and {float(mesh):.0f} us (ratio {float(ratio):.3f}); "
-                  f"rounds in the slow state: plain {slow([x for x, _ in these])}, meshbench {slow([y for _, y in these])}")
+            ratios = [r for _, _, r in these]
+            all_ratios += ratios
+            median_ratio = statistics.median(ratios)
+            check(abs(median_ratio - float(ratio)) < 2e-3, f"perf_fidelity's ratio {ratio} is not the median of its round ratios {median_ratio:.4f}", p)
+            plain_median = statistics.median(x for x, _, _ in these)
+            within = sum(1 for r in ratios if abs(r - 1) <= FIDELITY_TOLERANCE)
+            print(f"all-reduce {int(size) >> 20} MiB across the link: median of {rounds} per-round ratios meshbench/plain {median_ratio:.3f} "
+                  f"(rounds within {FIDELITY_TOLERANCE:.0%}: {within}; range {min(ratios):.3f}..{max(ratios):.3f}); "
+                  f"medians {float(plain):.0f} and {float(mesh):.0f} us (ratio {float(mesh) / float(plain):.3f})\n"
+                  f"  per-round ratios in round order: {' '.join(f'{r:.3f}' for r in ratios)}")
             # 1 MiB at 1 Gbit/s both ways is about 8.4 ms: a time far below says the link was not crossed.
-            check(a > 1e6 * int(size) / (SHAPED_GBPS * 1e9) * 0.5, f"plain loop at {size} B took {a:.0f} us, faster than the shaped link allows")
-            check(abs(b / a - 1) <= 0.10, f"meshbench differs from the plain loop by {100 * (b / a - 1):.1f}% at {size} B")
+            check(plain_median > 1e6 * int(size) / (SHAPED_GBPS * 1e9) * 0.5,
+                  f"plain loop at {size} B took {plain_median:.0f} us, faster than the shaped link allows")
+            check(abs(median_ratio - 1) <= FIDELITY_SIZE_TOLERANCE,
+                  f"meshbench differs from the plain loop by {100 * (median_ratio - 1):.1f}% at {size} B (median of per-round ratios)")
+        overall = statistics.median(all_ratios)
+        print(f"all sizes: median of {len(all_ratios)} per-round ratios meshbench/plain {overall:.3f}")
+        check(abs(overall - 1) <= FIDELITY_TOLERANCE,
+              f"meshbench differs from the plain loop by {100 * (overall - 1):.1f}% (median of the per-round ratios of all sizes)")
 
 
 def case_doctor(build, name):

@@ -16,8 +16,12 @@ foreach(_case report_text report_formats report_workload report_plots report_plo
     FIXTURES_REQUIRED report_runs LABELS "integration;analysis" TIMEOUT 600
     ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;REPORT_FIXTURES=${_report_fixtures}")
 endforeach()
+# These two read verdicts off the measured times of the two runs (timing: scripts/flake.sh
+# reruns them, and with them the setup that measures the runs).
+set_tests_properties(integration.compare.planted_slowdown integration.compare.honest_rerun PROPERTIES
+  LABELS "integration;analysis;timing")
 # Runs of its own (2 ranks, shared memory and TCP): serial, so that no other test shares the cores.
 add_test(NAME integration.compare.tcp_whole_run
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_tcp_whole_run)
 set_tests_properties(integration.compare.tcp_whole_run PROPERTIES
-  RUN_SERIAL TRUE LABELS "integration;analysis" TIMEOUT 1200 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+  RUN_SERIAL TRUE LABELS "integration;analysis;timing" TIMEOUT 1200 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")

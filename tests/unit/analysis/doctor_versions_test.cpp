@@ -106,7 +106,8 @@ TEST(DoctorVersions, OldLibfabricWarnsWithoutEfaAndFailsWithIt) {
   r.versions["libfabric"] = {"1.16", "/usr/lib/libfabric.so.1"};
   auto dev = testing::dev_box("a", 0);
   EXPECT_EQ(by_id(check_versions({r}, {dev}, {""}), "versions.libfabric").status, CheckStatus::warn);
-  const auto& c = by_id(check_versions({r}, {p5_node("a", 0)}, {"p5"}), "versions.libfabric");
+  const auto p5_checks = check_versions({r}, {p5_node("a", 0)}, {"p5"});  // by_id returns a reference into it
+  const auto& c = by_id(p5_checks, "versions.libfabric");
   EXPECT_EQ(c.status, CheckStatus::fail);
   EXPECT_NE(c.reason.find("older than 1.17"), std::string::npos);
 }

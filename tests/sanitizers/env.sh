@@ -1,0 +1,24 @@
+# Sourced by scripts/test.sh --sanitize / --tsan (and by hand before running ctest in a
+# sanitizer build tree): the sanitizers' run-time options and this folder's suppression files.
+# Every process of a test inherits them, including ranks that mpirun, the local cluster's launch
+# agent or Slurm start (they pass the environment on).
+# shellcheck shell=bash
+_mb_san_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# halt_on_error: the first finding ends the process with exitcode, so no test passes over one.
+# detect_leaks stays on: leaks in meshbench's own code are findings; lsan.supp names the
+# libraries outside the project whose leaks are not ours, each with the reason.
+# fast_unwind_on_malloc=0: a leak's stack is unwound with debug information, not frame pointers.
+# hwloc's PCI plugin (not built with frame pointers, and unloaded before the leak check) leaks
+# from inside hwloc_topology_load; with the fast unwinder that stack ends in the plugin's
+# "<unknown module>" and no suppression can name it. It costs time (test_topology: 27 s instead
+# of 5 s on the loaded 2-core VM).
+# MESHBENCH_DETECT_LEAKS=0 turns LeakSanitizer off: its exit-time tracer crashes ("Tracer caught
+# signal 11", "LeakSanitizer has encountered a fatal error", exit 86) in the ranks of
+# `meshbench run` under mpirun, even where run stops at its argument checks (integration.run.*;
+# topo and doctor under mpirun check clean). The cause is not found yet, so scripts/test.sh
+# --sanitize runs the integration tests without it and the unit tests with it.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=${MESHBENCH_DETECT_LEAKS:-1}:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:fast_unwind_on_malloc=0"
+export LSAN_OPTIONS="suppressions=$_mb_san_dir/lsan.supp:print_suppressions=0:exitcode=86"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:suppressions=$_mb_san_dir/ubsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=86:second_deadlock_stack=1:suppressions=$_mb_san_dir/tsan.supp"
+unset _mb_san_dir
