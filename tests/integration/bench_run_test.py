@@ -165,7 +165,7 @@ def test_rounds_then_resume():
         p = subprocess.Popen(["mpirun", "-np", "4", meshbench(), "run", *LAYOUT, "-b", "1K", "--budget", "0.5", "--watchdog", "4",
                               "--watchdog-grace", "4", *rounds, "--out", out], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         check(wait_for(lambda: rows_in(out) >= 2, 300), "the rounds run wrote no rows")
-        for pid in rank_pids(2):
+        for pid in rank_pids(2, under=p.pid):
             os.kill(pid, signal.SIGKILL)
         p.communicate(timeout=60)
         partial = rows_in(out)
