@@ -94,6 +94,7 @@ ResultsFile ResultsFile::open(const std::string& path) {
       const auto hosts = h5::read_strings(nodes, "hostname");
       const auto first = h5::read_ints(nodes, "first_slot");
       const auto count = h5::read_ints(nodes, "slot_count");
+      if (first.size() != hosts.size() || count.size() != hosts.size()) throw h5::Error("/topology/nodes columns of different lengths");
       for (std::size_t i = 0; i < hosts.size(); ++i) r.nodes_.push_back({hosts[i], first[i], count[i]});
     }
 
@@ -105,7 +106,11 @@ ResultsFile ResultsFile::open(const std::string& path) {
     l.order = h5::read_string_attribute(layout, "order");
     l.workload_json = h5::read_string_attribute(layout, "workload_json");
 
-    if (h5::exists(file, "plan_json")) r.plan_json_ = h5::read_strings(file, "plan_json").at(0);
+    if (h5::exists(file, "plan_json")) {
+      const auto plan = h5::read_strings(file, "plan_json");
+      if (plan.size() != 1) throw h5::Error("/plan_json holds " + std::to_string(plan.size()) + " strings, not 1");
+      r.plan_json_ = plan.front();
+    }
     const Handle mappings = h5::open_group(file, "mappings");
     const auto count = static_cast<int>(h5::table_size(mappings, "table"));
     for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));

@@ -1,5 +1,11 @@
 // hwloc XML files, read through the hwloc library (hwloc_topology_set_xml), and the
 // dispatcher that tells them from NCCL topology XML by content.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 
 #include "common/error.hpp"
@@ -13,7 +19,36 @@ namespace {
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+// hwloc 2.9's XML import trusts the file: an object with a cpuset but no complete_cpuset, or
+// with a mangled type or bitmap, makes it dereference a null pointer (found by fuzzing;
+// `lstopo -i FILE` crashes the same way). So a child process loads the file first; when the
+// child dies, the file is refused instead of taking meshbench down with it. Same input, same
+// hwloc: what the child survives, this process does too.
+void check_hwloc_survives(const std::string& path) {
+  std::fflush(nullptr);  // the child must not write this process's buffered output again
+  const pid_t child = ::fork();
+  if (child < 0) return;  // no child to try it in: load it here, as without the check
+  if (child == 0) {
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);  // die of it, quietly
+    int status = 3;
+    try {
+      HwlocTopology t;
+      if (hwloc_topology_set_xml(t.get(), path.c_str()) == 0 && hwloc_topology_load(t.get()) == 0) status = 0;
+    } catch (...) {
+    }
+    ::_exit(status);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return;
+  }
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return;  // loaded, or refused cleanly
+  throw InputError("hwloc crashed reading '" + path + "'" + (WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : std::string()) +
+                   ": it is not an hwloc 2.x XML export as lstopo writes it; export it again with lstopo --of xml");
+}
+
 Machine hwloc_machine_from_file(const std::string& path, const std::string& text) {
+  check_hwloc_survives(path);
   HwlocTopology topology;
   if (hwloc_topology_set_xml(topology.get(), path.c_str()) != 0 || hwloc_topology_load(topology.get()) != 0) {
     throw InputError("hwloc could not load '" + path + "' (an hwloc 2.x XML export is expected; HWLOC_XML_VERBOSE=1 says why)");

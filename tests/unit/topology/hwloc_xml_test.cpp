@@ -66,6 +66,18 @@ TEST(HwlocXml, ContentDecidesTheFormatNotTheName) {
   // An NCCL file whose name ends in .xml like any other; and an hwloc file loads as hwloc.
   EXPECT_EQ(load_topology_file(test::data(test::kP4d)).source, "nccl-xml");
   EXPECT_EQ(load_topology_file(test::data(test::kG4dn)).source, "hwloc-xml");
+
+// Found by fuzzing: hwloc 2.9 itself crashes on such a file (tests/fuzz/regressions/hwloc_xml/);
+// a child process tries it first.
+TEST(HwlocXml, FileThatCrashesHwlocIsRefusedAndThisProcessLives) {
+  const std::string path = std::string(MESHBENCH_SOURCE_DIR) + "/tests/fuzz/regressions/hwloc_xml/cpuset-without-complete-cpuset-crashes-hwloc.xml";
+  try {
+    (void)load_topology_file(path);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hwloc crashed reading '" + path + "' (signal 11)"), std::string::npos) << e.what();
+  }
+}
   EXPECT_THROW(load_hwloc_xml(test::data(test::kP4d)), InputError);
 }
 
