@@ -40,6 +40,8 @@ start=$(date +%s)
 status=0
 # -timeout: one input running 10 s is a hang; leaks are reported (ASan's LeakSanitizer) except
 # hwloc's own (tests/fuzz/lsan.supp says which and why).
+# The targets that read a path write each input to a temporary file: keep it in memory.
+if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0"
 "$build/fuzz/fuzz_$target" "$corpus" "$root/tests/fuzz/corpus/$target" -max_total_time="$seconds" -runs="$runs" \
   -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" "$@" >"$log" 2>&1 || status=$?

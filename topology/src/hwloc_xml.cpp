@@ -1,13 +1,8 @@
 // hwloc XML files, read through the hwloc library (hwloc_topology_set_xml), and the
 // dispatcher that tells them from NCCL topology XML by content.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
 #include <filesystem>
 
+#include "common/crash_guard.hpp"
 #include "common/error.hpp"
 #include "topology/loaders.hpp"
 #include "topology/src/hwloc_reader.hpp"
@@ -25,26 +20,13 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 // child dies, the file is refused instead of taking meshbench down with it. Same input, same
 // hwloc: what the child survives, this process does too.
 void check_hwloc_survives(const std::string& path) {
-  std::fflush(nullptr);  // the child must not write this process's buffered output again
-  const pid_t child = ::fork();
-  if (child < 0) return;  // no child to try it in: load it here, as without the check
-  if (child == 0) {
-    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);  // die of it, quietly
-    int status = 3;
-    try {
-      HwlocTopology t;
-      if (hwloc_topology_set_xml(t.get(), path.c_str()) == 0 && hwloc_topology_load(t.get()) == 0) status = 0;
-    } catch (...) {
-    }
-    ::_exit(status);
+  const bool survived = survives_in_child([&path] {
+    HwlocTopology t;
+    if (hwloc_topology_set_xml(t.get(), path.c_str()) == 0) (void)hwloc_topology_load(t.get());
+  });
+  if (!survived) {
+    throw InputError("hwloc crashed reading '" + path + "': it is not an hwloc 2.x XML export as lstopo writes it; export it again with lstopo --of xml");
   }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return;
-  }
-  if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return;  // loaded, or refused cleanly
-  throw InputError("hwloc crashed reading '" + path + "'" + (WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : std::string()) +
-                   ": it is not an hwloc 2.x XML export as lstopo writes it; export it again with lstopo --of xml");
 }
 
 Machine hwloc_machine_from_file(const std::string& path, const std::string& text) {

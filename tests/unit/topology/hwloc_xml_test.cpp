@@ -75,7 +75,7 @@ TEST(HwlocXml, FileThatCrashesHwlocIsRefusedAndThisProcessLives) {
     (void)load_topology_file(path);
     FAIL() << "accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("hwloc crashed reading '" + path + "' (signal 11)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("hwloc crashed reading '" + path + "'"), std::string::npos) << e.what();
   }
 }
   EXPECT_THROW(load_hwloc_xml(test::data(test::kP4d)), InputError);
