@@ -7,6 +7,13 @@
 #include <csignal>
 #include <cstdio>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/common_interface_defs.h>
+#define MESHBENCH_UNDER_ASAN 1
+#endif
+#endif
+
 namespace meshbench {
 
 bool survives_in_child(const std::function<void()>& attempt) {
@@ -15,6 +22,11 @@ bool survives_in_child(const std::function<void()>& attempt) {
   if (child < 0) return true;
   if (child == 0) {
     for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);  // die of it, quietly
+#ifdef MESHBENCH_UNDER_ASAN
+    // Under the fuzzer (MESHBENCH_FUZZ builds) a sanitizer report in the child must not run
+    // libFuzzer's death callback, which would save the input as the parent's crash.
+    __sanitizer_set_death_callback(nullptr);
+#endif
     try {
       attempt();
     } catch (...) {

@@ -76,8 +76,27 @@ void write_attribute(hid_t object, const std::string& name, double value) {
 
 bool has_attribute(hid_t object, const std::string& name) { return H5Aexists(object, name.c_str()) > 0; }
 
+namespace {
+
+// An attribute meshbench reads holds one value no larger than the file: a damaged dataspace would
+// make H5Aread write several values into one, a damaged string size allocate gigabytes (found by
+// fuzzing: an out-of-memory).
+Handle single_attribute(hid_t object, const std::string& name) {
+  Handle attr = open_attribute(object, name);
+  const Handle space(check(H5Aget_space(attr), "H5Aget_space " + name));
+  if (H5Sget_simple_extent_npoints(space) != 1) throw Error("attribute '" + name + "' holds more than one value");
+  const Handle type(check(H5Aget_type(attr), "H5Aget_type " + name));
+  const Handle file(check(H5Iget_file_id(attr), "H5Iget_file_id " + name));
+  hsize_t file_size = 0;
+  check_status(H5Fget_filesize(file, &file_size), "H5Fget_filesize");
+  if (H5Tget_size(type) > file_size) throw Error("attribute '" + name + "' claims more bytes than the file holds");
+  return attr;
+}
+
+}  // namespace
+
 std::string read_string_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   const Handle stored(check(H5Aget_type(attr), "H5Aget_type " + name));
   if (H5Tget_class(stored) != H5T_STRING) throw Error("attribute '" + name + "' is not a string");
   if (H5Tis_variable_str(stored) > 0) {
@@ -95,14 +114,14 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
 }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   std::int64_t v = 0;
   check_status(H5Aread(attr, H5T_NATIVE_INT64, &v), "H5Aread " + name);
   return v;
 }
 
 double read_double_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   double v = 0;
   check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, &v), "H5Aread " + name);
   return v;
