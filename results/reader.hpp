@@ -14,10 +14,14 @@ struct StoredNode {
 };
 
 // A results file read back. Refuses, with InputError naming the way out, a missing file, a
-// file that is not HDF5, an HDF5 file that meshbench did not write, and another schema version.
+// file that is not HDF5, an HDF5 file that meshbench did not write, and another schema version;
+// and a file so damaged that HDF5 crashes reading it (read once in a child process first).
 class ResultsFile {
  public:
   static ResultsFile open(const std::string& path);
+  // The same without the child process: for `run` (rank 0 rereading what it wrote, or resuming),
+  // an MPI process where a fork is unwelcome (RDMA-registered memory, the watchdog's threads).
+  static ResultsFile open_in_mpi_job(const std::string& path);
 
   const std::string& path() const { return path_; }
   int schema_version() const { return schema_version_; }
@@ -41,6 +45,7 @@ class ResultsFile {
   const MappingRecord* find_mapping(const std::string& name) const;
 
  private:
+  static ResultsFile read(const std::string& path);
   std::string path_;
   int schema_version_ = 0;
   RunInfo run_;

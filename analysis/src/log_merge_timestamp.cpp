@@ -70,10 +70,23 @@ struct Cursor {
   }
 };
 
-std::int64_t to_ns(std::tm tm, bool utc, std::int64_t offset_s, std::int64_t frac_ns) {
+// seconds * 1e9 + frac + base, or nothing when that leaves int64 (ns since 1970 end in 2262; a
+// year like 9999 or a 30-digit uptime, as a damaged log can hold, has no usable time).
+std::optional<std::int64_t> checked_ns(std::int64_t seconds, std::int64_t frac_ns, std::int64_t base_ns) {
+  std::int64_t ns = 0;
+  if (__builtin_mul_overflow(seconds, 1000000000LL, &ns) || __builtin_add_overflow(ns, frac_ns, &ns) ||
+      __builtin_add_overflow(ns, base_ns, &ns)) {
+    return std::nullopt;
+  }
+  return ns;
+}
+
+std::optional<LogTimestamp> at(std::tm tm, bool utc, std::int64_t offset_s, std::int64_t frac_ns, const char* format) {
   tm.tm_isdst = -1;
   const std::time_t t = utc ? timegm(&tm) : mktime(&tm);
-  return (static_cast<std::int64_t>(t) - offset_s) * 1000000000LL + frac_ns;
+  const auto ns = checked_ns(static_cast<std::int64_t>(t) - offset_s, frac_ns, 0);
+  if (!ns) return std::nullopt;
+  return LogTimestamp{*ns, format};
 }
 
 // YYYY-MM-DD[T ]HH:MM:SS[.frac][Z|+HH:MM|+HHMM]
@@ -105,7 +118,7 @@ std::optional<LogTimestamp> iso(Cursor& c) {
       }
     }
   }
-  return LogTimestamp{to_ns(tm, utc, offset, frac), "iso"};
+  return at(tm, utc, offset, frac, "iso");
 }
 
 // dmesg -T: "Tue Jan  2 13:45:01 2024" (local time)
@@ -122,7 +135,7 @@ std::optional<LogTimestamp> dmesg_human(Cursor& c) {
   c.spaces();
   if (!c.digits(4, tm.tm_year)) return std::nullopt;
   tm.tm_year -= 1900;
-  return LogTimestamp{to_ns(tm, false, 0, 0), "dmesg-T"};
+  return at(tm, false, 0, 0, "dmesg-T");
 }
 
 // dmesg: "[  12.345678]" seconds since boot
@@ -130,11 +143,16 @@ std::optional<LogTimestamp> dmesg_raw(Cursor& c, const MergeOptions& o) {
   c.spaces();
   std::int64_t seconds = 0;
   std::size_t start = c.i;
-  while (c.i < c.s.size() && std::isdigit(static_cast<unsigned char>(c.s[c.i])) != 0) seconds = seconds * 10 + (c.s[c.i++] - '0');
+  while (c.i < c.s.size() && std::isdigit(static_cast<unsigned char>(c.s[c.i])) != 0) {
+    if (seconds > 1'000'000'000'000) return std::nullopt;  // no uptime is 30,000 years
+    seconds = seconds * 10 + (c.s[c.i++] - '0');
+  }
   if (c.i == start || c.i >= c.s.size() || c.s[c.i] != '.') return std::nullopt;
   const std::int64_t frac = c.fraction();
   const std::int64_t boot = o.boot_time_ns.value_or(boot_time_ns_from_proc());
-  return LogTimestamp{boot + seconds * 1000000000LL + frac, "dmesg"};
+  const auto ns = checked_ns(seconds, frac, boot);
+  if (!ns) return std::nullopt;
+  return LogTimestamp{*ns, "dmesg"};
 }
 
 // syslog / journalctl short: "Jan  2 13:45:01" (local time, no year)
@@ -153,7 +171,7 @@ std::optional<LogTimestamp> syslog(Cursor& c, const MergeOptions& o) {
     localtime_r(&now, &local);
     tm.tm_year = local.tm_year;
   }
-  return LogTimestamp{to_ns(tm, false, 0, frac), "syslog"};
+  return at(tm, false, 0, frac, "syslog");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <istream>
 
 #include "analysis/nccl_log.hpp"
@@ -45,15 +46,18 @@ int count_before(std::string_view s, std::string_view label) {
   while (end > 0 && s[end - 1] == ' ') --end;
   std::size_t start = end;
   while (start > 0 && std::isdigit(static_cast<unsigned char>(s[start - 1])) != 0) --start;
-  return start == end ? -1 : std::stoi(std::string(s.substr(start, end - start)));
+  int n = -1;  // digits past INT_MAX (a damaged line) count as no number, as none does
+  if (start == end || std::from_chars(s.data() + start, s.data() + end, n).ec != std::errc()) return -1;
+  return n;
 }
 
 // "r[dev]" -> r
 std::optional<int> peer_rank(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) != 0) ++i;
-  if (i == 0) return std::nullopt;
-  return std::stoi(std::string(s.substr(0, i)));
+  int rank = 0;
+  if (i == 0 || std::from_chars(s.data(), s.data() + i, rank).ec != std::errc()) return std::nullopt;
+  return rank;
 }
 
 }  // namespace

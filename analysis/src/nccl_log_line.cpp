@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "analysis/nccl_log.hpp"
 
@@ -61,8 +62,11 @@ std::optional<NcclLine> parse_nccl_line(std::string_view s) {
     return std::nullopt;
   }
   out.host = std::string(origin.substr(0, c1));
-  out.pid = std::stoi(std::string(origin.substr(c1 + 1, c2 - c1 - 1)));
-  out.tid = std::stoi(std::string(origin.substr(c2 + 1)));
+  // A pid or tid past INT_MAX (a damaged line) makes it no NCCL line, not an out_of_range.
+  if (std::from_chars(origin.data() + c1 + 1, origin.data() + c2, out.pid).ec != std::errc() ||
+      std::from_chars(origin.data() + c2 + 1, origin.data() + origin.size(), out.tid).ec != std::errc()) {
+    return std::nullopt;
+  }
   s.remove_prefix(space + 1);
   // [dev]
   if (s.empty() || s.front() != '[') return std::nullopt;

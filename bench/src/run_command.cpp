@@ -310,7 +310,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   if (rank == 0) {
     writer->finish("complete", results::utc_now_iso8601());
     // Resumed points count too: a wrong result is reported, never averaged away.
-    const auto written = results::ResultsFile::open(writer->path());
+    const auto written = results::ResultsFile::open_in_mpi_job(writer->path());
     for (const auto& row : written.measurements()) {
       if (row.wrong > 0) status = kExitFailure;
     }

@@ -193,7 +193,9 @@ ordered plan_to_json(const Plan& p, bool with_placements) {
           {"mappings", mappings}};
 }
 
-Plan plan_from_json(const json& j, const std::string& where) {
+namespace {
+
+Plan read_plan(const json& j, const std::string& where) {
   const Reader r(where);
   if (!j.is_object() || j.value("format", "") != "meshbench-plan") r.fail("is not a meshbench plan (no \"format\": \"meshbench-plan\")");
   Plan p;
@@ -217,10 +219,16 @@ Plan plan_from_json(const json& j, const std::string& where) {
   p.topology.slot_kind = r.text(t, "slot_kind", "topology");
   const json& hosts = r.at(t, "hosts", "topology");
   if (!hosts.is_array() || hosts.empty()) r.fail("topology.hosts must be a non-empty list");
+  long long slots = 0;  // summed as they come, so that no count from the file overflows an int
   for (const auto& h : hosts) {
     p.topology.hostnames.push_back(r.text(h, "hostname", "host"));
     p.topology.node_types.push_back(r.text(h, "node_type", "host"));
     p.topology.slots_per_node.push_back(r.integer(h, "slots", "host"));
+    slots += p.topology.slots_per_node.back();
+    if (p.topology.slots_per_node.back() < 1 || slots > p.layout.world) {
+      r.fail("host '" + p.topology.hostnames.back() + "' has " + std::to_string(p.topology.slots_per_node.back()) +
+             " slots; each host has at least 1, and all together the layout's world of " + std::to_string(p.layout.world));
+    }
     p.topology.gpu_index.push_back(r.integers(h, "device_index", "host"));
     p.topology.numa.push_back(r.integers(h, "numa", "host"));
     if (static_cast<int>(p.topology.gpu_index.back().size()) != p.topology.slots_per_node.back()) {
@@ -262,6 +270,16 @@ Plan plan_from_json(const json& j, const std::string& where) {
     p.stats.search_evaluations = c->value("search_evaluations", 0);
   }
   return p;
+}
+
+}  // namespace
+
+Plan plan_from_json(const json& j, const std::string& where) {
+  try {
+    return read_plan(j, where);
+  } catch (const json::exception& e) {  // a key of another type than the plan file's (e.g. "aliases": 3)
+    throw InputError("plan " + where + ": " + e.what() + "; make it again with 'meshbench plan --out'");
+  }
 }
 
 void write_file_atomically(const std::string& path, const std::string& text, bool force) {

@@ -65,23 +65,36 @@ struct Generator {
   }
 };
 
+// a*b*c, or 0 when it exceeds `world` (so cannot divide it): sizes read from a plan file can be
+// anything, and their product must not overflow an int.
+long long product_within(int world, int a, int b, int c) {
+  long long p = 1;
+  for (const int v : {a, b, c}) {
+    p *= v;
+    if (p > world) return 0;
+  }
+  return p;
+}
+
 void check_sizes(const Layout& l) {
   const std::pair<const char*, int> sizes[] = {{"--world", l.world}, {"--tp", l.tp}, {"--cp", l.cp}, {"--pp", l.pp}, {"--ep", l.ep}};
   for (const auto& [name, size] : sizes) {
     if (size < 1) throw InputError(std::string(name) + " must be at least 1 (got " + std::to_string(size) + ")");
   }
   if (l.etp < 0) throw InputError("--etp must be at least 1, or 0 for 'same as --tp' (got " + std::to_string(l.etp) + ")");
-  const int dense = l.tp * l.cp * l.pp;
-  if (l.world % dense != 0) {
-    throw InputError("world size " + std::to_string(l.world) + " is not divisible by TP*CP*PP = " + std::to_string(dense) +
+  const long long dense = product_within(l.world, l.tp, l.cp, l.pp);
+  if (dense == 0 || l.world % dense != 0) {
+    throw InputError("world size " + std::to_string(l.world) + " is not divisible by TP*CP*PP = " +
+                     (dense == 0 ? std::to_string(l.tp) + "*" + std::to_string(l.cp) + "*" + std::to_string(l.pp) : std::to_string(dense)) +
                      "; choose sizes whose product divides the world size");
   }
 }
 
 void check_expert_sizes(const Layout& l) {
-  const int expert = l.expert_tp() * l.ep * l.pp;
-  if (l.world % expert != 0) {
-    throw InputError("world size " + std::to_string(l.world) + " is not divisible by ETP*EP*PP = " + std::to_string(expert) +
+  const long long expert = product_within(l.world, l.expert_tp(), l.ep, l.pp);
+  if (expert == 0 || l.world % expert != 0) {
+    throw InputError("world size " + std::to_string(l.world) + " is not divisible by ETP*EP*PP = " +
+                     (expert == 0 ? std::to_string(l.expert_tp()) + "*" + std::to_string(l.ep) + "*" + std::to_string(l.pp) : std::to_string(expert)) +
                      "; choose expert sizes whose product divides the world size");
   }
 }

@@ -1,5 +1,7 @@
 #include "results/src/h5.hpp"
 
+#include <algorithm>
+
 namespace meshbench::results::h5 {
 
 hid_t check(hid_t id, const std::string& what) {
@@ -74,8 +76,27 @@ void write_attribute(hid_t object, const std::string& name, double value) {
 
 bool has_attribute(hid_t object, const std::string& name) { return H5Aexists(object, name.c_str()) > 0; }
 
+namespace {
+
+// An attribute meshbench reads holds one value no larger than the file: a damaged dataspace would
+// make H5Aread write several values into one, a damaged string size allocate gigabytes (found by
+// fuzzing: an out-of-memory).
+Handle single_attribute(hid_t object, const std::string& name) {
+  Handle attr = open_attribute(object, name);
+  const Handle space(check(H5Aget_space(attr), "H5Aget_space " + name));
+  if (H5Sget_simple_extent_npoints(space) != 1) throw Error("attribute '" + name + "' holds more than one value");
+  const Handle type(check(H5Aget_type(attr), "H5Aget_type " + name));
+  const Handle file(check(H5Iget_file_id(attr), "H5Iget_file_id " + name));
+  hsize_t file_size = 0;
+  check_status(H5Fget_filesize(file, &file_size), "H5Fget_filesize");
+  if (H5Tget_size(type) > file_size) throw Error("attribute '" + name + "' claims more bytes than the file holds");
+  return attr;
+}
+
+}  // namespace
+
 std::string read_string_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   const Handle stored(check(H5Aget_type(attr), "H5Aget_type " + name));
   if (H5Tget_class(stored) != H5T_STRING) throw Error("attribute '" + name + "' is not a string");
   if (H5Tis_variable_str(stored) > 0) {
@@ -93,14 +114,14 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
 }
 
 std::int64_t read_int_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   std::int64_t v = 0;
   check_status(H5Aread(attr, H5T_NATIVE_INT64, &v), "H5Aread " + name);
   return v;
 }
 
 double read_double_attribute(hid_t object, const std::string& name) {
-  const Handle attr = open_attribute(object, name);
+  const Handle attr = single_attribute(object, name);
   double v = 0;
   check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, &v), "H5Aread " + name);
   return v;
@@ -137,10 +158,31 @@ void write_strings(hid_t parent, const std::string& name, const std::vector<std:
   if (n > 0) check_status(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "H5Dwrite " + name);
 }
 
+namespace {
+
+// How many elements a dataset holds; an Error when its dataspace claims more than the file could
+// store (meshbench writes every element, uncompressed), so that a damaged header cannot make the
+// reader allocate terabytes (or a negative count turn into a huge one).
+std::size_t stored_count(hid_t set, hid_t space, const std::string& name) {
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  if (n < 0) throw Error("the dataspace of '" + name + "' is unreadable");
+  const Handle type(check(H5Dget_type(set), "H5Dget_type " + name));
+  const Handle file(check(H5Iget_file_id(set), "H5Iget_file_id " + name));
+  hsize_t file_size = 0;
+  check_status(H5Fget_filesize(file, &file_size), "H5Fget_filesize");
+  const std::size_t element = std::max<std::size_t>(H5Tget_size(type), 1);
+  if (static_cast<hsize_t>(n) > file_size / element) {
+    throw Error("dataset '" + name + "' claims " + std::to_string(n) + " elements, more than the file holds");
+  }
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
 std::vector<std::string> read_strings(hid_t parent, const std::string& name) {
   const Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "dataset '" + name + "'"));
   const Handle space(check(H5Dget_space(set), "H5Dget_space"));
-  const auto n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
+  const std::size_t n = stored_count(set, space, name);
   std::vector<char*> ptrs(n, nullptr);
   const Handle type = vlen_string_type();
   if (n > 0) check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "H5Dread " + name);
@@ -166,7 +208,7 @@ std::vector<T> read_array(hid_t parent, const std::string& name, std::vector<hsi
   const int rank = H5Sget_simple_extent_ndims(space);
   std::vector<hsize_t> d(static_cast<std::size_t>(std::max(rank, 0)));
   H5Sget_simple_extent_dims(space, d.data(), nullptr);
-  std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  std::vector<T> out(stored_count(set, space, name));
   if (!out.empty()) check_status(H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "H5Dread " + name);
   if (dims != nullptr) *dims = d;
   return out;
@@ -214,8 +256,11 @@ void append_rows(hid_t parent, const std::string& name, hid_t row_type, const vo
 hsize_t table_size(hid_t parent, const std::string& name) {
   const Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "dataset '" + name + "'"));
   const Handle space(check(H5Dget_space(set), "H5Dget_space"));
+  // A table is one-dimensional; a damaged rank would make HDF5 write past `n`.
+  if (H5Sget_simple_extent_ndims(space) != 1) throw Error("dataset '" + name + "' is not a table (one dimension)");
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space, &n, nullptr);
+  (void)stored_count(set, space, name);  // the same bound as every other read
   return n;
 }
 

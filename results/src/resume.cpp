@@ -6,7 +6,7 @@ namespace meshbench::results {
 
 ResultsWriter ResultsWriter::resume(const std::string& path, const RunHeader& expected, std::vector<PointKey>& completed) {
   check_output_path(path, false, true);
-  const ResultsFile existing = ResultsFile::open(path);
+  const ResultsFile existing = ResultsFile::open_in_mpi_job(path);
   const auto& l = existing.layout();
   const auto& e = expected.layout;
   if (l.world != e.world || l.tp != e.tp || l.cp != e.cp || l.pp != e.pp || l.ep != e.ep || l.etp != e.etp || l.order != e.order) {

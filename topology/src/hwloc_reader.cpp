@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "topology/src/nccl_rules.hpp"
@@ -22,6 +24,16 @@ HwlocTopology::HwlocTopology() {
 HwlocTopology::~HwlocTopology() { hwloc_topology_destroy(t_); }
 
 namespace {
+
+// hwloc keeps whatever bridge or OS device type an XML file names (bridge_type="2-1",
+// osdev_type="7"); loading such a value as its enum is undefined behaviour (found by fuzzing), so
+// the stored integer is compared instead.
+template <class Enum>
+std::underlying_type_t<Enum> stored_enum(const Enum& field) {
+  std::underlying_type_t<Enum> raw{};
+  std::memcpy(&raw, &field, sizeof raw);
+  return raw;
+}
 
 using PciAttr = hwloc_obj_attr_u::hwloc_pcidev_attr_s;
 
@@ -146,7 +158,7 @@ class Reader {
   // bridge chain hwloc gives, so both sources classify alike.
   int switch_parent(hwloc_obj_t endpoint, int cpu) {
     std::vector<hwloc_obj_t> chain;
-    for (hwloc_obj_t b = endpoint->parent; b != nullptr && b->type == HWLOC_OBJ_BRIDGE && b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI;
+    for (hwloc_obj_t b = endpoint->parent; b != nullptr && b->type == HWLOC_OBJ_BRIDGE && stored_enum(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI;
          b = b->parent) {
       chain.push_back(b);
     }
@@ -203,7 +215,7 @@ class Reader {
     d.nic_kind = pci::nic_kind(d.vendor, d.device, d.class_id);
     NetPort port;
     for (hwloc_obj_t os : os_devices(obj)) {
-      const bool rdma = os->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS;
+      const bool rdma = stored_enum(os->attr->osdev.type) == HWLOC_OBJ_OSDEV_OPENFABRICS;
       if (rdma && d.nic_kind == NicKind::eth) d.nic_kind = NicKind::ib;  // RDMA-capable (verbs)
       // The RDMA device name is what NCCL's net plugins report; the netdev name otherwise.
       if (os->name != nullptr && (rdma || port.name.empty())) port.name = os->name;

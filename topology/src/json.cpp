@@ -155,7 +155,20 @@ ojson to_json(const ClusterTopology& c, const JsonOptions& options) {
   return j;
 }
 
-NodeTopology node_from_json(const json& j) {
+namespace {
+
+// The readers below check what the documented form needs; a value of another type than the
+// form's (e.g. "numa": "x") surfaces as nlohmann's type_error, which is bad input as well.
+template <class Read>
+auto checked(Read read) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    throw InputError(std::string("topology JSON: ") + e.what());
+  }
+}
+
+NodeTopology read_node(const json& j) {
   NodeTopology node;
   const std::string where = "layout";
   node.hostname = j.value("hostname", "");
@@ -207,7 +220,7 @@ NodeTopology node_from_json(const json& j) {
   return node;
 }
 
-ClusterTopology cluster_from_json(const json& j) {
+ClusterTopology read_cluster(const json& j) {
   if (!j.is_object()) throw InputError("topology JSON: expected an object with \"nodes\" and \"layouts\"");
   const int version = j.value("schema_version", kTopologyJsonVersion);
   if (version != kTopologyJsonVersion) {
@@ -222,7 +235,7 @@ ClusterTopology cluster_from_json(const json& j) {
     if (l >= within.size()) throw InputError("topology JSON: layout " + std::to_string(l) + " has no \"within_node\" matrices");
     layout["class"] = within[l].at("class");
     layout["bandwidth_gbps"] = within[l].at("bandwidth_gbps");
-    described.push_back(node_from_json(layout));
+    described.push_back(read_node(layout));
   }
   std::vector<int> layout_of;
   std::vector<std::string> hostnames;
@@ -233,6 +246,16 @@ ClusterTopology cluster_from_json(const json& j) {
     hostnames.push_back(get<std::string>(n, "hostname", "node"));
   }
   return ClusterTopology::from_layouts(std::move(described), layout_of, std::move(hostnames));
+}
+
+}  // namespace
+
+NodeTopology node_from_json(const json& j) {
+  return checked([&] { return read_node(j); });
+}
+
+ClusterTopology cluster_from_json(const json& j) {
+  return checked([&] { return read_cluster(j); });
 }
 
 }  // namespace meshbench::topology

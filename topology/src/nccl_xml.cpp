@@ -23,6 +23,19 @@ std::uint32_t hex_attr(const pugi::xml_node& node, const char* name) {
   return static_cast<std::uint32_t>(std::stoul(a.value(), nullptr, 16));
 }
 
+// An integer attribute within what the hardware can have; InputError otherwise (NCCL reads them
+// as int, and a wild lane or link count would overflow the bandwidth arithmetic).
+int int_attr(const pugi::xml_node& node, const char* name, int fallback, int low, int high) {
+  const pugi::xml_attribute a = node.attribute(name);
+  if (a.empty()) return fallback;
+  const long long v = a.as_llong(fallback);
+  if (v < low || v > high) {
+    throw InputError("<" + std::string(node.name()) + " " + name + "=\"" + a.value() + "\"> is outside " + std::to_string(low) + ".." +
+                     std::to_string(high));
+  }
+  return static_cast<int>(v);
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -41,7 +54,7 @@ class NcclReader {
 
   void read_cpu(const pugi::xml_node& xml) {
     CpuDomain cpu;
-    cpu.numa = xml.attribute("numaid").as_int(-1);
+    cpu.numa = int_attr(xml, "numaid", -1, -1, 65535);
     cpu.arch = xml.attribute("arch").value();
     cpu.vendor = xml.attribute("vendor").value();
     cpu.family = xml.attribute("familyid").as_int(-1);
@@ -83,9 +96,9 @@ class NcclReader {
     d.vendor = static_cast<std::uint16_t>(hex_attr(xml, "vendor"));
     d.device = static_cast<std::uint16_t>(hex_attr(xml, "device"));
     const pugi::xml_attribute speed = xml.attribute("link_speed");
-    const pugi::xml_attribute width = xml.attribute("link_width");
+    const pugi::xml_attribute width = xml.attribute("link_width");  // lanes: x1 .. x32, 0 unknown
     // No speed and no width: NCCL would read sysfs; offline the link stays unknown (0).
-    if (!speed.empty() || !width.empty()) d.link_gbps = nccl::pci_link_bw(speed.value(), width.as_int(0));
+    if (!speed.empty() || !width.empty()) d.link_gbps = nccl::pci_link_bw(speed.value(), int_attr(xml, "link_width", 0, 0, 32));
 
     const pugi::xml_node gpu = xml.child("gpu");
     const pugi::xml_node nic = xml.child("nic");
@@ -120,11 +133,11 @@ class NcclReader {
     d.model = known.name;
     d.sm = known.sm;
     if (gpu.empty()) return;
-    d.gpu_index = gpu.attribute("dev").as_int(-1);
-    d.sm = gpu.attribute("sm").as_int(d.sm);
+    d.gpu_index = int_attr(gpu, "dev", -1, -1, 65535);
+    d.sm = int_attr(gpu, "sm", d.sm, 0, 10000);
     for (const pugi::xml_node link : gpu.children("nvlink")) {
       pending_.push_back({index, lower(link.attribute("target").value()), lower(link.attribute("tclass").value()),
-                          link.attribute("count").as_int(1)});
+                          int_attr(link, "count", 1, 1, 1024)});
     }
   }
 
@@ -132,8 +145,9 @@ class NcclReader {
     for (const pugi::xml_node net : nic.children("net")) {
       NetPort port;
       port.name = net.attribute("name").value();
-      port.dev = net.attribute("dev").as_int(-1);
+      port.dev = int_attr(net, "dev", -1, -1, 65535);
       const double mbps = net.attribute("speed").as_double(0);
+      if (!(mbps < 1e9)) throw InputError("<net speed=\"" + std::string(net.attribute("speed").value()) + "\"> is not a line rate in Mbit/s");
       port.speed_gbps = mbps > 0 ? nccl::net_bw_from_mbps(mbps) : 0;
       d.ports.push_back(std::move(port));
       // Names tell the kind when the PCI ids are missing (NCCL dumps always carry both).
@@ -162,6 +176,7 @@ class NcclReader {
 }  // namespace
 
 Machine parse_nccl_xml(const std::string& text, const std::string& name) {
+  check_utf8(text, name);
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_string(text.c_str());
   if (!parsed) throw InputError(xml_error_message(name, text, parsed));
@@ -182,6 +197,8 @@ Machine parse_nccl_xml(const std::string& text, const std::string& name) {
     for (const pugi::xml_node cpu : system.children("cpu")) reader.read_cpu(cpu);
   } catch (const std::logic_error&) {  // std::stoul on a malformed hex attribute
     throw InputError("malformed NCCL topology XML '" + name + "': a class, vendor or device attribute is not hexadecimal");
+  } catch (const InputError& e) {  // an attribute out of range: say which file
+    throw InputError("malformed NCCL topology XML '" + name + "': " + e.what() + "; fix the file or dump it again with NCCL_TOPO_DUMP_FILE");
   }
   reader.resolve_nvlinks();
   if (m.cpus.empty()) throw InputError("NCCL topology XML '" + name + "' has no <cpu> element; it describes no node");

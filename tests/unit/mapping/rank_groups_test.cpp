@@ -171,3 +171,17 @@ TEST(RankGroups, FlatAndAxesAgree) {
 }
 
 }  // namespace meshbench::mapping
+
+namespace meshbench::mapping {
+namespace {
+
+// Sizes read from a plan file can be anything: their product must not overflow an int (signed
+// overflow, found reading the plan reader for its fuzz target).
+TEST(RankGroups, SizesWhoseProductOverflowsAnIntAreAnInputError) {
+  EXPECT_EQ(rule_broken({.world = 8, .tp = 65536, .cp = 65536, .pp = 65536}),
+            "world size 8 is not divisible by TP*CP*PP = 65536*65536*65536; choose sizes whose product divides the world size");
+  EXPECT_NE(rule_broken({.world = 8, .tp = 2, .pp = 2, .ep = 1 << 30, .etp = 1 << 30}).find("ETP*EP*PP = 1073741824*1073741824*2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshbench::mapping

@@ -69,6 +69,18 @@ TEST(HwlocXml, ContentDecidesTheFormatNotTheName) {
   EXPECT_THROW(load_hwloc_xml(test::data(test::kP4d)), InputError);
 }
 
+// Found by fuzzing: hwloc 2.9 itself crashes on such a file (tests/fuzz/regressions/hwloc_xml/);
+// a child process tries it first.
+TEST(HwlocXml, FileThatCrashesHwlocIsRefusedAndThisProcessLives) {
+  const std::string path = std::string(MESHBENCH_SOURCE_DIR) + "/tests/fuzz/regressions/hwloc_xml/cpuset-without-complete-cpuset-crashes-hwloc.xml";
+  try {
+    (void)load_topology_file(path);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("hwloc crashed reading '" + path + "'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LiveDiscovery, ThisNodeHasAtLeastOneSlotAndOnlyCpuSlotsWithoutGpus) {
   const NodeTopology n = discover_this_node(3);
   ASSERT_GE(n.slot_count(), 1);

@@ -178,6 +178,28 @@ TEST(NcclXml, WrongVersionAndWrongRootAreInputErrors) {
   EXPECT_THROW(parse_nccl_xml(R"(<system version="1"></system>)", "empty"), InputError);
 }
 
+// Found by fuzzing (tests/fuzz/regressions/nccl_xml/): a Latin-1 byte reached the JSON printer,
+// a lane count of 10^55 overflowed NCCL's width x speed.
+TEST(NcclXml, BytesThatAreNotUtf8AndWildCountsAreInputErrors) {
+  auto message = [](const std::string& xml) {
+    try {
+      (void)parse_nccl_xml(xml, "t.xml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xb6:00.0\"/></cpu></system>").find("not UTF-8 text (byte 0xB6 at line 1, column 54)"),
+            std::string::npos);
+  EXPECT_EQ(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xc3\xa9:00.0\"/></cpu></system>"), "accepted");  // é is UTF-8
+  EXPECT_NE(message(R"(<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" link_width="999999999999"/></cpu></system>)")
+                .find("link_width=\"999999999999\"> is outside 0..32"),
+            std::string::npos);
+  EXPECT_NE(message(R"(<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x030000"><gpu dev="0" sm="80"><nvlink target="0000:02:00.0" count="-3"/></gpu></pci></cpu></system>)")
+                .find("count=\"-3\"> is outside 1..1024"),
+            std::string::npos);
+}
+
 TEST(NcclRules, PciSpeedTableNvlinkAndInterSocketBandwidths) {
   EXPECT_DOUBLE_EQ(nccl::pci_link_bw("8 GT/s", 16), 12.0);
   EXPECT_DOUBLE_EQ(nccl::pci_link_bw("16.0 GT/s PCIe", 16), 24.0);
