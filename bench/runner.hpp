@@ -84,6 +84,7 @@ class Runner {
   std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
   // One visit's measurement; nothing when a rank could not allocate its buffers (reported as skipped).
   std::optional<PointResult> measure_visit(const Visit& v, const TimingPolicy& policy);
+  void kill_self_for_test(int finished) const;
   std::vector<Visit> visits_of(const OpenDimension& d) const;
   results::PointRecord record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const;
 

@@ -1,6 +1,9 @@
 #include "bench/runner.hpp"
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <string>
 #include <optional>
 #include <random>
 #include <set>
@@ -200,6 +203,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
   std::vector<PointResult> pooled(visits.size());
   std::vector<std::vector<double>> round_medians(visits.size());
   std::vector<bool> not_measured(visits.size(), false);
+  int finished_in_last_round = 0;
   std::vector<std::size_t> order(visits.size());
   const OpenDimension* reported_dimension = nullptr;
   const mapping::Mapping* reported_mapping = nullptr;
@@ -236,6 +240,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
           p.groups[k].p90_us += r.groups[k].p90_us;
         }
       }
+      if (round + 1 == options_.rounds) kill_self_for_test(++finished_in_last_round);
       if (round + 1 < options_.rounds || reporter_ == nullptr) continue;
       p.summary = summarize(p.samples_us);
       int slowest = -1;
@@ -261,6 +266,18 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
       reporter_->point(rec);
     }
   }
+}
+
+// Test only: MESHBENCH_TEST_KILL_AFTER="N:RANK" kills world rank RANK once N points of the last
+// round are measured, so a test can interrupt a rounds run at a known place on any machine
+// (polling the file for rows raced a fast run to its end).
+void Runner::kill_self_for_test(int finished) const {
+  static const char* spec = std::getenv("MESHBENCH_TEST_KILL_AFTER");
+  if (spec == nullptr) return;
+  const std::string text(spec);
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return;
+  if (std::atoi(text.substr(0, colon).c_str()) == finished && std::atoi(text.substr(colon + 1).c_str()) == rank_) std::raise(SIGKILL);
 }
 
 std::optional<PointResult> Runner::measure_visit(const Visit& v, const TimingPolicy& policy) {
