@@ -5,7 +5,10 @@
 #include <iostream>
 #include <string_view>
 
-#include "analysis/commands.hpp"
+#include "analysis/compare/compare_command.hpp"
+#include "analysis/doctor/doctor_command.hpp"
+#include "analysis/logs/logs_command.hpp"
+#include "analysis/report/report_command.hpp"
 #include "bench/commands.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"

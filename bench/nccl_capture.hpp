@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/nccl_log.hpp"
+#include "analysis/logs/nccl_log.hpp"
 #include "results/records.hpp"
 
 namespace meshbench::bench {

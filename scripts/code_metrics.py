@@ -118,7 +118,7 @@ def main():
 
     op = "reduce_scatter"
     places, files = 0, set()
-    for p in list(sources((".cpp", ".hpp", ".in"))) + [os.path.join(ROOT, "analysis/plots/plots.py")]:
+    for p in list(sources((".cpp", ".hpp", ".in"))) + [os.path.join(ROOT, "analysis/report/plots/plots.py"), os.path.join(ROOT, "analysis/plots/plots.py")]:
         if not os.path.exists(p):
             continue
         n = len(re.findall(r"\b" + op + r"\b", open(p, encoding="utf-8", errors="replace").read()))

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/doctor_run.hpp"
+#include "analysis/doctor/doctor_run.hpp"
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/nccl_backend.hpp"

@@ -1,5 +1,5 @@
 // An environment template (doctor --env-template FILE; slurm/env/*.env are such files).
-#include "analysis/doctor_env.hpp"
+#include "analysis/doctor/doctor_env.hpp"
 #include "tests/fuzz/entries.hpp"
 
 namespace meshbench::fuzz {

@@ -2,7 +2,7 @@
 // A NUL byte separates files (logs are text), so that merging several files is fuzzed too.
 #include <sstream>
 
-#include "analysis/log_merge.hpp"
+#include "analysis/logs/log_merge.hpp"
 #include "tests/fuzz/entries.hpp"
 
 namespace meshbench::fuzz {

@@ -1,7 +1,7 @@
 // NCCL_DEBUG=INFO output, as `logs summary` reads and prints it (text and JSON).
 #include <sstream>
 
-#include "analysis/nccl_log.hpp"
+#include "analysis/logs/nccl_log.hpp"
 #include "tests/fuzz/entries.hpp"
 
 namespace meshbench::fuzz {

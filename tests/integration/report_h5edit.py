@@ -17,7 +17,7 @@ def _match(table, row):
 
 def _variance_inflation(series):
     """1 + 2 * sum of the autocorrelations of the ranks up to the first non-positive one (the
-    factor compare's within-run test widens its variance by; analysis/regression_stats.hpp)."""
+    factor compare's within-run test widens its variance by; analysis/compare/regression_stats.hpp)."""
     x = np.argsort(np.argsort(series)).astype(float)
     x -= x.mean()
     c0 = (x * x).sum()

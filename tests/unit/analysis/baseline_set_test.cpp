@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "analysis/baseline_set_stats.hpp"
+#include "analysis/compare/baseline_set_stats.hpp"
 
 namespace meshbench::analysis {
 namespace {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/compare_set.hpp"
-#include "analysis/compare_writers.hpp"
+#include "analysis/compare/compare_set.hpp"
+#include "analysis/compare/compare_writers.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/regression_stats.hpp"
+#include "analysis/compare/regression_stats.hpp"
 
 namespace meshbench::analysis {
 namespace {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "analysis/compare.hpp"
-#include "analysis/compare_writers.hpp"
+#include "analysis/compare/compare.hpp"
+#include "analysis/compare/compare_writers.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
-#include "analysis/clock_offset.hpp"
-#include "analysis/doctor_checks.hpp"
+#include "analysis/doctor/clock_offset.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
 #include "common/error.hpp"
 
 namespace meshbench::analysis {

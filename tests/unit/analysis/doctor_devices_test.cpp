@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analysis/doctor_checks.hpp"
-#include "analysis/doctor_devices.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
+#include "analysis/doctor/doctor_devices.hpp"
 #include "doctor_test_facts.hpp"
 
 namespace meshbench::analysis {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "analysis/doctor_checks.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
 #include "common/error.hpp"
 #include "doctor_test_facts.hpp"
 

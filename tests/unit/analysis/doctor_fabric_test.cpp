@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "analysis/doctor_checks.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
 #include "doctor_test_facts.hpp"
 
 namespace meshbench::analysis {

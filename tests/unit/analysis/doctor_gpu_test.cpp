@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "analysis/doctor_checks.hpp"
-#include "analysis/doctor_gpu.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
+#include "analysis/doctor/doctor_gpu.hpp"
 #include "doctor_test_facts.hpp"
 
 namespace meshbench::analysis {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "analysis/doctor.hpp"
+#include "analysis/doctor/doctor.hpp"
 #include "common/error.hpp"
 #include "doctor_test_facts.hpp"
 

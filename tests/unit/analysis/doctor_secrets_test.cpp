@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "analysis/doctor.hpp"
-#include "analysis/doctor_run.hpp"
+#include "analysis/doctor/doctor.hpp"
+#include "analysis/doctor/doctor_run.hpp"
 #include "results/environment.hpp"
 
 namespace meshbench::analysis {

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/doctor_facts.hpp"
+#include "analysis/doctor/doctor_facts.hpp"
 
 namespace meshbench::analysis::testing {
 

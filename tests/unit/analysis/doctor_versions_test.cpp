@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "analysis/doctor_checks.hpp"
-#include "analysis/versions.hpp"
+#include "analysis/doctor/doctor_checks.hpp"
+#include "analysis/doctor/versions.hpp"
 #include "doctor_test_facts.hpp"
 
 namespace meshbench::analysis {

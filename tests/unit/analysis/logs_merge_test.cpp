@@ -4,7 +4,7 @@
 #include <ctime>
 #include <sstream>
 
-#include "analysis/log_merge.hpp"
+#include "analysis/logs/log_merge.hpp"
 
 namespace meshbench::analysis {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "analysis/nccl_log.hpp"
+#include "analysis/logs/nccl_log.hpp"
 
 namespace meshbench::analysis {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/ranking.hpp"
-#include "analysis/report.hpp"
+#include "analysis/report/ranking.hpp"
+#include "analysis/report/report.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/report_apply.hpp"
+#include "analysis/report/report_apply.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "analysis/curves.hpp"
+#include "analysis/report/curves.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {

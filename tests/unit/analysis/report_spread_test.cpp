@@ -1,7 +1,7 @@
 // The infrastructure view: group spread, the hosts of the slowest group, slow-host blame.
 #include <gtest/gtest.h>
 
-#include "analysis/report_spread.hpp"
+#include "analysis/report/report_spread.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {

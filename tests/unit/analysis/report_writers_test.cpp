@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "analysis/report.hpp"
-#include "analysis/report_writers.hpp"
+#include "analysis/report/report.hpp"
+#include "analysis/report/report_writers.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {

@@ -1,0 +1,59 @@
+#pragma once
+// `meshbench compare BASE… -- NEW…`: several baseline runs against several new ones. Each point
+// and each family of points (one op at one size, one collective at every size, a dimension, the
+// whole run) is judged against how it varied between the baseline runs and between a run's
+// rounds (baseline_set_stats.hpp): regressed, improved, unchanged or inconclusive. A whole run
+// that slowed beyond the noise between baseline runs is a regression. docs/report.md says why.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/compare/baseline_set_stats.hpp"
+#include "analysis/compare/compare.hpp"
+#include "results/reader.hpp"
+
+namespace meshbench::analysis {
+
+struct SetPoint {
+  std::string mapping;  // the first baseline's name
+  std::string dim, op, backend, dtype, timing, concurrency;
+  std::uint64_t bytes = 0;
+  double base_median_us = 0, new_median_us = 0;  // medians over the runs of each side
+  int rounds = 0;                                // fewest rounds any run kept (0: none)
+  std::int64_t base_wrong = -1, new_wrong = -1;  // most wrong elements in any run of each side (-1: unchecked)
+  bool wrong() const { return new_wrong > 0 && base_wrong <= 0; }  // wrong results are a regression of their own
+};
+
+struct SetFamily {
+  UnitKind kind = UnitKind::run;
+  std::string timing, concurrency, dim, op;
+  std::uint64_t bytes = 0;
+  int points = 0;
+  std::string name() const;  // "all_reduce at 64 KiB", "tp all_reduce (every size)", "dimension ep", "whole run"
+};
+
+struct SetComparison {
+  SetOptions options;
+  std::vector<RunSide> base, next;
+  std::vector<ProvenanceChange> changes;  // first baseline against first new run
+  int hidden_changes = 0;
+  std::vector<SetPoint> points;
+  std::vector<SetFamily> families;
+  BaselineSetResult result;
+  int skipped_points = 0;  // points not in every run: not compared
+  int wrong_points() const;
+  bool regressed() const { return result.regressed() || wrong_points() > 0; }
+  // "OMPI_MCA_btl (absent) → tcp,self; whole run 111% slower (regressed, z 25)": one line.
+  std::string headline() const;
+};
+
+// InputError (one line) for a baseline or new set that mixes layouts or topologies, fewer than
+// two baselines without rounds, --confirm with fewer than two new runs, or no point in common.
+SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                           const SetOptions& options, bool all_environment);
+
+// The .h5 files of a folder in name order (InputError for a folder without any), or the path
+// itself when it is a file.
+std::vector<std::string> expand_results_paths(const std::string& path);
+
+}  // namespace meshbench::analysis

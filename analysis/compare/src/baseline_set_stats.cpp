@@ -1,0 +1,332 @@
+#include "analysis/compare/baseline_set_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "analysis/compare/regression_stats.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+constexpr double kMadToSigma = 1.482602218505602;  // 1 / Φ⁻¹(3/4)
+// Standardised baseline differences needed before a kind's tail is read from them rather than
+// assumed normal.
+constexpr std::size_t kTailPoints = 20;
+
+// What one unit (a point or a family) is judged on, from differences between runs only: for
+// runs a and b, D(a, b) = median over its points of (log t_a − log t_b), less the whole run's
+// D(a, b) below the whole-run level. A difference of two runs needs no centre, so a baseline
+// is never compared with a centre it is part of (which would shrink its spread).
+struct UnitValues {
+  std::vector<double> base_pairs;       // D(i, j) for the baseline pairs i < j
+  double effect = 0;                    // median of D(new j, base i) over all such pairs
+  // The same with D's lower (upper) median for an even number of points: slower (faster) must
+  // hold for more than half of a family's points, not for two of four.
+  double effect_slow = 0, effect_fast = 0;
+  std::vector<double> effect_per_new;   // median over i of D_low(new j, base i), per new run
+  double round_var = 0;                 // mean over the runs of the rounds' variance of this value
+};
+
+double mean_round_var(const std::vector<std::vector<double>>& base_var, const std::vector<std::vector<double>>& next_var, std::size_t p) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto* side : {&base_var, &next_var}) {
+    for (const auto& run : *side) {
+      if (p < run.size()) {
+        sum += run[p];
+        ++n;
+      }
+    }
+  }
+  return n == 0 ? 0.0 : sum / static_cast<double>(n);
+}
+
+// The baseline pair differences with both signs: the null is symmetric by construction.
+std::vector<double> both_signs(const std::vector<double>& pairs) {
+  std::vector<double> d;
+  for (double x : pairs) {
+    d.push_back(x);
+    d.push_back(-x);
+  }
+  return d;
+}
+
+double robust_sigma_of_pairs(const std::vector<double>& pairs) {
+  std::vector<double> a;
+  for (double x : pairs) a.push_back(std::fabs(x));
+  return a.empty() ? 0.0 : kMadToSigma * median_of(a) / std::numbers::sqrt2;
+}
+
+SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
+  const double floor = std::log1p(o.threshold);
+  if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? SetVerdict::regressed : SetVerdict::inconclusive;
+  if (u.effect < -floor) return u.effect_fast < -floor && u.q_faster <= o.alpha ? SetVerdict::improved : SetVerdict::inconclusive;
+  // Within the floor, but from runs that vary by more than the floor itself: no evidence either way.
+  return u.noise > floor ? SetVerdict::inconclusive : SetVerdict::unchanged;
+}
+
+// Judges the units of one kind: pooled noise, shrinkage, tail, p-values, BH, verdicts.
+void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
+                double& tail_nu) {
+  if (units.empty()) return;
+  const double pairs = static_cast<double>(m * (m - 1) / 2);
+  // The kind's pooled noise: the robust scale of all its units' baseline differences.
+  std::vector<double> all;
+  for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
+  const double pooled = robust_sigma_of_pairs(all);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    auto& f = *units[u];
+    f.own_sigma = robust_sigma_of_pairs(values[u].base_pairs);
+    const double shrunk = pairs + o.prior_pairs > 0
+                              ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
+                              : 0.0;
+    f.round_sigma = std::sqrt(values[u].round_var);
+    f.sigma = std::max(shrunk, f.round_sigma);
+    // How well sigma is known: the pool counts as prior_pairs observations beside the unit's own
+    // m − 1 contrasts (the conjugate normal / scaled-inverse-chi-square update), so the p-value
+    // is a t with (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is
+    // itself uncertain, and a normal tail would take it as exact.
+    f.df = static_cast<double>(m) - 1 + o.prior_pairs;
+    // The whole run is the exception: its sigma rests on the m − 1 contrasts of the baselines'
+    // shifts alone, and a t with two degrees of freedom would need a shift of twenty sigmas.
+    // Its false alarms are held by the threshold instead (an honest run drifting as a whole
+    // by more than the floor is what the baselines must show, and then sigma is large).
+    if (f.kind == UnitKind::run) f.df = 0;
+  }
+  // How heavy the kind's tail is: its baseline differences standardised by their units' sigma.
+  std::vector<double> standardised;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    if (units[u]->sigma <= 0) continue;
+    for (double d : both_signs(values[u].base_pairs)) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
+  }
+  Scatter tail;  // normal unless the differences show otherwise
+  if (standardised.size() >= kTailPoints) {
+    const Scatter fitted = run_to_run_scatter(standardised, kTailPoints);
+    tail.tail_nu = fitted.tail_nu;
+    tail.tail_scale = fitted.tail_scale;
+  }
+  tail_nu = tail.tail_nu;
+  // How any unit of the level jumps between honest runs: the baseline differences in units of
+  // the level's pooled sigma, and the tail they show. Standardising each unit by its own sigma
+  // hides a machine where a few points jump by 100x at random (their sigma absorbs it): on
+  // such a machine a jump in a point whose baselines happened to be quiet is no evidence.
+  Scatter level_tail;
+  if (pooled > 0) {
+    std::vector<double> by_pool;
+    for (const auto& v : values) {
+      for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
+    }
+    if (by_pool.size() >= kTailPoints) {
+      const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
+      level_tail.tail_nu = fitted.tail_nu;
+      level_tail.tail_scale = fitted.tail_scale;
+    }
+  }
+  // Evidence must stand out twice: against the unit's own noise (the heavier of the fitted tail
+  // and the t of its degrees of freedom), and against how the level's units jump.
+  if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
+  // `factor` turns one run's sigma into the effect's standard deviation.
+  const auto p_of = [&](double effect, double sigma, double factor, double df, double sign) {
+    const double noise = sigma * factor;
+    if (!(noise > 0)) return sign * effect > 0 ? 0.0 : 1.0;  // baselines that never moved: any move stands out
+    const double z = sign * effect / noise;
+    double p = scatter_upper_tail(tail, z);
+    if (df > 0) p = std::max(p, student_t_upper_tail(z, df));
+    if (pooled > 0) p = std::max(p, scatter_upper_tail(level_tail, sign * effect / (pooled * factor)));
+    return p;
+  };
+  const double combined_factor = std::sqrt(median_variance_factor(m) + median_variance_factor(k));
+  const double single_factor = std::sqrt(median_variance_factor(m) + 1.0);
+  const double floor = std::log1p(o.threshold);
+  std::vector<double> ps, pf;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    auto& f = *units[u];
+    f.effect = values[u].effect;
+    f.effect_slow = values[u].effect_slow;
+    f.effect_fast = values[u].effect_fast;
+    f.noise = f.sigma * combined_factor;
+    f.z = f.noise > 0 ? f.effect / f.noise : (f.effect > 0 ? INFINITY : f.effect < 0 ? -INFINITY : 0.0);
+    f.p_slower = p_of(f.effect_slow, f.sigma, combined_factor, f.df, 1);
+    f.p_faster = p_of(f.effect_fast, f.sigma, combined_factor, f.df, -1);
+    ps.push_back(f.p_slower);
+    pf.push_back(f.p_faster);
+  }
+  const auto qs = benjamini_hochberg(ps), qf = benjamini_hochberg(pf);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    units[u]->q_slower = qs[u];
+    units[u]->q_faster = qf[u];
+    units[u]->verdict = decide(*units[u], o);
+  }
+  // Each new run on its own, for --confirm: would it have found the regression alone?
+  for (std::size_t j = 0; j < k; ++j) {
+    std::vector<double> p;
+    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma, single_factor, units[u]->df, 1));
+    const auto q = benjamini_hochberg(p);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
+    }
+  }
+  if (o.confirm) {
+    for (auto* f : units) {
+      if (f->verdict == SetVerdict::regressed && f->runs_slower < 2) {
+        f->verdict = SetVerdict::inconclusive;
+        f->unconfirmed = true;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const char* to_string(SetVerdict v) {
+  switch (v) {
+    case SetVerdict::unchanged: return "unchanged";
+    case SetVerdict::regressed: return "regressed";
+    case SetVerdict::improved: return "improved";
+    case SetVerdict::inconclusive: return "inconclusive";
+  }
+  return "unchanged";
+}
+
+const char* to_string(UnitKind k) {
+  switch (k) {
+    case UnitKind::point: return "point";
+    case UnitKind::op_size: return "op_size";
+    case UnitKind::collective: return "collective";
+    case UnitKind::dimension: return "dimension";
+    case UnitKind::run: return "run";
+  }
+  return "point";
+}
+
+double pairwise_sigma(const std::vector<double>& values) {
+  std::vector<double> d;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (std::size_t j = i + 1; j < values.size(); ++j) d.push_back(values[i] - values[j]);
+  }
+  return robust_sigma_of_pairs(d);
+}
+
+double median_variance_factor(std::size_t n) {
+  if (n == 0) return 0;
+  if (n <= 2) return 1.0 / static_cast<double>(n);
+  return std::numbers::pi / (2.0 * static_cast<double>(n));
+}
+
+double round_variance(const std::vector<double>& log_round_medians) {
+  if (log_round_medians.size() < 2) return 0;
+  const double c = median_of(log_round_medians);
+  std::vector<double> dev;
+  for (double v : log_round_medians) dev.push_back(std::fabs(v - c));
+  const double s = kMadToSigma * median_of(dev);
+  return s * s * median_variance_factor(log_round_medians.size());
+}
+
+int BaselineSetResult::count(UnitKind kind, SetVerdict v) const {
+  const auto& list = kind == UnitKind::point ? points : families;
+  return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const UnitFinding& u) { return u.kind == kind && u.verdict == v; }));
+}
+
+bool BaselineSetResult::regressed() const {
+  const auto bad = [](const UnitFinding& u) { return u.verdict == SetVerdict::regressed; };
+  return std::any_of(points.begin(), points.end(), bad) || std::any_of(families.begin(), families.end(), bad);
+}
+
+BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {
+  BaselineSetResult r;
+  const std::size_t m = in.base.size(), k = in.next.size();
+  const std::size_t points = m == 0 ? 0 : in.base.front().size();
+  std::vector<const std::vector<double>*> runs;  // baselines first, then the new runs
+  for (const auto& run : in.base) runs.push_back(&run);
+  for (const auto& run : in.next) runs.push_back(&run);
+  const std::size_t n = runs.size();
+  // which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
+  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which = 0) {
+    std::vector<double> d;
+    for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p]);
+    if (which == 0) return median_of(d);
+    std::sort(d.begin(), d.end());
+    return d[which < 0 ? (d.size() - 1) / 2 : d.size() / 2];
+  };
+  // Each run pair's whole-run shift, per point (the shift of the run family the point is in).
+  std::vector<std::vector<double>> shift(points, std::vector<double>(n * n, 0.0));
+  for (const auto& def : in.families) {
+    if (def.kind != UnitKind::run) continue;
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) {
+        if (a == b) continue;
+        const double s = difference(def.members, a, b);
+        for (auto p : def.members) shift[p][a * n + b] = s;
+      }
+    }
+  }
+  // A unit's values from its pairwise differences; below the whole run less the run's shift.
+  const auto values_of = [&](const std::vector<std::size_t>& members, bool whole) {
+    UnitValues v;
+    const auto d = [&](std::size_t a, std::size_t b, int which = 0) {
+      return difference(members, a, b, which) - (whole ? 0.0 : shift[members.front()][a * n + b]);
+    };
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
+    }
+    std::vector<double> all, low, high;
+    for (std::size_t j = m; j < n; ++j) {
+      std::vector<double> per;
+      for (std::size_t i = 0; i < m; ++i) {
+        all.push_back(d(j, i));
+        high.push_back(d(j, i, 1));
+        per.push_back(d(j, i, -1));
+      }
+      v.effect_per_new.push_back(median_of(per));
+      low.insert(low.end(), per.begin(), per.end());
+    }
+    v.effect = median_of(all);
+    v.effect_slow = median_of(low);
+    v.effect_fast = median_of(high);
+    double var = 0;
+    for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
+    v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
+    return v;
+  };
+
+  // One exit status answers for every level: the false-alarm rate is split between the levels
+  // present (Bonferroni), Benjamini–Hochberg within each.
+  int levels = points > 0 ? 1 : 0;
+  for (int kind = 1; kind < kUnitKinds; ++kind) {
+    levels += std::any_of(in.families.begin(), in.families.end(), [kind](const FamilyDef& f) { return static_cast<int>(f.kind) == kind; }) ? 1 : 0;
+  }
+  SetOptions per_level = o;
+  per_level.alpha = o.alpha / std::max(levels, 1);
+  r.level_alpha = per_level.alpha;
+
+  r.points.resize(points);
+  std::vector<UnitFinding*> point_units;
+  std::vector<UnitValues> point_values;
+  for (std::size_t p = 0; p < points; ++p) {
+    r.points[p].kind = UnitKind::point;
+    r.points[p].index = p;
+    point_units.push_back(&r.points[p]);
+    point_values.push_back(values_of({p}, false));
+  }
+  judge_kind(point_units, point_values, m, k, per_level, r.tail_nu[0]);
+
+  r.families.resize(in.families.size());
+  for (int kind = 1; kind < kUnitKinds; ++kind) {
+    std::vector<UnitFinding*> units;
+    std::vector<UnitValues> values;
+    for (std::size_t f = 0; f < in.families.size(); ++f) {
+      const auto& def = in.families[f];
+      if (static_cast<int>(def.kind) != kind || def.members.empty()) continue;
+      r.families[f].kind = def.kind;
+      r.families[f].index = f;
+      units.push_back(&r.families[f]);
+      values.push_back(values_of(def.members, def.kind == UnitKind::run));
+    }
+    judge_kind(units, values, m, k, per_level, r.tail_nu[kind]);
+  }
+  return r;
+}
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,246 @@
+#include "analysis/compare/compare_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "analysis/report/report_table.hpp"
+#include "analysis/compare/src/compare_keys.hpp"
+#include "common/error.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+using detail::RowKey;
+
+RunSide side_of(const results::ResultsFile& f) {
+  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
+}
+
+std::string layout_text(const results::LayoutRecord& l) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp, l.edp);
+  return buf;
+}
+
+// What a set must share to be one configuration's reruns: the layout and the machine's shape
+// (nodes and their slots; host names may differ between equal machines).
+std::string topology_text(const results::ResultsFile& f) {
+  std::string out = std::to_string(f.nodes().size()) + " node(s) of";
+  for (const auto& n : f.nodes()) out += " " + std::to_string(n.slot_count);
+  return out + " slots";
+}
+
+void check_homogeneous(const std::vector<results::ResultsFile>& set, const char* which) {
+  for (std::size_t i = 1; i < set.size(); ++i) {
+    const auto& a = set.front();
+    const auto& b = set[i];
+    if (layout_text(a.layout()) != layout_text(b.layout())) {
+      throw InputError(std::string("the ") + which + " set mixes layouts: " + a.path() + " (" + layout_text(a.layout()) + ") and " + b.path() + " (" +
+                       layout_text(b.layout()) + "); a set must be reruns of one configuration");
+    }
+    if (topology_text(a) != topology_text(b)) {
+      throw InputError(std::string("the ") + which + " set mixes topologies: " + a.path() + " (" + topology_text(a) + ") and " + b.path() + " (" +
+                       topology_text(b) + "); a set must be reruns on one machine");
+    }
+  }
+}
+
+// Each run's per-round log medians per point, for the between-round part of the noise.
+using RoundKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
+std::map<RoundKey, std::vector<double>> round_log_medians(const results::ResultsFile& f) {
+  std::map<RoundKey, std::vector<double>> out;
+  for (const auto& r : f.round_medians()) {
+    if (r.t_median_us > 0) out[{r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes}].push_back(std::log(r.t_median_us));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SetFamily::name() const {
+  switch (kind) {
+    case UnitKind::op_size: return op + " at " + format_bytes(bytes);
+    case UnitKind::collective: return dim + " " + op + " (every size)";
+    case UnitKind::dimension: return "dimension " + dim;
+    case UnitKind::run:
+    case UnitKind::point: break;
+  }
+  return "whole run";
+}
+
+std::vector<std::string> expand_results_paths(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".h5") out.push_back(e.path().string());
+  }
+  if (out.empty()) throw InputError("folder " + path + " holds no .h5 results files; give a folder of meshbench run outputs, or the files");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next, const SetOptions& options,
+                           bool all_environment) {
+  if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
+  if (options.confirm && next.size() < 2) {
+    throw InputError("--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
+  }
+  check_homogeneous(base, "baseline");
+  check_homogeneous(next, "new");
+  SetComparison c;
+  c.options = options;
+  for (const auto& f : base) c.base.push_back(side_of(f));
+  for (const auto& f : next) c.next.push_back(side_of(f));
+  c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
+
+  // The points every run holds, in the first baseline's order.
+  std::vector<std::map<RowKey, const results::MeasurementRow*>> rows;
+  for (const auto* side : {&base, &next}) {
+    for (const auto& f : *side) rows.push_back(detail::index_rows(f));
+  }
+  std::vector<RowKey> keys;
+  for (const auto& [key, row] : rows.front()) {
+    if (std::all_of(rows.begin(), rows.end(), [&key](const auto& r) { return r.count(key) > 0; })) keys.push_back(key);
+    else ++c.skipped_points;
+  }
+  std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
+  if (keys.empty()) {
+    throw InputError(base.front().path() + " and " + next.front().path() +
+                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of the same layout and sizes");
+  }
+  std::vector<std::map<RoundKey, std::vector<double>>> rounds;
+  for (const auto* side : {&base, &next}) {
+    for (const auto& f : *side) rounds.push_back(round_log_medians(f));
+  }
+  const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
+  if (base.size() < 2 && !have_rounds) {
+    throw InputError("one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
+                     "or compare two files as meshbench compare BASE.h5 NEW.h5");
+  }
+
+  BaselineSetInput in;
+  in.base.assign(base.size(), {});
+  in.next.assign(next.size(), {});
+  in.base_round_var.assign(base.size(), {});
+  in.next_round_var.assign(next.size(), {});
+  for (const auto& key : keys) {
+    SetPoint p;
+    const auto& first = *rows.front().at(key);
+    p.mapping = first.mapping;
+    std::tie(std::ignore, p.dim, p.op, p.backend, p.dtype, p.timing, p.concurrency, p.bytes) = key;
+    std::vector<double> b, n;
+    int fewest_rounds = -1;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const auto& row = *rows[r].at(key);
+      const double log_t = std::log(std::max(row.t_median_us, 1e-9));
+      const auto it = rounds[r].find({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes});
+      const std::vector<double> none;
+      const auto& round_values = it == rounds[r].end() ? none : it->second;
+      const int kept = static_cast<int>(round_values.size());
+      fewest_rounds = fewest_rounds < 0 ? kept : std::min(fewest_rounds, kept);
+      const double var = round_variance(round_values);
+      auto& wrong = r < base.size() ? p.base_wrong : p.new_wrong;
+      wrong = std::max(wrong, row.wrong);
+      if (r < base.size()) {
+        in.base[r].push_back(log_t);
+        in.base_round_var[r].push_back(var);
+        b.push_back(row.t_median_us);
+      } else {
+        in.next[r - base.size()].push_back(log_t);
+        in.next_round_var[r - base.size()].push_back(var);
+        n.push_back(row.t_median_us);
+      }
+    }
+    p.rounds = std::max(fewest_rounds, 0);
+    p.base_median_us = median_of(b);
+    p.new_median_us = median_of(n);
+    c.points.push_back(p);
+  }
+
+  // Families: one op at one size, one collective at every size, a dimension, the whole run;
+  // within one timing mode and concurrency (batched and per-iteration times are not alike).
+  using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::string, std::uint64_t>;
+  std::map<FamilyKey, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    members[{static_cast<int>(UnitKind::op_size), p.timing, p.concurrency, "", p.op, p.bytes}].push_back(i);
+    members[{static_cast<int>(UnitKind::collective), p.timing, p.concurrency, p.dim, p.op, 0}].push_back(i);
+    members[{static_cast<int>(UnitKind::dimension), p.timing, p.concurrency, p.dim, "", 0}].push_back(i);
+    members[{static_cast<int>(UnitKind::run), p.timing, p.concurrency, "", "", 0}].push_back(i);
+  }
+  for (const auto& [key, list] : members) {
+    // A family of one point is that point; a family that is the whole run is the run.
+    const auto kind = static_cast<UnitKind>(std::get<0>(key));
+    if (list.size() < 2) continue;
+    SetFamily f;
+    f.kind = kind;
+    std::tie(std::ignore, f.timing, f.concurrency, f.dim, f.op, f.bytes) = key;
+    f.points = static_cast<int>(list.size());
+    c.families.push_back(f);
+    in.families.push_back({kind, list});
+  }
+  c.result = judge_baseline_set(in, options);
+  return c;
+}
+
+int SetComparison::wrong_points() const {
+  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
+}
+
+std::string SetComparison::headline() const {
+  std::string head;
+  int shown = 0;
+  for (const auto& ch : changes) {
+    if (shown == 2) break;
+    head += (head.empty() ? "" : ", ") + ch.name + " " + ch.before + " → " + ch.after;
+    ++shown;
+  }
+  if (static_cast<int>(changes.size()) > shown) head += " (+" + std::to_string(changes.size() - static_cast<std::size_t>(shown)) + " more)";
+  if (head.empty()) head = "no provenance change";
+  const auto percent = [](double log_ratio) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%+.1f%%", (std::exp(log_ratio) - 1.0) * 100.0);
+    return std::string(pct);
+  };
+  std::string tail;
+  // The largest level that regressed speaks first: a whole run, then families, then points.
+  for (int kind = static_cast<int>(UnitKind::run); kind >= static_cast<int>(UnitKind::op_size); --kind) {
+    std::vector<std::size_t> hit;
+    for (std::size_t f = 0; f < families.size(); ++f) {
+      if (static_cast<int>(families[f].kind) == kind && result.families[f].verdict == SetVerdict::regressed) hit.push_back(f);
+    }
+    if (hit.empty()) continue;
+    std::stable_sort(hit.begin(), hit.end(), [this](std::size_t a, std::size_t b) { return result.families[a].effect > result.families[b].effect; });
+    const auto& f = families[hit.front()];
+    const auto& u = result.families[hit.front()];
+    if (f.kind == UnitKind::run) {
+      tail += (tail.empty() ? "" : "; ") + ("whole run regression (" + f.timing + ", " + f.concurrency + "): " + percent(u.effect) + " slower over " +
+                                            std::to_string(f.points) + " points, " + fixed(u.z, 1) + " sigma of the noise between baseline runs");
+    } else {
+      tail += (tail.empty() ? "" : "; ") + f.name() + " " + percent(u.effect) + " slower than the rest of the run, " + fixed(u.z, 1) + " sigma";
+    }
+    if (hit.size() > 1) {
+      const std::string more = kind == static_cast<int>(UnitKind::run) ? " other timing mode(s) too" : " more " + std::string(to_string(static_cast<UnitKind>(kind)));
+      tail += " (+" + std::to_string(hit.size() - 1) + more + ")";
+    }
+  }
+  if (wrong_points() > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(wrong_points()) + " point(s) give WRONG results";
+  const int points_regressed = result.count(UnitKind::point, SetVerdict::regressed);
+  if (points_regressed > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
+  if (tail.empty()) {
+    const int inconclusive = result.count(UnitKind::point, SetVerdict::inconclusive);
+    tail = "no regression in " + std::to_string(points.size()) + " compared points";
+    if (inconclusive > 0) tail += " (" + std::to_string(inconclusive) + " inconclusive)";
+  }
+  return head + "; " + tail;
+}
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,213 @@
+// A baseline-set comparison for people (text, Markdown) and for CI (JSON): provenance first,
+// then the levels from the whole run down to single points, each with its evidence.
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "analysis/compare/compare_writers.hpp"
+#include "analysis/report/report_table.hpp"
+#include "analysis/report/report_sink.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+using nlohmann::ordered_json;
+using detail::Sink;
+
+std::string pct(double log_ratio) { return percent_change(std::exp(log_ratio)); }
+std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
+
+std::string verdict_text(const UnitFinding& u) {
+  std::string v = to_string(u.verdict);
+  if (u.unconfirmed) v += " (not confirmed)";
+  return v;
+}
+
+ordered_json evidence_json(const UnitFinding& u) {
+  const auto finite = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(x > 0 ? 1e300 : -1e300); };
+  return {{"verdict", to_string(u.verdict)},
+          {"unconfirmed", u.unconfirmed},
+          {"ratio", std::exp(u.effect)},
+          {"effect_log", u.effect},
+          {"noise_log", u.noise},
+          {"sigma_run_log", u.sigma},
+          {"sigma_own_log", u.own_sigma},
+          {"sigma_rounds_log", u.round_sigma},
+          {"z", finite(u.z)},
+          {"p_slower", u.p_slower},
+          {"q_slower", u.q_slower},
+          {"p_faster", u.p_faster},
+          {"q_faster", u.q_faster},
+          {"new_runs_slower", u.runs_slower}};
+}
+
+ordered_json side_json(const RunSide& s) {
+  return {{"path", s.path}, {"started_at", s.started_at}, {"status", s.status}, {"backend", s.backend}, {"world_size", s.world}};
+}
+
+// Families that did not come out unchanged, largest level first, largest effect first.
+std::vector<std::size_t> notable_families(const SetComparison& c) {
+  std::vector<std::size_t> out;
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.result.families[f].verdict != SetVerdict::unchanged) out.push_back(f);
+  }
+  std::stable_sort(out.begin(), out.end(), [&c](std::size_t a, std::size_t b) {
+    if (c.families[a].kind != c.families[b].kind) return c.families[a].kind > c.families[b].kind;
+    return c.result.families[a].effect > c.result.families[b].effect;
+  });
+  return out;
+}
+
+void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
+  Sink s(out, markdown);
+  s.title("meshbench compare (baseline set)");
+  s.line("baseline: " + std::to_string(c.base.size()) + " run(s); new: " + std::to_string(c.next.size()) + " run(s)");
+  for (const auto& b : c.base) s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + ")");
+  for (const auto& n : c.next) s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + ")");
+  s.line("summary: " + c.headline());
+
+  s.heading("what changed (first baseline against first new run)");
+  if (c.changes.empty()) {
+    s.line("nothing recorded changed (versions, doctor versions, environment, world size, backend, hosts)");
+  } else {
+    Table t({"kind", "name", "base", "new"});
+    for (const auto& ch : c.changes) t.add({ch.kind, ch.name, ch.before, ch.after});
+    s.table(t);
+  }
+  if (c.hidden_changes > 0) s.line("(" + std::to_string(c.hidden_changes) + " per-launch variables differ as they always do; --all-env lists them)");
+
+  s.heading("method");
+  s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
+         " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread) and between rounds; "
+         "regressed when slower by more than " + fixed(c.options.threshold * 100, 1) + "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " +
+         sig3(c.result.level_alpha) + " per level, " + sig3(c.options.alpha) + " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
+         "the noise itself exceeds the threshold" + std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
+
+  Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind != UnitKind::run) continue;
+    const auto& u = c.result.families[f];
+    whole.add({verdict_text(u), c.families[f].timing, c.families[f].concurrency, std::to_string(c.families[f].points), pct(u.effect),
+               "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1), p_text(u.q_slower),
+               std::to_string(u.runs_slower) + "/" + std::to_string(c.next.size())});
+  }
+  s.heading("the whole run");
+  s.table(whole);
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == SetVerdict::regressed) {
+      s.line("WHOLE RUN REGRESSION: every point moved together beyond the noise between baseline runs; the changes listed above are the first suspects");
+      break;
+    }
+  }
+
+  const auto notable = notable_families(c);
+  s.heading("families not unchanged: " + std::to_string(notable.size()) + " of " + std::to_string(c.families.size()));
+  if (!notable.empty()) {
+    Table t({"", "level", "family", "timing", ">points", ">change", ">noise", ">z", ">q"});
+    for (auto f : notable) {
+      const auto& u = c.result.families[f];
+      t.add({verdict_text(u), to_string(c.families[f].kind), c.families[f].name(), c.families[f].timing, std::to_string(c.families[f].points),
+             pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1), p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
+    }
+    s.table(t);
+  }
+
+  std::vector<std::size_t> moved;
+  for (std::size_t p = 0; p < c.points.size(); ++p) {
+    const auto v = c.result.points[p].verdict;
+    if (v == SetVerdict::regressed || v == SetVerdict::improved) moved.push_back(p);
+  }
+  std::stable_sort(moved.begin(), moved.end(), [&c](std::size_t a, std::size_t b) { return c.result.points[a].effect > c.result.points[b].effect; });
+  s.heading("points regressed or improved: " + std::to_string(moved.size()) + " of " + std::to_string(c.points.size()) + " (" +
+            std::to_string(c.result.count(UnitKind::point, SetVerdict::inconclusive)) + " inconclusive)");
+  if (!moved.empty()) {
+    Table t({"", "mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">noise", ">q"});
+    for (auto p : moved) {
+      const auto& pt = c.points[p];
+      const auto& u = c.result.points[p];
+      t.add({verdict_text(u), pt.mapping, pt.dim, pt.op, format_bytes(pt.bytes), pt.timing, sig3(pt.base_median_us), sig3(pt.new_median_us),
+             pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
+    }
+    s.table(t);
+  }
+  for (const auto& pt : c.points) {
+    if (pt.wrong()) s.bullet("WRONG results: " + pt.mapping + " " + pt.dim + " " + pt.op + " at " + format_bytes(pt.bytes) + " (" + pt.timing + "): " +
+                             std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
+  }
+  if (c.skipped_points > 0) s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
+  s.line("");
+  bool whole_run = false;
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    whole_run = whole_run || (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == SetVerdict::regressed);
+  }
+  if (!c.regressed()) s.line("verdict: no regression (exit status 0)");
+  else s.line(whole_run ? "verdict: REGRESSION of the whole run (exit status 1)" : "verdict: REGRESSION (exit status 1)");
+}
+
+}  // namespace
+
+ordered_json set_comparison_to_json(const SetComparison& c) {
+  ordered_json j;
+  j["schema"] = "meshbench.compare";
+  j["schema_version"] = kCompareJsonVersion;
+  j["mode"] = "baseline_set";
+  j["base"] = ordered_json::array();
+  for (const auto& b : c.base) j["base"].push_back(side_json(b));
+  j["new"] = ordered_json::array();
+  for (const auto& n : c.next) j["new"].push_back(side_json(n));
+  j["options"] = {{"threshold", c.options.threshold},
+                  {"alpha", c.options.alpha},
+                  {"confirm", c.options.confirm},
+                  {"alpha_per_level", c.result.level_alpha},
+                  {"method", "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
+                             "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"}};
+  j["headline"] = c.headline();
+  j["regressed"] = c.regressed();
+  ordered_json counts;
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const auto kind = static_cast<UnitKind>(k);
+    ordered_json per;
+    for (auto v : {SetVerdict::regressed, SetVerdict::improved, SetVerdict::unchanged, SetVerdict::inconclusive}) per[to_string(v)] = c.result.count(kind, v);
+    counts[to_string(kind)] = per;
+  }
+  j["counts"] = counts;
+  j["changes"] = ordered_json::array();
+  for (const auto& ch : c.changes) j["changes"].push_back({{"kind", ch.kind}, {"name", ch.name}, {"base", ch.before}, {"new", ch.after}});
+  j["hidden_changes"] = c.hidden_changes;
+  j["tail_nu"] = ordered_json::object();
+  for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
+  j["families"] = ordered_json::array();
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    const auto& fam = c.families[f];
+    ordered_json o = {{"level", to_string(fam.kind)}, {"name", fam.name()}, {"timing", fam.timing}, {"concurrency", fam.concurrency},
+                      {"dim", fam.dim},          {"op", fam.op},       {"bytes", fam.bytes},   {"points", fam.points}};
+    o.update(evidence_json(c.result.families[f]));
+    j["families"].push_back(o);
+  }
+  j["points"] = ordered_json::array();
+  for (std::size_t p = 0; p < c.points.size(); ++p) {
+    const auto& pt = c.points[p];
+    ordered_json o = {{"mapping", pt.mapping}, {"dim", pt.dim}, {"op", pt.op}, {"backend", pt.backend}, {"dtype", pt.dtype}, {"timing", pt.timing},
+                      {"concurrency", pt.concurrency}, {"bytes", pt.bytes}, {"base_median_us", pt.base_median_us},
+                      {"new_median_us", pt.new_median_us}, {"rounds", pt.rounds}, {"base_wrong", pt.base_wrong},
+                      {"new_wrong", pt.new_wrong}, {"wrong", pt.wrong()}};
+    o.update(evidence_json(c.result.points[p]));
+    j["points"].push_back(o);
+  }
+  j["skipped_points"] = c.skipped_points;
+  j["wrong_points"] = c.wrong_points();
+  return j;
+}
+
+void write_set_comparison(const SetComparison& c, OutputFormat format, std::ostream& out) {
+  switch (format) {
+    case OutputFormat::json: out << set_comparison_to_json(c).dump(2) << "\n"; return;
+    case OutputFormat::markdown: write_text(c, out, true); return;
+    case OutputFormat::text:
+    case OutputFormat::csv: write_text(c, out, false); return;
+  }
+}
+
+}  // namespace meshbench::analysis

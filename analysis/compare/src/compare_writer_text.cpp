@@ -1,0 +1,147 @@
+// Console and Markdown forms of a comparison: provenance changes first, then the changed rows.
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "analysis/compare/compare_writers.hpp"
+#include "analysis/report/report_sink.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+using detail::Sink;
+
+std::string side_line(const RunSide& s) {
+  return s.path + " (" + s.started_at + ", " + std::to_string(s.world) + " ranks, " + s.backend + ", " + s.status + ")";
+}
+
+std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
+
+std::string interval_text(const RowComparison& r) {
+  if (r.interval.high <= 0) return "-";
+  return percent_change(r.interval.low) + ".." + percent_change(r.interval.high);
+}
+
+Table rows_table(const std::vector<const RowComparison*>& rows, bool slower) {
+  Table t({"mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">95% CI", ">q", ">samples"});
+  for (const auto* r : rows) {
+    std::string mapping = r->new_mapping == r->base_mapping ? r->new_mapping : r->base_mapping + " = " + r->new_mapping;
+    std::string q = r->tested ? p_text(slower ? r->q_slower : r->q_faster) : "untested";
+    std::string change = percent_change(r->ratio);
+    if (r->verdict == Verdict::wrong) change = "WRONG (" + std::to_string(r->new_wrong) + ")";
+    t.add({mapping, r->dim, r->op, format_bytes(r->bytes), r->timing, sig3(r->base_median_us), sig3(r->new_median_us), change,
+           interval_text(*r), q, std::to_string(r->base_samples) + "/" + std::to_string(r->new_samples)});
+  }
+  return t;
+}
+
+std::string tail_name(const Scatter& s) {
+  if (s.tail_nu <= 0) return "normal tails";
+  return "heavy tails (t" + fixed(s.tail_nu, 0) + ")";
+}
+
+// How all points moved between the runs: what rerunning one configuration does on this machine,
+// and what a point must stand out from.
+std::vector<std::string> scatter_lines(const Comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& t : c.scatter) {
+    if (!t.scatter.estimated) {
+      out.push_back(t.timing + ": too few points (" + std::to_string(t.scatter.points) + ") to tell how runs move; the within-run test alone decides");
+      continue;
+    }
+    std::string line = t.timing + ": the points moved by " + percent_change(t.shift_ratio) + " (median) and scatter ±" +
+                       fixed((std::exp(t.scatter.sigma) - 1) * 100, 1) + "% around it (robust sigma, " + tail_name(t.scatter) + ", " +
+                       std::to_string(t.scatter.points) + " points)";
+    if (t.verdict == Verdict::regression) line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
+    if (t.verdict == Verdict::improvement) line += ": the whole run is faster";
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::vector<const RowComparison*> select(const Comparison& c, bool regressions) {
+  std::vector<const RowComparison*> out;
+  for (const auto& r : c.rows) {
+    const bool bad = r.verdict == Verdict::regression || r.verdict == Verdict::wrong;
+    if (regressions ? bad : r.verdict == Verdict::improvement) out.push_back(&r);
+  }
+  std::stable_sort(out.begin(), out.end(), [regressions](const RowComparison* a, const RowComparison* b) {
+    return regressions ? a->ratio > b->ratio : a->ratio < b->ratio;
+  });
+  return out;
+}
+
+void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
+  Sink s(out, markdown);
+  s.title("meshbench compare");
+  s.line("base: " + side_line(c.base));
+  s.line("new:  " + side_line(c.next));
+  s.line("summary: " + c.headline());
+
+  s.heading("what changed between the runs");
+  if (c.changes.empty()) {
+    s.line("nothing recorded changed (versions, doctor versions, environment, world size, backend, hosts)");
+  } else {
+    Table t({"kind", "name", "base", "new"});
+    for (const auto& ch : c.changes) t.add({ch.kind, ch.name, ch.before, ch.after});
+    s.table(t);
+  }
+  if (c.hidden_changes > 0) {
+    s.line("(" + std::to_string(c.hidden_changes) + " per-launch variables differ as they always do: job ids, ports, URIs, ranks; --all-env lists them)");
+  }
+
+  const int compared = static_cast<int>(c.rows.size());
+  const auto bad = select(c, true), good = select(c, false);
+  const std::string rule = "a point is flagged when slower by more than " + fixed(c.options.threshold * 100, 1) +
+                           "%, significant within the runs (one-sided Mann-Whitney U on the samples, autocorrelation-corrected) and "
+                           "standing out from how all points moved (above); Benjamini-Hochberg FDR " +
+                           fixed(c.options.alpha, 2) + " over " + std::to_string(compared) + " points for each";
+  s.heading("how the runs moved as a whole");
+  for (const auto& l : scatter_lines(c)) s.bullet(l);
+  std::vector<const FamilyFinding*> families;
+  for (const auto& f : c.families) {
+    if (f.verdict != Verdict::unchanged) families.push_back(&f);
+  }
+  std::stable_sort(families.begin(), families.end(), [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
+  s.heading("collectives and sizes whose points moved together: " + std::to_string(families.size()) + " of " +
+            std::to_string(c.families.size()));
+  s.line("a family (one collective at every size, or one op and size in every dimension) is flagged when its median moved by more "
+         "than the threshold and its points moved more than the others (one-sided Mann-Whitney U, Benjamini-Hochberg over families)");
+  if (!families.empty()) {
+    Table t({"", "family", "timing", ">points", ">median change", ">others", ">q"});
+    for (const auto* f : families) {
+      const bool slower = f->verdict == Verdict::regression;
+      t.add({slower ? "SLOWER" : "faster", f->name(), f->timing, std::to_string(f->points), percent_change(f->median_ratio),
+             percent_change(f->rest_ratio), p_text(slower ? f->q_slower : f->q_faster)});
+    }
+    s.table(t);
+  }
+  s.heading("regressions: " + std::to_string(bad.size()) + " of " + std::to_string(compared) + " points");
+  s.line(rule);
+  if (!bad.empty()) s.table(rows_table(bad, true));
+  s.heading("improvements: " + std::to_string(good.size()));
+  if (!good.empty()) s.table(rows_table(good, false));
+
+  s.heading("notes");
+  const int untested = static_cast<int>(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return !r.tested; }));
+  if (untested > 0) {
+    s.bullet(std::to_string(untested) + " point(s) had too few samples for the within-run test (no samples, or a batched point's few batches):"
+             " judged by the threshold and how they stand out alone");
+  }
+  if (c.only_base > 0 || c.only_new > 0) {
+    s.bullet(std::to_string(c.only_base) + " point(s) only in base, " + std::to_string(c.only_new) + " only in new: not compared");
+  }
+  for (const auto& r : c.renamed) s.bullet("same mapping under another name: " + r);
+  for (const auto& r : c.restructured) s.bullet("mapping " + r + " has other groups in the new run: its points are not compared by name");
+  s.line("");
+  s.line(c.regressed() ? "verdict: REGRESSION (exit status 1)" : "verdict: no regression (exit status 0)");
+}
+
+}  // namespace
+
+void TextCompareWriter::write(const Comparison& c, std::ostream& out) const { write_comparison(c, out, false); }
+void MarkdownCompareWriter::write(const Comparison& c, std::ostream& out) const { write_comparison(c, out, true); }
+
+}  // namespace meshbench::analysis

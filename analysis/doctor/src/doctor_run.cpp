@@ -1,0 +1,162 @@
+#include <map>
+#include <numeric>
+
+#include "analysis/doctor/doctor_run.hpp"
+#include "analysis/doctor/src/clock_offset_mpi.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+std::vector<std::string> split_by_lengths(const std::string& buf, const std::vector<int>& lengths) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  for (int len : lengths) {
+    out.push_back(buf.substr(pos, static_cast<std::size_t>(len)));
+    pos += static_cast<std::size_t>(len);
+  }
+  return out;
+}
+
+std::vector<int> displacements(const std::vector<int>& lengths) {
+  std::vector<int> d(lengths.size(), 0);
+  if (!lengths.empty()) std::exclusive_scan(lengths.begin(), lengths.end(), d.begin(), 0);
+  return d;
+}
+
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  MPI_Allgather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  const auto displs = displacements(lengths);
+  std::string buf(static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, buf.data(), lengths.data(), displs.data(), MPI_CHAR, comm);
+  return split_by_lengths(buf, lengths);
+}
+
+// Strings from every rank on rank 0 (empty elsewhere).
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  MPI_Gather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
+  const auto displs = displacements(lengths);
+  std::string buf(rank == 0 ? static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)) : 0, '\0');
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, buf.data(), lengths.data(), displs.data(), MPI_CHAR, 0, comm);
+  return rank == 0 ? split_by_lengths(buf, lengths) : std::vector<std::string>{};
+}
+
+void broadcast_string(MPI_Comm comm, std::string& s) {
+  int len = static_cast<int>(s.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  s.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm);
+}
+
+std::int64_t injection_or_zero(double option_ms, bool is_rank0) {
+  try {
+    return injected_clock_offset_ns(option_ms, is_rank0);
+  } catch (const std::exception&) {
+    return 0;  // doctor_command validates it before MPI starts; never let one rank throw mid-collective
+  }
+}
+
+DoctorReport internal_failure(const std::string& what) {
+  DoctorReport r;
+  r.checks.push_back({"doctor.internal", "doctor itself", CheckStatus::fail, "evaluating the gathered facts failed: " + what,
+                      "report this as a meshbench bug, with the command line", {}});
+  return r;
+}
+
+}  // namespace
+
+DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
+  // A private communicator keeps doctor's messages apart from whatever the caller has in flight.
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(parent, &comm);
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::int64_t injected = injection_or_zero(options.inject_clock_offset_ms, rank == 0);
+
+  const std::string host = local_hostname();
+  const auto hosts = allgather_strings(comm, host);
+  std::vector<int> my_node_ranks;
+  for (int r = 0; r < size; ++r) {
+    if (hosts[static_cast<std::size_t>(r)] == host) my_node_ranks.push_back(r);
+  }
+  const bool leader = my_node_ranks.front() == rank;
+
+  // A probe that throws must not leave the other ranks waiting in the gathers below: report
+  // what was found, and the failure, instead.
+  RankFacts mine;
+  mine.rank = rank;
+  mine.host = host;
+  try {
+    mine = collect_rank_facts(rank, host, options.env_template);
+  } catch (const std::exception& e) {
+    for (const char* component : {"nccl", "cuda_driver", "cuda_runtime", "libfabric", "mpi", "hwloc"}) {
+      mine.versions[component] = {"", std::string("probing rank ") + std::to_string(rank) + " failed: " + e.what()};
+    }
+  }
+  std::string node_json;
+  if (leader) {
+    NodeFacts node;
+    node.host = host;
+    node.leader_rank = rank;
+    node.ranks = my_node_ranks;
+    try {
+      node = collect_node_facts(host, rank, my_node_ranks);
+    } catch (const std::exception& e) {
+      node.fabric.note = node.gpu.note = std::string("probing the node failed: ") + e.what();
+    }
+    node_json = nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
+  }
+  const auto rank_jsons = gather_strings(comm, nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8));
+  const auto node_jsons = gather_strings(comm, node_json);
+  ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);
+
+  DoctorReport report;
+  std::string light;
+  if (rank == 0) {
+    try {
+      std::vector<RankFacts> ranks;
+      for (const auto& s : rank_jsons) ranks.push_back(nlohmann::json::parse(s).get<RankFacts>());
+      std::vector<NodeFacts> nodes;
+      for (const auto& s : node_jsons) {
+        if (!s.empty()) nodes.push_back(nlohmann::json::parse(s).get<NodeFacts>());
+      }
+      report = evaluate_doctor(std::move(ranks), std::move(nodes), std::move(clock), options);
+    } catch (const std::exception& e) {
+      report = internal_failure(e.what());
+    }
+    report.mpi = true;
+    report.world_size = size;
+    nlohmann::json j = report;
+    j.erase("ranks");
+    j.erase("nodes");
+    light = j.dump(-1, ' ', false, kReplaceInvalidUtf8);
+  }
+  broadcast_string(comm, light);
+  if (rank != 0) report = doctor_report_from_json(nlohmann::json::parse(light));
+  MPI_Comm_free(&comm);
+  return report;
+}
+
+DoctorReport run_doctor_local(const DoctorOptions& options) {
+  const std::string host = local_hostname();
+  ClockMeasurement clock;
+  clock.note = "one process (not started by mpirun/srun): no other node's clock to compare";
+  DoctorReport r = evaluate_doctor({collect_rank_facts(0, host, options.env_template)},
+                                   {collect_node_facts(host, 0, {0})}, clock, options);
+  r.mpi = false;
+  return r;
+}
+
+}  // namespace meshbench::analysis

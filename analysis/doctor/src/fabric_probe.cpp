@@ -1,0 +1,67 @@
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include "analysis/doctor/fabric.hpp"
+
+#ifdef MESHBENCH_HAVE_LIBFABRIC
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+#endif
+
+namespace meshbench::analysis {
+
+#ifdef MESHBENCH_HAVE_LIBFABRIC
+namespace {
+
+std::string ep_type_name(fi_ep_type type) {
+  switch (type) {
+    case FI_EP_RDM: return "FI_EP_RDM";
+    case FI_EP_DGRAM: return "FI_EP_DGRAM";
+    case FI_EP_MSG: return "FI_EP_MSG";
+    case FI_EP_UNSPEC: return "FI_EP_UNSPEC";
+    default: return "FI_EP_" + std::to_string(static_cast<int>(type));
+  }
+}
+
+std::string or_empty(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+}  // namespace
+
+FabricProbe probe_fabric() {
+  FabricProbe probe;
+  probe.probed = true;
+  probe.fi_provider_env = or_empty(std::getenv("FI_PROVIDER"));
+  fi_info* info = nullptr;
+  // No hints: every provider and endpoint type, as `fi_info` with no options lists them.
+  const int rc = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, nullptr, &info);
+  if (rc != 0) {
+    probe.note = "fi_getinfo returned " + std::to_string(rc) + " (" + fi_strerror(-rc) + ")";
+    return probe;
+  }
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;
+  for (const fi_info* i = info; i != nullptr; i = i->next) {
+    FabricEntry e;
+    if (i->fabric_attr != nullptr) {
+      e.provider = or_empty(i->fabric_attr->prov_name);
+      e.fabric = or_empty(i->fabric_attr->name);
+    }
+    if (i->domain_attr != nullptr) e.domain = or_empty(i->domain_attr->name);
+    if (i->ep_attr != nullptr) e.ep_type = ep_type_name(i->ep_attr->type);
+    // One entry per capability set and address format; the tuple is what the check needs.
+    if (seen.emplace(e.provider, e.fabric, e.domain, e.ep_type).second) probe.entries.push_back(std::move(e));
+  }
+  fi_freeinfo(info);
+  return probe;
+}
+#else
+FabricProbe probe_fabric() {
+  FabricProbe probe;
+  const char* p = std::getenv("FI_PROVIDER");
+  probe.fi_provider_env = p == nullptr ? "" : p;
+  probe.note = "meshbench was built without libfabric (pkg-config libfabric not found)";
+  return probe;
+}
+#endif
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,21 @@
+#pragma once
+// `meshbench report --plot DIR`: PNG plots drawn by matplotlib from the report's JSON.
+#include <string>
+#include <vector>
+
+#include "analysis/report/report.hpp"
+
+namespace meshbench::analysis {
+
+// The embedded plotting script (analysis/plots/plots.py).
+const char* plots_script();
+
+// The interpreter: $MESHBENCH_PYTHON when set, else Debian's /usr/bin/python3.
+std::string plot_python();
+
+// Writes busbw_<dim>.png per dimension, ranking.png, group_spread.png (and
+// predicted_vs_measured.png when the plan predicted) into `dir`, creating it. Returns the files
+// written. InputError in one line when python3 or matplotlib is missing or the script fails.
+std::vector<std::string> write_plots(const Report& report, const std::string& dir);
+
+}  // namespace meshbench::analysis

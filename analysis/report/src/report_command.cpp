@@ -1,0 +1,65 @@
+// meshbench report: rank a results file's mappings for the ML reader (step time, how to apply
+// the best) and explain them to the infrastructure reader (busbw, group spread, slow hosts).
+#include <iostream>
+
+#include "analysis/report/report_command.hpp"
+#include "analysis/report/report.hpp"
+#include "analysis/report/report_plots.hpp"
+#include "analysis/report/report_writers.hpp"
+#include "common/error.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+constexpr const char* kSummary =
+    "Rank the mappings of a results file by measured cost. With a workload (stored in the file, or --workload)\n"
+    "the ranking is the estimated communication time per training step, per dimension and in total, read off\n"
+    "the measured curves at the workload's message sizes; without one, the geometric mean of each mapping's\n"
+    "time over the fastest mapping's at every commonly measured point. Then busbw against size, the spread\n"
+    "across groups with the hosts of the slowest group, and the plan's predictions against the measurements.";
+
+}  // namespace
+
+int report_command(const Args& args) {
+  std::string file, workload_path, format_name, plot_dir, export_dir, export_mapping;
+  bool force = false;
+  po::options_description options("report options");
+  options.add_options()
+      ("file", po::value(&file)->value_name("FILE.h5"), "results file written by 'meshbench run' (positional)")
+      ("workload", po::value(&workload_path)->default_value("")->value_name("FILE"),
+       "workload JSON (docs/mapping.md) to estimate step time with; default: the one stored in the file, if any")
+      ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, csv, json or markdown")
+      ("plot", po::value(&plot_dir)->default_value("")->value_name("DIR"),
+       "also write PNG plots there (busbw per dimension, ranking, group spread); needs python3-matplotlib")
+      ("export", po::value(&export_dir)->default_value("")->value_name("DIR"),
+       "write the best mapping's rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh) there")
+      ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best")
+      ("force", po::bool_switch(&force), "with --export: overwrite files already there");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  const auto vm = parse_command("report", kSummary, options, args, std::cout, &positional);
+  if (!vm) return kExitOk;
+  if (file.empty()) throw InputError("report needs a results file: meshbench report FILE.h5");
+  const OutputFormat format =
+      parse_output_format(format_name, {OutputFormat::text, OutputFormat::csv, OutputFormat::json, OutputFormat::markdown});
+
+  const auto results = results::ResultsFile::open(file);
+  std::string workload_source;
+  const auto workload = choose_workload(results, workload_path, workload_source);
+  const Report report = build_report(results, workload, workload_source);
+
+  // Everything that can fail runs before the report is printed, so a failure prints one line.
+  std::vector<std::string> written;
+  if (!plot_dir.empty()) written = write_plots(report, plot_dir);
+  if (!export_dir.empty()) {
+    if (export_mapping.empty() && !report.best) throw InputError("no complete mapping to export; name one with --mapping");
+    const std::string name = export_mapping.empty() ? report.best->mapping : export_mapping;
+    for (auto& p : export_apply_files(plan_of(results), name, export_dir, force)) written.push_back(std::move(p));
+  }
+  make_report_writer(format)->write(report, std::cout);
+  for (const auto& w : written) std::cerr << "meshbench report: wrote " << w << "\n";
+  return kExitOk;
+}
+
+}  // namespace meshbench::analysis

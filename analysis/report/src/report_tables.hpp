@@ -1,0 +1,46 @@
+#pragma once
+// The report's tables, built once for the text and Markdown writers.
+#include <string>
+#include <vector>
+
+#include "analysis/report/report.hpp"
+#include "analysis/report/report_table.hpp"
+
+namespace meshbench::analysis::detail {
+
+struct TitledTable {
+  std::string title;
+  Table table;
+};
+
+// "#1" .. for a mapping by its rank (the busbw tables' columns), "" when unranked.
+std::string rank_label(const Report& report, const std::string& mapping);
+
+std::string run_line(const Report& report);
+std::string layout_line(const Report& report);
+std::string ranking_title(const Report& report);
+Table ranking_table(const Report& report);
+// Per op of the best mapping's step: size, calls, time per call, per step, where it came from.
+Table step_breakdown_table(const Report& report);
+// One table per measured (dim, op) in the ranking's timing mode, concurrent: busbw by size,
+// one column per mapping in rank order.
+std::vector<TitledTable> busbw_tables(const Report& report);
+// The dimensions the run did not measure because their groups equal another's.
+std::vector<std::string> borrowed_dims_lines(const Report& report);
+Table spread_table(const Report& report);
+std::vector<std::string> worst_spread_lines(const Report& report, std::size_t count);
+std::vector<std::string> slow_host_lines(const Report& report);
+Table prediction_table(const PredictionCheck& check);
+std::vector<std::string> apply_lines(const ApplyHint& hint);
+Table wrong_table(const Report& report);
+// run --nccl-debug: per mapping and dimension, the transports NCCL's connections used.
+std::vector<std::string> transport_lines(const Report& report);
+
+// µs formatted in the unit that suits `scale` (the largest value shown): us, ms or s.
+struct TimeUnit {
+  const char* name;
+  double divisor;
+};
+TimeUnit time_unit_for(double scale_us);
+
+}  // namespace meshbench::analysis::detail

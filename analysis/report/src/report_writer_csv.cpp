@@ -1,0 +1,100 @@
+#include <cstdio>
+#include <ostream>
+
+#include "analysis/report/report_table.hpp"
+#include "analysis/report/report_writers.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+// One row of the tidy table; empty fields stay empty.
+struct CsvRow {
+  std::string section, rank, mapping, dim, op, timing, concurrency, bytes, metric, value, detail;
+};
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+class Csv {
+ public:
+  explicit Csv(std::ostream& out) : out_(out) {
+    out_ << "section,rank,mapping,dim,op,timing,concurrency,bytes,metric,value,detail\n";
+  }
+  void row(const CsvRow& r) {
+    const std::string* cells[] = {&r.section, &r.rank, &r.mapping, &r.dim, &r.op, &r.timing, &r.concurrency, &r.bytes, &r.metric, &r.value, &r.detail};
+    bool first = true;
+    for (const auto* c : cells) {
+      out_ << (first ? "" : ",") << csv_field(*c);
+      first = false;
+    }
+    out_ << "\n";
+  }
+
+ private:
+  std::ostream& out_;
+};
+
+std::string rank_of(const Report& r, const std::string& mapping) {
+  for (const auto& m : r.ranking.mappings) {
+    if (m.name == mapping) return std::to_string(m.rank);
+  }
+  return "";
+}
+
+}  // namespace
+
+void CsvReportWriter::write(const Report& r, std::ostream& out) const {
+  Csv csv(out);
+  const auto& k = r.ranking;
+  const bool workload = k.basis == Ranking::Basis::workload;
+  const std::string score_metric = workload ? "step_us" : "score_x_best";
+  for (const auto& m : k.mappings) {
+    const std::string rank = std::to_string(m.rank);
+    csv.row({"ranking", rank, m.name, "", "", k.timing, k.concurrency, "", score_metric, number(m.score), m.complete ? "" : "incomplete"});
+    for (const auto& d : m.dims) {
+      csv.row({"ranking", rank, m.name, d.dim, "", k.timing, k.concurrency, "", score_metric, number(d.value), d.complete ? "" : "incomplete"});
+    }
+    for (const auto& e : m.ops) {
+      const std::string detail = e.missing ? "missing" : std::string(to_string(e.how)) + (e.source_dim != e.dim ? " from " + e.source_dim : "");
+      csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "calls_per_step", number(e.calls_per_step), detail});
+      if (!e.missing) {
+        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "per_call_us", number(e.per_call_us), detail});
+        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "step_us", number(e.step_us), detail});
+      }
+    }
+  }
+  for (const auto& c : r.curves) {
+    const std::string rank = rank_of(r, c.mapping);
+    for (const auto& p : c.points) {
+      const std::string bytes = std::to_string(p.bytes);
+      csv.row({"curve", rank, c.mapping, c.dim, c.op, c.timing, c.concurrency, bytes, "t_median_us", number(p.t_median_us), ""});
+      csv.row({"curve", rank, c.mapping, c.dim, c.op, c.timing, c.concurrency, bytes, "busbw_gbps", number(p.busbw_gbps), ""});
+    }
+  }
+  for (const auto& s : r.spreads) {
+    const std::string rank = rank_of(r, s.mapping), bytes = std::to_string(s.bytes);
+    std::string hosts;
+    for (const auto& h : s.slowest_hosts) hosts += (hosts.empty() ? "" : " ") + h;
+    const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + hosts;
+    for (const auto& [metric, value] : {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
+      csv.row({"spread", rank, s.mapping, s.dim, s.op, s.timing, s.concurrency, bytes, metric, number(value), detail});
+    }
+  }
+  if (r.predictions) {
+    const std::string measured_metric = r.predictions->like_for_like ? "measured_us" : "measured_" + r.ranking.unit();
+    for (const auto& p : r.predictions->rows) {
+      const std::string rank = rank_of(r, p.mapping);
+      csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "predicted_us", number(p.predicted_us), r.predictions->basis});
+      if (p.measured > 0) csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
+    }
+  }
+  for (const auto& w : r.wrong) {
+    csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements", std::to_string(w.wrong), ""});
+  }
+}
+
+}  // namespace meshbench::analysis

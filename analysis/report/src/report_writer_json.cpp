@@ -1,0 +1,148 @@
+#include <cmath>
+#include <ostream>
+
+#include "analysis/report/report_table.hpp"
+#include "analysis/report/report_writers.hpp"
+#include "common/error.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json spread_json(const GroupSpread& s) {
+  return {{"mapping", s.mapping},           {"dim", s.dim},
+          {"op", s.op},                     {"timing", s.timing},
+          {"concurrency", s.concurrency},   {"bytes", s.bytes},
+          {"groups", s.groups},             {"min_us", s.min_us},
+          {"median_us", s.median_us},       {"max_us", s.max_us},
+          {"spread", s.spread},             {"slowest_group", s.slowest_group},
+          {"fastest_group", s.fastest_group}, {"slowest_ranks", s.slowest_ranks},
+          {"slowest_slots", s.slowest_slots}, {"slowest_hosts", s.slowest_hosts},
+          {"group_us", s.group_us}};
+}
+
+ordered_json ranking_json(const Ranking& k) {
+  ordered_json j;
+  j["basis"] = k.basis == Ranking::Basis::workload ? "workload" : "default";
+  j["unit"] = k.unit();
+  if (k.basis == Ranking::Basis::workload) j["workload"] = {{"name", k.workload_name}, {"source", k.workload_source}};
+  j["timing"] = k.timing;
+  j["concurrency"] = k.concurrency;
+  j["dims"] = k.dims;
+  j["mappings"] = ordered_json::array();
+  for (const auto& m : k.mappings) {
+    ordered_json dims = ordered_json::object();
+    for (const auto& d : m.dims) dims[d.dim] = d.complete || d.value != 0 ? ordered_json(d.value) : ordered_json(nullptr);
+    ordered_json row = {{"rank", m.rank},   {"name", m.name},         {"how", m.how}, {"digest", hex_digest(m.digest)},
+                        {"score", m.score}, {"vs_best", m.vs_best},   {"complete", m.complete}, {"dims", dims}};
+    if (k.basis == Ranking::Basis::workload) {
+      row["ops"] = ordered_json::array();
+      for (const auto& e : m.ops) {
+        row["ops"].push_back({{"dim", e.dim}, {"op", e.op}, {"bytes", e.bytes}, {"calls_per_step", e.calls_per_step},
+                              {"per_call_us", e.missing ? ordered_json(nullptr) : ordered_json(e.per_call_us)},
+                              {"step_us", e.missing ? ordered_json(nullptr) : ordered_json(e.step_us)},
+                              {"source_dim", e.source_dim}, {"read", e.missing ? "missing" : to_string(e.how)}});
+      }
+    } else {
+      row["points"] = m.points;
+    }
+    j["mappings"].push_back(row);
+  }
+  j["notes"] = k.notes;
+  return j;
+}
+
+}  // namespace
+
+ordered_json report_to_json(const Report& r) {
+  ordered_json j;
+  j["schema"] = "meshbench.report";
+  j["schema_version"] = kReportJsonVersion;
+  const auto& run = r.run;
+  j["run"] = {{"path", run.path},
+              {"status", run.status},
+              {"backend", run.backend},
+              {"started_at", run.started_at},
+              {"finished_at", run.finished_at},
+              {"meshbench_version", run.meshbench_version},
+              {"hosts", run.hosts},
+              {"layout", {{"world", run.world}, {"tp", run.tp}, {"cp", run.cp}, {"pp", run.pp}, {"ep", run.ep}, {"etp", run.etp},
+                          {"dp", run.dp}, {"edp", run.edp}, {"order", run.order}}},
+              {"mappings", run.mappings},
+              {"rows", run.rows},
+              {"failures", run.failure_messages}};
+  j["ranking"] = ranking_json(r.ranking);
+  if (r.best) {
+    const auto& h = *r.best;
+    ordered_json cvd = ordered_json::object();
+    for (const auto& [host, order] : h.cuda_visible_devices) cvd[host] = order;
+    j["best"] = {{"mapping", h.mapping},
+                 {"plan_source", h.plan_source},
+                 {"pure_order", h.pure_order},
+                 {"needs_placement", h.needs_placement()},
+                 {"megatron", h.megatron},
+                 {"rankfile", h.rankfile},
+                 {"slurm_hostfile", h.slurm_hostfile},
+                 {"cuda_visible_devices", cvd}};
+  } else {
+    j["best"] = nullptr;
+  }
+  j["curves"] = ordered_json::array();
+  for (const auto& c : r.curves) {
+    ordered_json points = ordered_json::array();
+    for (const auto& p : c.points) {
+      points.push_back({{"bytes", p.bytes}, {"t_median_us", p.t_median_us}, {"busbw_gbps", p.busbw_gbps}, {"iters", p.iters}, {"wrong", p.wrong}});
+    }
+    j["curves"].push_back({{"mapping", c.mapping}, {"dim", c.dim}, {"op", c.op}, {"timing", c.timing}, {"concurrency", c.concurrency},
+                           {"group_size", c.group_size}, {"points", points}});
+  }
+  j["group_spread"] = ordered_json::array();
+  for (const auto& s : r.spreads) j["group_spread"].push_back(spread_json(s));
+  j["group_spread_largest"] = ordered_json::array();
+  for (const auto& s : r.largest_spreads) j["group_spread_largest"].push_back(spread_json(s));
+  j["slow_hosts"] = ordered_json::array();
+  for (const auto& h : r.slow_hosts) {
+    j["slow_hosts"].push_back({{"host", h.host}, {"slowest_only", h.slowest_only}, {"points", h.points}, {"worst_spread", h.worst_spread}});
+  }
+  if (r.predictions) {
+    ordered_json rows = ordered_json::array();
+    for (const auto& p : r.predictions->rows) {
+      ordered_json row = {{"mapping", p.mapping}, {"dim", p.dim}, {"predicted_us", p.predicted_us},
+                          {"measured", p.measured > 0 ? ordered_json(p.measured) : ordered_json(nullptr)}};
+      if (p.dim == "step") {
+        row["predicted_rank"] = p.predicted_rank;
+        row["measured_rank"] = p.measured_rank;
+      }
+      rows.push_back(row);
+    }
+    j["predictions"] = {{"like_for_like", r.predictions->like_for_like}, {"basis", r.predictions->basis}, {"rows", rows},
+                        {"compared_mappings", r.predictions->compared_mappings},
+                        {"rank_correlation", std::isfinite(r.predictions->rank_correlation) ? ordered_json(r.predictions->rank_correlation)
+                                                                                             : ordered_json(nullptr)}};
+  } else {
+    j["predictions"] = nullptr;
+  }
+  j["transports"] = ordered_json::array();
+  for (const auto& t : r.transports) j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});
+  j["wrong"] = ordered_json::array();
+  for (const auto& w : r.wrong) {
+    j["wrong"].push_back({{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
+  }
+  return j;
+}
+
+void JsonReportWriter::write(const Report& report, std::ostream& out) const { out << report_to_json(report).dump(2) << "\n"; }
+
+std::unique_ptr<ReportWriter> make_report_writer(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::text: return std::make_unique<TextReportWriter>();
+    case OutputFormat::markdown: return std::make_unique<MarkdownReportWriter>();
+    case OutputFormat::csv: return std::make_unique<CsvReportWriter>();
+    case OutputFormat::json: return std::make_unique<JsonReportWriter>();
+  }
+  throw InputError("unknown report format");
+}
+
+}  // namespace meshbench::analysis

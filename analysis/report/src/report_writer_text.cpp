@@ -1,0 +1,76 @@
+// Console and Markdown forms of the report: the same tables, with different headings.
+#include <cmath>
+#include <ostream>
+
+#include "analysis/report/report_writers.hpp"
+#include "analysis/report/report_sink.hpp"
+#include "analysis/report/src/report_tables.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+using namespace detail;
+
+void write_report(const Report& r, std::ostream& out, bool markdown) {
+  Sink s(out, markdown);
+  s.title("meshbench report: " + r.run.path);
+  s.line("run: " + run_line(r));
+  s.line("layout: " + layout_line(r));
+  if (!r.wrong.empty()) {
+    s.heading("WRONG RESULTS: these points' checks counted wrong elements");
+    s.table(wrong_table(r));
+  }
+
+  s.heading("ML view: " + ranking_title(r));
+  s.table(ranking_table(r));
+  for (const auto& n : r.ranking.notes) s.bullet(n);
+  if (r.ranking.basis == Ranking::Basis::workload && !r.ranking.mappings.empty()) {
+    s.subheading("where the best mapping's step time goes (" + r.ranking.mappings.front().name + ")");
+    s.table(step_breakdown_table(r));
+  }
+  if (r.best) {
+    s.subheading("apply the best mapping (" + r.best->mapping + ")");
+    for (const auto& l : apply_lines(*r.best)) s.line(l);
+  }
+
+  s.heading("Infrastructure view: busbw against size, " + r.ranking.timing + " concurrent medians (columns: mappings by rank)");
+  for (const auto& l : borrowed_dims_lines(r)) s.bullet(l);
+  for (const auto& t : busbw_tables(r)) {
+    s.subheading(t.title);
+    s.table(t.table);
+  }
+  s.subheading("spread across groups at the largest size (min / median / max of the group medians)");
+  s.table(spread_table(r));
+  const auto worst = worst_spread_lines(r, 3);
+  if (!worst.empty()) {
+    s.subheading("largest spreads at any size");
+    for (const auto& l : worst) s.bullet(l);
+  }
+  const auto transports = transport_lines(r);
+  if (!transports.empty()) {
+    s.subheading("transports NCCL used (run --nccl-debug)");
+    for (const auto& l : transports) s.bullet(l);
+  }
+  s.subheading("slow hosts");
+  for (const auto& l : slow_host_lines(r)) s.bullet(l);
+  s.subheading("predicted against measured");
+  if (r.predictions) {
+    s.line(r.predictions->basis);
+    s.table(prediction_table(*r.predictions));
+    if (r.predictions->compared_mappings >= 2) {
+      const double rho = r.predictions->rank_correlation;
+      s.line("rank correlation (Spearman) of predicted and measured step order over " + std::to_string(r.predictions->compared_mappings) +
+             " mappings: " + (std::isfinite(rho) ? fixed(rho, 2) : std::string("none (the plan predicts every mapping equal)")));
+    }
+  } else {
+    s.line("the plan made no prediction for these mappings");
+  }
+}
+
+}  // namespace
+
+void TextReportWriter::write(const Report& report, std::ostream& out) const { write_report(report, out, false); }
+void MarkdownReportWriter::write(const Report& report, std::ostream& out) const { write_report(report, out, true); }
+
+}  // namespace meshbench::analysis
