@@ -12,7 +12,7 @@ namespace meshbench::analysis {
 
 // env.template: the template's variables on every rank. Unset: WARN (FAIL with strict). A
 // different value: FAIL with a template given by file or with strict, WARN with the built-in one
-// (the seed checklist's values are a suggestion, and partly legacy per ops-ecosystem.md §3.3).
+// (the built-in values are a suggestion, and partly legacy: docs/doctor.md, "Environment template").
 Check check_env_template(const std::vector<RankFacts>& ranks, const EnvTemplate& tmpl, bool strict);
 // env.identical: behaviour variables (is_behaviour_variable) equal on every rank; FAIL names the
 // variable and which ranks/hosts have which value.

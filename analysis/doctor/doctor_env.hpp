@@ -41,7 +41,7 @@ EnvTemplate load_env_template(const std::filesystem::path& path);
 // SLURM_*) differ per rank and node by design and are not compared.
 bool is_behaviour_variable(std::string_view name);
 
-// ops-ecosystem.md §3.3: settings that are legacy (no longer needed), or harmful, given the
+// docs/doctor.md, "Environment template": settings that are legacy (no longer needed), or harmful, given the
 // versions found. `variable` empty for combinations (FI_EFA_SET_CUDA_SYNC_MEMOPS missing).
 struct EnvFinding {
   std::string variable;

@@ -14,7 +14,7 @@
 
 namespace meshbench::analysis {
 
-// What NCCL_DEBUG=INFO says about how a job communicated (line formats: ops-ecosystem.md §3.2).
+// What NCCL_DEBUG=INFO says about how a job communicated (line formats: docs/doctor.md, "meshbench logs summary").
 // `run` captures NCCL's log per mapping (NCCL_DEBUG_FILE) and asks which transport each
 // dimension's communicators used; `logs summary` prints the same for a person.
 

@@ -2,7 +2,7 @@
 // names the dimensions fastest first; a group is every combination of the masked coordinates
 // with the others fixed. The checks run in the order initialize_model_parallel runs them, so a
 // layout that breaks several rules is told about the rule Megatron would report.
-// See shared/reference/mapping-anchors.md §1.
+// docs/mapping.md ("meshbench groups") lists the rules and their messages.
 #include "mapping/rank_groups.hpp"
 
 #include <algorithm>

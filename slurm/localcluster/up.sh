@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Brings up the local test cluster: N emulated nodes on this machine (DESIGN.md §6).
+# Brings up the local test cluster: N emulated nodes on this machine (docs/slurm.md, "The local test cluster").
 #
 #   up.sh N [--slots S] [--rate 1gbit|none] [--slurm] [--cluster NAME]
 #     (environment: MBN_STATE_ROOT, MBN_KEEP_LOGS=DIR keeps the logs of a failed bring-up)
@@ -212,7 +212,7 @@ if [[ $with_slurm == 1 ]]; then
     echo "SlurmctldHost=${head_name}($(mbn_node_addr 0))"
     echo "SlurmUser=root"
     echo "SlurmdUser=root"
-    # No munge: the cluster is one machine and root runs everything (DESIGN.md §6).
+    # No munge: the cluster is one machine and root runs everything (docs/slurm.md, "The local test cluster").
     echo "AuthType=auth/none"
     echo "CredType=cred/none"
     # Jobs say --mpi=pmix themselves, as on ParallelCluster (MpiDefault=none there).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# meshbench logs summary / merge on canned logs in the formats of ops-ecosystem.md §3.2.
+# meshbench logs summary / merge on canned logs in NCCL's line formats (docs/doctor.md, "meshbench logs summary").
 exe="$1"
 source "$(dirname "$0")/doctor_lib.sh"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT

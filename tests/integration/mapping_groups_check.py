@@ -1,5 +1,5 @@
 """meshbench groups through the CLI: JSON keys and lists for Megatron's worked example
-(mapping-anchors.md §1.4, W=16 TP2 PP2 EP2, order tp-cp-ep-dp-pp) and for
+(Megatron-Core's docstring example, W=16 TP2 PP2 EP2, order tp-cp-ep-dp-pp) and for
 --use-tp-pp-dp-mapping's order with ETP1 (lists derived by hand from RankGenerator's
 algorithm), and the text form. Usage: mapping_groups_check.py MESHBENCH"""
 import json

@@ -33,7 +33,7 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-// The rules follow aws-ofi-nccl's doc/efa-env-var.md (ops-ecosystem.md §3.3). A rule that needs a
+// The rules follow aws-ofi-nccl's doc/efa-env-var.md (docs/doctor.md, "Environment template"). A rule that needs a
 // version fires only where that version is known, so a node without the plugin is not told
 // that FI_PROVIDER is legacy: there the template's FI_PROVIDER=efa may be what it needs.
 std::vector<EnvFinding> legacy_env_findings(const EnvLegacyInput& in) {

@@ -30,7 +30,7 @@ constexpr std::array<Component, 10> kComponents = {{
     {"kernel", "Linux kernel", false},
 }};
 
-// Minimums for p5-class nodes (ops-ecosystem.md §3.3): older versions are known not to work there.
+// Minimums for p5-class nodes (docs/doctor.md, "Versions"): older versions are known not to work there.
 struct Minimum {
   const char* component;
   const char* version;

@@ -7,7 +7,7 @@
 namespace meshbench::analysis {
 namespace {
 
-// A 4-rank, 2-node job on EFA in the line formats of ops-ecosystem.md §3.2 (NCCL 2.27, aws-ofi-nccl
+// A 4-rank, 2-node job on EFA in NCCL's line formats (NCCL 2.27, aws-ofi-nccl
 // 1.16), with a second 2-rank communicator on node-a interleaved on another thread.
 constexpr const char* kEfaLog = R"(NCCL version 2.27.7+cuda12.9
 node-a:1001:1001 [0] NCCL INFO cudaDriverVersion 12090

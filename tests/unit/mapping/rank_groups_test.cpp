@@ -1,5 +1,5 @@
 // Expected lists are derived by hand from Megatron-Core's generate_masked_orthogonal_rank_groups
-// (mapping-anchors.md §1.2): strides are prefix products of the ordered sizes; a group varies the
+// (docs/mapping.md, "meshbench groups"): strides are prefix products of the ordered sizes; a group varies the
 // masked coordinates (first fastest) with the others fixed; groups are listed by the unmasked
 // coordinates, first fastest. The derivation of each case is in its comment.
 #include "mapping/rank_groups.hpp"
@@ -30,7 +30,7 @@ std::string rule_broken(const Layout& l) {
 
 }  // namespace
 
-// mapping-anchors.md §1.4: W=16, TP2 PP2 EP2 (ETP = TP), order tp-cp-ep-dp-pp.
+// Megatron-Core's docstring example: W=16, TP2 PP2 EP2 (ETP = TP), order tp-cp-ep-dp-pp.
 TEST(RankGroups, MegatronWorkedExampleW16) {
   Layout l{.world = 16, .tp = 2, .cp = 1, .pp = 2, .ep = 2};
   const auto g = rank_groups(l);

@@ -1,4 +1,4 @@
-// Per-step traffic checked against the worked example of mapping-anchors.md §7 (Mixtral-8x7B-like
+// Per-step traffic checked against a worked example (Mixtral-8x7B-like
 // on 4 nodes × 8 GPUs, TP2/SP PP2 EP8 ETP1, b=1 s=4096 bf16): b·s·h·a = 33,554,432 B.
 #include "mapping/workload.hpp"
 
