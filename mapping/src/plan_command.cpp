@@ -12,7 +12,7 @@
 #include "mapping/commands.hpp"
 #include "mapping/exports.hpp"
 #include "mapping/plan.hpp"
-#include "mapping/report.hpp"
+#include "mapping/plan_text.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::mapping {

@@ -8,7 +8,7 @@
 
 #include "common/error.hpp"
 #include "mapping/exports.hpp"
-#include "mapping/report.hpp"
+#include "mapping/plan_text.hpp"
 #include "synthetic_nodes.hpp"
 
 namespace meshbench::mapping {

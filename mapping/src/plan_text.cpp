@@ -1,4 +1,4 @@
-#include "mapping/report.hpp"
+#include "mapping/plan_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
