@@ -52,6 +52,11 @@ struct SetComparison {
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
                            const SetOptions& options, bool all_environment);
 
+// What runs must share to be one configuration's reruns: the layout ("world 4, tp 2 cp 1 …") and
+// the machine's shape ("2 node(s) of 2 2 slots"; host names may differ between equal machines).
+std::string layout_text(const results::LayoutRecord& layout);
+std::string topology_text(const results::ResultsFile& file);
+
 // The .h5 files of a folder in name order (InputError for a folder without any), or the path
 // itself when it is a file.
 std::vector<std::string> expand_results_paths(const std::string& path);

@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/compare/src/compare_keys.hpp"
+#include "analysis/compare/point_keys.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "analysis/report/report_table.hpp"
-#include "analysis/compare/src/compare_keys.hpp"
+#include "analysis/compare/point_keys.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 
@@ -20,20 +20,6 @@ using detail::RowKey;
 
 RunSide side_of(const results::ResultsFile& f) {
   return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
-}
-
-std::string layout_text(const results::LayoutRecord& l) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp, l.edp);
-  return buf;
-}
-
-// What a set must share to be one configuration's reruns: the layout and the machine's shape
-// (nodes and their slots; host names may differ between equal machines).
-std::string topology_text(const results::ResultsFile& f) {
-  std::string out = std::to_string(f.nodes().size()) + " node(s) of";
-  for (const auto& n : f.nodes()) out += " " + std::to_string(n.slot_count);
-  return out + " slots";
 }
 
 void check_homogeneous(const std::vector<results::ResultsFile>& set, const char* which) {
@@ -62,6 +48,18 @@ std::map<RoundKey, std::vector<double>> round_log_medians(const results::Results
 }
 
 }  // namespace
+
+std::string layout_text(const results::LayoutRecord& l) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp, l.edp);
+  return buf;
+}
+
+std::string topology_text(const results::ResultsFile& f) {
+  std::string out = std::to_string(f.nodes().size()) + " node(s) of";
+  for (const auto& n : f.nodes()) out += " " + std::to_string(n.slot_count);
+  return out + " slots";
+}
 
 std::string SetFamily::name() const {
   switch (kind) {

@@ -23,6 +23,8 @@ class FixtureFile {
   void set_workload_json(std::string json) { header_.layout.workload_json = std::move(json); }
   // The layout as recorded (a test that needs another one changes it here).
   results::LayoutRecord& layout() { return header_.layout; }
+  // The run as recorded (start time, status, ...).
+  results::RunInfo& run() { return header_.run; }
   void set_version(const std::string& name, const std::string& value);
   void set_env(const std::string& name, const std::string& value);
   void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }

@@ -1,0 +1,59 @@
+// meshbench history: change points over a series of runs. Exit 0 when no series changed, 1 when
+// one did (so CI can gate on it), 2 for bad input.
+#include "analysis/history/history_command.hpp"
+
+#include <iostream>
+
+#include "analysis/compare/compare_set.hpp"
+#include "analysis/history/history.hpp"
+#include "analysis/history/history_writers.hpp"
+#include "common/error.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+constexpr const char* kSummary =
+    "Order results files by start time (per configuration: runs of another layout or machine shape are grouped apart,\n"
+    "never mixed), build a time series per point and per family of points (one op at one size, one collective at every\n"
+    "size, a dimension, the whole run), and find the change points in each by E-Divisive means with a permutation test.\n"
+    "Each change is named by the run where the new level starts and what the runs' provenance says changed there.\n"
+    "Exit status: 0 no change, 1 a change in some series, 2 bad input. docs/report.md (\"meshbench history\").";
+
+}  // namespace
+
+int history_command(const Args& args) {
+  std::vector<std::string> paths;
+  std::string format_name;
+  HistoryOptions o;
+  po::options_description options("history options");
+  // clang-format off
+  options.add_options()
+      ("paths", po::value(&paths)->value_name("FILE"), "results files or folders of them (positional)")
+      ("p-value", po::value(&o.change_points.p_value)->default_value(0.01, "0.01")->value_name("P"),
+       "a change counts when its permutation p-value is at most this")
+      ("permutations", po::value(&o.change_points.permutations)->default_value(999)->value_name("N"), "shuffles per test")
+      ("min-runs", po::value(&o.change_points.min_segment)->default_value(3)->value_name("N"), "runs on each side of a change, at least")
+      ("min-change", po::value(&o.change_points.min_change)->default_value(0.05, "0.05")->value_name("FRACTION"),
+       "the levels on either side differ by at least this (0.05 = 5%)")
+      ("seed", po::value(&o.change_points.seed)->default_value(1), "seed of the shuffles (the same runs and seed give the same answer)")
+      ("all-env", po::bool_switch(&o.all_environment), "also list per-launch variables (job ids, ports, URIs) among the changes")
+      ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, json or markdown");
+  // clang-format on
+  po::positional_options_description positional;
+  positional.add("paths", -1);
+  const auto vm = parse_command("history", kSummary, options, args, std::cout, &positional);
+  if (!vm) return kExitOk;
+  if (!(o.change_points.min_change >= 0 && o.change_points.min_change < 10)) throw InputError("--min-change must be a fraction between 0 and 10");
+  const OutputFormat format = parse_output_format(format_name, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown});
+  if (paths.empty()) throw InputError("history needs results files or a folder of them: meshbench history run1.h5 run2.h5... or meshbench history DIR");
+  std::vector<results::ResultsFile> runs;
+  for (const auto& p : paths) {
+    for (const auto& file : expand_results_paths(p)) runs.push_back(results::ResultsFile::open(file));
+  }
+  const History h = build_history(runs, o);
+  write_history(h, format, std::cout);
+  return h.changed_series() > 0 ? kExitFailure : kExitOk;
+}
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,129 @@
+// meshbench history on written files: ordering by start time, configurations kept apart, the run
+// and the provenance change a step is attributed to, families, writers, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "analysis/history/history.hpp"
+#include "analysis/history/history_writers.hpp"
+#include "common/error.hpp"
+#include "report_fixture.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+// Run `index` of a series: 2 mappings × (tp all_reduce, ep all_to_all) × 3 sizes, ±1.5% wobble
+// per point and run; from run `step_from` on, ep all_to_all at 64 KiB is `step` slower and
+// libfabric is 1.18 instead of 1.17.
+testing::FixtureFile make_run(int index, int step_from = 1000, double step = 1.0) {
+  testing::FixtureFile f;
+  f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  char started[32];
+  std::snprintf(started, sizeof started, "2026-11-%02dT10:00:00Z", index + 1);
+  f.run().started_at = started;
+  f.set_version("libfabric", index >= step_from ? "1.18.0" : "1.17.0");
+  int k = 0;
+  for (const std::string m : {"ep-inner", "dp-inner"}) {
+    for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) {
+      for (const auto& [dim, op, base] : {std::tuple{"tp", "all_reduce", 20.0}, std::tuple{"ep", "all_to_all", 50.0}}) {
+        const double wobble = 1.0 + 0.015 * std::sin(1.7 * (k++) + 2.3 * index);
+        const bool stepped = index >= step_from && std::string(op) == "all_to_all" && b == 65536;
+        f.add_point(m, dim, op, b, base * (1 + static_cast<double>(b) / 65536.0) * wobble * (stepped ? step : 1.0));
+      }
+    }
+  }
+  return f;
+}
+
+// Written in reverse order so that only the start times put them right.
+std::vector<results::ResultsFile> write_runs(const testing::ScratchDir& dir, int n, int step_from, double step) {
+  std::vector<results::ResultsFile> out;
+  for (int i = n - 1; i >= 0; --i) out.push_back(results::ResultsFile::open(make_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
+  return out;
+}
+
+const Series* find_series(const ConfigurationHistory& c, UnitKind kind, const std::string& dim, const std::string& op, std::uint64_t bytes) {
+  for (const auto& s : c.series) {
+    if (s.family.kind == kind && s.family.dim == dim && s.family.op == op && s.family.bytes == bytes) return &s;
+  }
+  return nullptr;
+}
+
+TEST(History, AStepFromTheEighthRunIsFoundThereWithTheVersionChangeBesideIt) {
+  testing::ScratchDir dir;
+  const auto runs = write_runs(dir, 12, 7, 1.10);
+  const History h = build_history(runs, {});
+  ASSERT_EQ(h.configurations.size(), 1U);
+  const auto& c = h.configurations[0];
+  ASSERT_EQ(c.runs.size(), 12U);
+  EXPECT_EQ(c.runs.front().started_at, "2026-11-01T10:00:00Z");
+  const Series* family = find_series(c, UnitKind::op_size, "", "all_to_all", 65536);
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(family->family.points, 2);
+  ASSERT_EQ(family->changes.size(), 1U);
+  EXPECT_EQ(family->changes[0].point.index, 7U);
+  EXPECT_NEAR(family->changes[0].ratio, 1.10, 0.02);
+  EXPECT_NE(family->changes[0].run_after.find("run7.h5"), std::string::npos);
+  bool libfabric = false;
+  for (const auto& ch : family->changes[0].changes) libfabric |= ch.name == "libfabric" && ch.before == "1.17.0" && ch.after == "1.18.0";
+  EXPECT_TRUE(libfabric);
+  // The two stepped points changed too; nothing of tp did.
+  for (const auto& s : c.series) {
+    if (s.family.kind == UnitKind::point && s.family.op == "all_to_all" && s.family.bytes == 65536) {
+      EXPECT_EQ(s.changes.size(), 1U) << s.name();
+    }
+    if (s.family.dim == "tp" || (s.family.op == "all_reduce" && s.family.kind == UnitKind::op_size)) {
+      EXPECT_TRUE(s.changes.empty()) << s.name();
+    }
+  }
+  EXPECT_GT(h.changed_series(), 0);
+}
+
+TEST(History, HonestRunsHaveNoChange) {
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 12, 1000, 1.0), {});
+  EXPECT_EQ(h.changed_series(), 0);
+  // 12 points; op-size 6, collective 2, dimension 2, whole run 1 families.
+  EXPECT_EQ(h.searched_series(), 12 + 6 + 2 + 2 + 1);
+}
+
+TEST(History, RunsOfAnotherLayoutAreGroupedApart) {
+  testing::ScratchDir dir;
+  auto runs = write_runs(dir, 6, 1000, 1.0);
+  auto other = make_run(0);
+  other.layout().tp = 4;
+  runs.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
+  const History h = build_history(runs, {});
+  ASSERT_EQ(h.configurations.size(), 2U);
+  EXPECT_EQ(h.configurations[0].runs.size(), 6U);
+  EXPECT_EQ(h.configurations[1].runs.size(), 1U);
+  std::ostringstream text;
+  write_history(h, OutputFormat::text, text);
+  EXPECT_NE(text.str().find("too few runs to find a change"), std::string::npos) << text.str();
+}
+
+TEST(History, JsonAndMarkdownSayTheSame) {
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 10, 5, 1.25), {});
+  const auto j = history_to_json(h);
+  EXPECT_EQ(j["schema"], "meshbench.history");
+  EXPECT_EQ(j["changed_series"].get<int>(), h.changed_series());
+  std::ostringstream md;
+  write_history(h, OutputFormat::markdown, md);
+  EXPECT_NE(md.str().find("| all_to_all at 64 KiB"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("libfabric 1.17.0 → 1.18.0"), std::string::npos) << md.str();
+}
+
+TEST(History, BadOptionsAreOneLineErrors) {
+  testing::ScratchDir dir;
+  const auto runs = write_runs(dir, 6, 1000, 1.0);
+  HistoryOptions o;
+  o.change_points.permutations = 10;  // p can never reach 0.01
+  EXPECT_THROW(build_history(runs, o), InputError);
+  EXPECT_THROW(build_history({}, {}), InputError);
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
