@@ -196,3 +196,22 @@ def set_slot_count(src, dst, node, count):
         data = ds[:]
         data[node] = count
         ds[...] = data
+
+
+def set_started_at(path, started_at):
+    """Rewrites the run's recorded start time (history orders runs by it)."""
+    with h5py.File(path, "r+") as f:
+        f.attrs["started_at"] = started_at
+
+
+def set_version(path, name, value):
+    """Sets one recorded version (/provenance/versions), adding it when absent."""
+    with h5py.File(path, "r+") as f:
+        ds = f["provenance/versions"]
+        rows = [(r["name"], r["value"]) for r in ds[:]]
+        dtype = ds.dtype
+        rows = [(n, value.encode() if n == name.encode() else v) for n, v in rows]
+        if all(n != name.encode() for n, _ in rows):
+            rows.append((name.encode(), value.encode()))
+        del f["provenance/versions"]
+        f["provenance"].create_dataset("versions", data=np.array(rows, dtype=dtype))

@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from mbtest import TempDir, check, env, expect_bad_input, fail, mpirun, read_h5, run  # noqa: E402
 from report_h5edit import (op_size_indices, plant_noise, plant_op_size_slowdown, plant_slowdown, set_layout,  # noqa: E402
-                           set_schema_version, set_slot_count, shift_sizes)
+                           set_schema_version, set_slot_count, set_started_at, set_version, shift_sizes)
 
 # TP2 x DP2 with EP2 x EDP2 (ETP 1) on 4 ranks; the in-process plan measures every valid order.
 RUN = ["run", "--tp", "2", "--ep", "2", "--etp", "1", "-b", "1K", "-e", "256K", "-f", "4", "--budget", "0.1",
@@ -287,6 +287,48 @@ def test_compare_set_verdicts():
               and any(f["new_runs_slower"] == 1 for f in planted), f"the planted family with --confirm: {planted}", c1)
         c2 = compare(*base, "--", *one, "--confirm")
         check(c2.returncode == 1, "--confirm did not confirm a regression seen in both new runs", c2)
+
+
+def test_history_planted_step():
+    """meshbench history over 12 synthetic reruns of a real file (seeded noise: 1.5% per point,
+    1% per run), written in shuffled name order with increasing start times; from the 8th run on
+    all_reduce at the largest size is 10% slower and libfabric's version changed. The change
+    must be found at run 8 in that family with the version change beside it, and in no series
+    without a slowed point; a run of another layout is kept apart; bad input exits 2."""
+    with TempDir() as d:
+        runs = os.path.join(d, "runs")
+        os.makedirs(runs)
+        with read_h5(fixture("base.h5")) as f:
+            largest = int(max(f["measurements"][:]["bytes"]))
+        idx = op_size_indices(fixture("base.h5"), "all_reduce", largest)
+        for k in range(12):
+            path = os.path.join(runs, f"r{(k * 5) % 12:02d}.h5")  # name order is not time order
+            plant_noise(fixture("base.h5"), path, 0.015, seed=500 + k, run_sigma=0.01, only={i: 1.10 for i in idx} if k >= 7 else None)
+            set_started_at(path, f"2026-11-{k + 1:02d}T09:00:00Z")
+            set_version(path, "libfabric", "1.18.0" if k >= 7 else "1.17.0")
+        set_layout(fixture("base.h5"), os.path.join(runs, "other_layout.h5"), tp=4)
+        p = run("history", runs, "--format", "json")
+        check(p.returncode == 1, "history did not report the planted step (exit 1)", p)
+        data = json.loads(p.stdout)
+        check(len(data["configurations"]) == 2, "the other layout was not kept apart", p)
+        c = next(c for c in data["configurations"] if len(c["runs"]) == 12)
+        check([r["started_at"][:10] for r in c["runs"]] == [f"2026-11-{k:02d}" for k in range(1, 13)], "runs not in time order", p)
+        family = [s for s in c["series"] if s["kind"] == "op_size" and s["op"] == "all_reduce" and s["bytes"] == largest]
+        check(family and all(len(s["changes"]) == 1 for s in family), f"the planted family (one series per timing mode): {family}", p)
+        for change in (s["changes"][0] for s in family):
+            check(change["run"] == 8, f"the change was put at run {change['run']}, not 8", p)
+            check(abs(change["ratio"] - 1.10) < 0.03, f"the change's size {change['ratio']}", p)
+            check(any(ch["name"] == "libfabric" and ch["before"] == "1.17.0" and ch["after"] == "1.18.0" for ch in change["provenance_changes"]),
+                  f"the version change is not beside it: {change['provenance_changes']}", p)
+        stepped = lambda s: s["op"] == "all_reduce" and s["bytes"] == largest and s["kind"] in ("point", "op_size")  # noqa: E731
+        false = [s["name"] for s in c["series"] if s["changes"] and not stepped(s)]
+        check(not false, f"change points in series without a slowed point: {false}", p)
+        t = run("history", runs)
+        check("from run" in t.stdout and "libfabric 1.17.0 → 1.18.0" in t.stdout, "text output lacks the change", t)
+        empty = os.path.join(d, "empty")
+        os.makedirs(empty)
+        expect_bad_input(run("history", empty), "holds no .h5")
+        expect_bad_input(run("history", os.path.join(os.path.dirname(__file__), "report_test.py")), "not an HDF5 file")
 
 
 # Two ranks, one per core; small enough for CI, large enough that TCP's cost shows at every size.
