@@ -25,7 +25,7 @@ enum class Family : std::uint8_t {
   all_to_all,       // every rank sends a share to every other rank at once
   point_to_point,   // each rank exchanges with its neighbouring stages
 };
-inline constexpr std::size_t kFamilyCount = 4;
+inline constexpr std::size_t kFamilyCount = static_cast<std::size_t>(Family::point_to_point) + 1;  // from the last family
 
 // nccl-tests' bus-bandwidth factor for a group of n ranks, so that busbw compares with the
 // links' bandwidth whatever the op.

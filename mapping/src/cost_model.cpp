@@ -39,7 +39,6 @@ void add_profile(std::vector<Profile>& front, Profile p) {
 // Paths that leave a PCIe switch without NVLink share the switch's uplink.
 bool crosses_pcie_uplink(LinkClass c) { return c == LinkClass::PXB || c == LinkClass::PHB || c == LinkClass::SYS; }
 
-
 }  // namespace
 
 namespace detail {

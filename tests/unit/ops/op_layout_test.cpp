@@ -103,40 +103,40 @@ TEST(OpLayout, SendRecvPeersAtFirstMiddleAndLastStage) {
 // but the zeros are whole 16-byte units.
 const TrafficMatrix kSkewed = {{5, 1, 0}, {7, 2, 3}, {9, 4, 6}};
 
+struct A2avRank {
+  int rank;
+  std::vector<std::size_t> send_counts, send_displs;
+  std::size_t send;
+  std::vector<std::size_t> recv_counts, recv_displs;
+  std::size_t recv;
+  std::vector<std::size_t> sender_displs;  // where this rank's block starts in each sender's buffer
+};
+
 TEST(OpLayout, AllToAllvSkewedMatrix) {
-  // Rank 0: sends 5, 1, 0 (padded 8, 4, 0); receives column 0: 5, 7, 9 (padded 8, 8, 12).
-  const OpLayout r0 = op_layout(Op::all_to_allv, 48, 0, 3, &kSkewed);
-  EXPECT_EQ(r0.send_counts, (std::vector<std::size_t>{5, 1, 0}));
-  EXPECT_EQ(r0.send_displs, (std::vector<std::size_t>{0, 8, 12}));
-  EXPECT_EQ(r0.send, 12U);
-  EXPECT_EQ(r0.recv_counts, (std::vector<std::size_t>{5, 7, 9}));
-  EXPECT_EQ(r0.recv_displs, (std::vector<std::size_t>{0, 8, 16}));
-  EXPECT_EQ(r0.recv, 28U);
-  EXPECT_EQ(r0.sender_displs, (std::vector<std::size_t>{0, 0, 0}));
-  // Rank 1: sends 7, 2, 3 (8, 4, 4); receives 1, 2, 4 (4, 4, 4); its block in sender j's buffer
-  // follows j's padded block for rank 0.
-  const OpLayout r1 = op_layout(Op::all_to_allv, 48, 1, 3, &kSkewed);
-  EXPECT_EQ(r1.send_displs, (std::vector<std::size_t>{0, 8, 12}));
-  EXPECT_EQ(r1.send, 16U);
-  EXPECT_EQ(r1.recv_counts, (std::vector<std::size_t>{1, 2, 4}));
-  EXPECT_EQ(r1.recv_displs, (std::vector<std::size_t>{0, 4, 8}));
-  EXPECT_EQ(r1.recv, 12U);
-  EXPECT_EQ(r1.sender_displs, (std::vector<std::size_t>{8, 8, 12}));
-  // Rank 2: receives 0, 3, 6 (0, 4, 8): an empty block takes no room.
-  const OpLayout r2 = op_layout(Op::all_to_allv, 48, 2, 3, &kSkewed);
-  EXPECT_EQ(r2.send_displs, (std::vector<std::size_t>{0, 12, 16}));
-  EXPECT_EQ(r2.send, 24U);
-  EXPECT_EQ(r2.recv_displs, (std::vector<std::size_t>{0, 0, 4}));
-  EXPECT_EQ(r2.recv, 12U);
-  EXPECT_EQ(r2.sender_displs, (std::vector<std::size_t>{12, 12, 16}));
-  // The size column is the requested size; algbw divides the busiest rank's traffic: rank 0
-  // receives 5 + 7 + 9 = 21 elements.
-  for (const auto* l : {&r0, &r1, &r2}) {
-    EXPECT_EQ(l->count, 12U);
-    EXPECT_EQ(l->bytes, 48U);
-    EXPECT_EQ(l->algbw_bytes, 21U * kElementBytes);
-    for (auto d : l->send_displs) EXPECT_EQ(d * kElementBytes % kAlignBytes, 0U);
-    for (auto d : l->recv_displs) EXPECT_EQ(d * kElementBytes % kAlignBytes, 0U);
+  // Blocks padded to 4 elements: rank 0 sends 5, 1, 0 (8, 4, 0) and receives column 0: 5, 7, 9
+  // (8, 8, 12); rank 1's block in sender j's buffer follows j's padded block for rank 0; rank 2
+  // receives nothing from rank 0, and the empty block takes no room.
+  const std::vector<A2avRank> expected = {
+      {0, {5, 1, 0}, {0, 8, 12}, 12, {5, 7, 9}, {0, 8, 16}, 28, {0, 0, 0}},
+      {1, {7, 2, 3}, {0, 8, 12}, 16, {1, 2, 4}, {0, 4, 8}, 12, {8, 8, 12}},
+      {2, {9, 4, 6}, {0, 12, 16}, 24, {0, 3, 6}, {0, 0, 4}, 12, {12, 12, 16}},
+  };
+  for (const auto& e : expected) {
+    const OpLayout l = op_layout(Op::all_to_allv, 48, e.rank, 3, &kSkewed);
+    EXPECT_EQ(l.send_counts, e.send_counts) << "rank " << e.rank;
+    EXPECT_EQ(l.send_displs, e.send_displs) << "rank " << e.rank;
+    EXPECT_EQ(l.send, e.send) << "rank " << e.rank;
+    EXPECT_EQ(l.recv_counts, e.recv_counts) << "rank " << e.rank;
+    EXPECT_EQ(l.recv_displs, e.recv_displs) << "rank " << e.rank;
+    EXPECT_EQ(l.recv, e.recv) << "rank " << e.rank;
+    EXPECT_EQ(l.sender_displs, e.sender_displs) << "rank " << e.rank;
+    // The size column is the requested size; algbw divides the busiest rank's traffic: rank 0
+    // receives 5 + 7 + 9 = 21 elements.
+    EXPECT_EQ(l.count, 12U);
+    EXPECT_EQ(l.bytes, 48U);
+    EXPECT_EQ(l.algbw_bytes, 21U * kElementBytes);
+    for (auto d : l.send_displs) EXPECT_EQ(d * kElementBytes % kAlignBytes, 0U);
+    for (auto d : l.recv_displs) EXPECT_EQ(d * kElementBytes % kAlignBytes, 0U);
   }
   EXPECT_EQ(max_rank_traffic(kSkewed), 21U);
 }
