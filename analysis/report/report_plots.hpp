@@ -7,7 +7,7 @@
 
 namespace meshbench::analysis {
 
-// The embedded plotting script (analysis/plots/plots.py).
+// The embedded plotting script (analysis/report/plots/plots.py).
 const char* plots_script();
 
 // The interpreter: $MESHBENCH_PYTHON when set, else Debian's /usr/bin/python3.

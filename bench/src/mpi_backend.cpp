@@ -44,12 +44,11 @@ class MpiGroup final : public GroupComm {
     }
     fill_send(layout_, std::span(send_.data(), layout.send));
     count_ = as_int(layout.count);
-    if (layout.op == Op::all_to_allv) {
-      scounts_ = as_ints(layout.send_counts);
-      sdispls_ = as_ints(layout.send_displs);
-      rcounts_ = as_ints(layout.recv_counts);
-      rdispls_ = as_ints(layout.recv_displs);
-    }
+    // Empty but for the ops with per-peer counts.
+    scounts_ = as_ints(layout.send_counts);
+    sdispls_ = as_ints(layout.send_displs);
+    rcounts_ = as_ints(layout.recv_counts);
+    rdispls_ = as_ints(layout.recv_displs);
     requests_.resize(2 * layout.peers.size());
   }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/ops/op.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::bench {
@@ -32,6 +33,7 @@ po::options_description run_options_description(RunConfig& c) {
        "(the slowest quarter, the fastest, the median, even steps between); 0 keeps every group")
       ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)");
 
+  const std::string ops_help = "comma-separated ops: " + ops::op_names(",") + " (default: each dimension's typical ops)";
   po::options_description plan("what to measure");
   plan.add_options()
       ("plan", po::value(&c.plan_file)->default_value(""), "plan file from 'meshbench plan --out'; otherwise planned here")
@@ -45,7 +47,7 @@ po::options_description run_options_description(RunConfig& c) {
       ("top", po::value(&c.top)->default_value(0), "measure the K best-predicted mappings (0: all)")
       ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
       ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
-      ("ops", po::value<std::string>()->default_value(""), "comma-separated ops: all_reduce,all_gather,reduce_scatter,all_to_all,all_to_allv,send_recv (default: each dimension's typical ops)")
+      ("ops", po::value<std::string>()->default_value(""), ops_help.c_str())
       ("nccl-debug", po::value(&c.nccl_debug)->default_value(""),
        "NCCL backend: capture NCCL's INFO log of every process in this folder and record which transport each dimension used")
       ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
@@ -102,7 +104,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   }
   for (const auto& name : split_list(vm["ops"].as<std::string>())) {
     const auto op = mapping::parse_op(name);
-    if (!op) throw InputError("unknown op '" + name + "' in --ops; use all_reduce, all_gather, reduce_scatter, all_to_all, all_to_allv, send_recv");
+    if (!op) throw InputError("unknown op '" + name + "' in --ops; use " + ops::op_names(", "));
     c.run.ops.push_back(*op);
   }
   c.run.timings.clear();

@@ -54,8 +54,8 @@ Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector
 bool Runner::fits(Op op, std::uint64_t requested, int group_size, std::uint64_t* needed) const {
   if (memory_limit_ == 0) return true;
   TrafficMatrix matrix;
-  if (op == Op::all_to_allv) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
-  const std::uint64_t need = device_bytes_needed(op, requested, group_size, op == Op::all_to_allv ? &matrix : nullptr);
+  if (ops::info(op).traffic_matrix) matrix = alltoallv_matrix(group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+  const std::uint64_t need = device_bytes_needed(op, requested, group_size, ops::info(op).traffic_matrix ? &matrix : nullptr);
   if (needed != nullptr) *needed = need;
   return need <= memory_limit_;
 }
@@ -346,8 +346,8 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
     const std::string op_name(mapping::to_string(op));
     for (std::uint64_t requested : sizes_for(d.plan.dim)) {
       TrafficMatrix matrix;
-      if (op == Op::all_to_allv) matrix = alltoallv_matrix(d.group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
-      const OpLayout layout = op_layout(op, requested, d.position, d.group_size, op == Op::all_to_allv ? &matrix : nullptr);
+      if (ops::info(op).traffic_matrix) matrix = alltoallv_matrix(d.group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+      const OpLayout layout = op_layout(op, requested, d.position, d.group_size, ops::info(op).traffic_matrix ? &matrix : nullptr);
       if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
       // Too big for the device memory of the tightest rank: skipped, with a recorded failure
       // (every rank takes this decision alike: the limit is the world's, the need the group's).

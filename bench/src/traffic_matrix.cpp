@@ -29,17 +29,4 @@ TrafficMatrix alltoallv_matrix(int n, std::uint64_t elements_per_rank, double sk
   return counts;
 }
 
-std::uint64_t max_rank_traffic(const TrafficMatrix& counts) {
-  std::uint64_t best = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    std::uint64_t sent = 0, received = 0;
-    for (std::size_t j = 0; j < counts.size(); ++j) {
-      sent += counts[i][j];
-      received += counts[j][i];
-    }
-    best = std::max({best, sent, received});
-  }
-  return best;
-}
-
 }  // namespace meshbench::bench

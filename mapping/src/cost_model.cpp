@@ -7,6 +7,7 @@
 #include "mapping/cost_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 #include <map>
@@ -15,6 +16,7 @@
 
 namespace meshbench::mapping {
 
+using ops::Family;
 using topology::LinkClass;
 
 namespace {
@@ -36,8 +38,6 @@ void add_profile(std::vector<Profile>& front, Profile p) {
 
 // Paths that leave a PCIe switch without NVLink share the switch's uplink.
 bool crosses_pcie_uplink(LinkClass c) { return c == LinkClass::PXB || c == LinkClass::PHB || c == LinkClass::SYS; }
-
-double ring_steps(Op op, int n) { return op == Op::all_reduce ? 2.0 * (n - 1) : n - 1.0; }
 
 }  // namespace
 
@@ -502,13 +502,13 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
     shape.group_size = g.size;
     shape.groups = g.count();
     if (g.size <= 1) continue;
-    bool want_ring = false, want_a2a = false, want_p2p = false;
+    std::array<bool, ops::kFamilyCount> want{};
     for (const auto& t : traffic_list) {
-      if (t.dim != dim) continue;
-      want_a2a |= t.op == Op::all_to_all || t.op == Op::all_to_allv;
-      want_p2p |= t.op == Op::send_recv;
-      want_ring |= t.op == Op::all_reduce || t.op == Op::all_gather || t.op == Op::reduce_scatter;
+      if (t.dim == dim) want[static_cast<std::size_t>(ops::info(t.op).family)] = true;
     }
+    const bool want_ring = want[static_cast<std::size_t>(Family::ring_all_reduce)] || want[static_cast<std::size_t>(Family::ring_gather)];
+    const bool want_a2a = want[static_cast<std::size_t>(Family::all_to_all)];
+    const bool want_p2p = want[static_cast<std::size_t>(Family::point_to_point)];
     // A dimension without traffic still reports where its groups lie.
     if (want_ring || want_a2a || !want_p2p) {
       const bool done = !node0_rank.empty() && !g.group_of_rank.empty() && collectives_on_node0(g, node0_rank, want_ring, want_a2a, shape);
@@ -529,19 +529,18 @@ double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) 
   if (n <= 1) return 0;
   const double s = static_cast<double>(bytes);
   double worst = 0;
-  switch (op) {
-    case Op::all_reduce:
-    case Op::all_gather:
-    case Op::reduce_scatter:
-      for (const auto& p : shape.ring) worst = std::max(worst, ring_steps(op, n) * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
-      break;
-    case Op::all_to_all:
-    case Op::all_to_allv: {
-      const double skew = op == Op::all_to_allv ? params_.alltoallv_imbalance : 1.0;
+  const auto ring = [&](double steps) {
+    for (const auto& p : shape.ring) worst = std::max(worst, steps * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
+  };
+  switch (ops::info(op).family) {
+    case Family::ring_all_reduce: ring(2.0 * (n - 1)); break;
+    case Family::ring_gather: ring(n - 1.0); break;
+    case Family::all_to_all: {
+      const double skew = ops::info(op).traffic_matrix ? params_.alltoallv_imbalance : 1.0;
       for (const auto& p : shape.all_to_all) worst = std::max(worst, (n - 1) * p.alpha_us + s * skew * p.us_per_byte);
       break;
     }
-    case Op::send_recv:
+    case Family::point_to_point:
       for (const auto& p : shape.send_recv) worst = std::max(worst, p.alpha_us + s * p.us_per_byte);
       break;
   }

@@ -195,6 +195,74 @@ def test_rounds_then_resume():
             check(n == int(x["iters"]) and n >= 30, f"pooled samples {n}, iters {x['iters']}: three rounds of at least 10")
 
 
+def megatron_groups(order, sizes, dim, world):
+    """Megatron-Core's groups of `dim`: ranks that differ only in its coordinate, the order's
+    first name varying fastest; groups sorted by their first rank, members by `dim`'s coordinate."""
+    names = order.split("-")
+    stride, strides = 1, {}
+    for name in names:
+        strides[name] = stride
+        stride *= sizes.get(name, 1)
+    groups = {}
+    for r in range(world):
+        coord = {name: (r // strides[name]) % sizes.get(name, 1) for name in names}
+        key = tuple(coord[name] for name in names if name != dim)
+        groups.setdefault(key, []).append((coord[dim], r))
+    return sorted([[r for _, r in sorted(g)] for g in groups.values()])
+
+
+def test_send_recv_across_pp():
+    """PP = 2: send_recv measured on the pipeline groups with the MPI backend."""
+    with TempDir() as d:
+        out = os.path.join(d, "pp.h5")
+        p = mpirun(4, "run", "--tp", "2", "--pp", "2", "--ops", "send_recv", "--sizes", "1K,64K", "--no-doctor",
+                   "--budget", "0.1", "--min-iters", "10", "--batches", "3", "--out", out)
+        check(p.returncode == 0, "run failed", p)
+        with read_h5(out) as f:
+            check(f.attrs["status"] == "complete", "status not complete")
+            lay = f["layout"].attrs
+            check((int(lay["world"]), int(lay["tp"]), int(lay["pp"]), int(lay["dp"])) == (4, 2, 2, 1), f"layout {dict(lay)}")
+            order = lay["order"].decode() if isinstance(lay["order"], bytes) else str(lay["order"])
+            expected = megatron_groups(order, {"tp": 2, "pp": 2}, "pp", 4)
+            if order == "tp-cp-ep-dp-pp":
+                check(expected == [[0, 2], [1, 3]], f"the test's own group math is off: {expected}")
+            names = [r["name"].decode() for r in f["mappings/table"][:]]
+            check(f"order:{order}" in names, f"the layout's own order is not among the mappings {names}")
+            for i, name in enumerate(names):
+                pp = f[f"mappings/M{i}/groups/pp"][:].tolist()
+                tp = f[f"mappings/M{i}/groups/tp"][:].tolist()
+                # Two stages per group, every rank in one group, each meeting each TP group once.
+                check(sorted(r for grp in pp for r in grp) == [0, 1, 2, 3] and all(len(grp) == 2 for grp in pp), f"{name}: pp groups {pp}")
+                check(all(len(set(a) & set(b)) == 1 for a in pp for b in tp), f"{name}: pp groups {pp} not orthogonal to tp {tp}")
+                if name.startswith("order:"):
+                    want = megatron_groups(name[len("order:"):], {"tp": 2, "pp": 2}, "pp", 4)
+                    check(pp == want, f"{name}: pp groups {pp}, Megatron's are {want}")
+                if name == f"order:{order}":
+                    check(pp == expected, f"{name}: pp groups {pp}, expected {expected}")
+            m = f["measurements"][:]
+            rows = [r for r in m if r["dim"].decode() == "pp"]
+            check(len(rows) > 0, f"no pp rows; dims measured: {sorted({r['dim'].decode() for r in m})}")
+            for r in rows:
+                what = f"{r['mapping'].decode()} {r['bytes']} {r['timing'].decode()}"
+                check(r["op"].decode() == "send_recv", f"pp measured {r['op']}")
+                check(r["backend"].decode() == "mpi", f"backend {r['backend']}")
+                check(int(r["group_size"]) == 2 and int(r["groups"]) == 2, f"{what}: groups {r['groups']} x {r['group_size']}")
+                check(int(r["wrong"]) == 0, f"{what}: {r['wrong']} wrong elements")
+                check(r["busbw_gbps"] > 0 and r["t_median_us"] > 0, f"{what}: busbw {r['busbw_gbps']}, median {r['t_median_us']}")
+                # send_recv's bus factor is 1: busbw is algbw.
+                check(abs(r["busbw_gbps"] - r["algbw_gbps"]) <= 1e-9 * r["algbw_gbps"], f"{what}: busbw {r['busbw_gbps']} != algbw {r['algbw_gbps']}")
+            for name in names:
+                sizes = sorted({int(r["bytes"]) for r in rows if r["mapping"].decode() == name})
+                check(sizes == [1024, 65536], f"mapping {name}: pp sizes {sizes}")
+            # Both pipeline groups ran and were timed at every point.
+            g = [r for r in f["group_timings"][:] if r["dim"].decode() == "pp"]
+            per_point = {}
+            for r in g:
+                per_point.setdefault((r["mapping"], r["bytes"], r["timing"]), set()).add(int(r["group"]))
+            check(len(per_point) == len(rows), f"{len(per_point)} pp points in group_timings, {len(rows)} in measurements")
+            check(all(groups == {0, 1} for groups in per_point.values()), f"pp groups timed: {per_point}")
+
+
 def test_bad_input():
     with TempDir() as d:
         out = os.path.join(d, "x.h5")

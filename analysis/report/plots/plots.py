@@ -3,6 +3,7 @@
 Embedded in the meshbench binary at build time and run with Debian's python3 and
 python3-matplotlib: `python3 plots.py REPORT.json OUTDIR`. Prints each file it writes, one per
 line. Exit status 3 when matplotlib is missing, so meshbench can say what to install.
+The JSON carries "op_order", the ops in meshbench's table order, so that no op is named here.
 """
 import json
 import math
@@ -20,7 +21,6 @@ except ImportError as exc:  # the caller turns this into one line
     sys.exit(3)
 
 DIM_ORDER = ["tp", "cp", "dp", "pp", "ep", "etp", "edp"]
-OP_ORDER = ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "all_to_allv", "send_recv"]
 
 
 def size_label(b):
@@ -75,7 +75,7 @@ def plot_busbw(report, out_dir):
     curves = [c for c in report["curves"] if c["timing"] == timing and c["concurrency"] == "concurrent" and c["points"]]
     dims = [d for d in DIM_ORDER if any(c["dim"] == d for c in curves)]
     for dim in dims:
-        ops = [o for o in OP_ORDER if any(c["dim"] == dim and c["op"] == o for c in curves)]
+        ops = [o for o in report["op_order"] if any(c["dim"] == dim and c["op"] == o for c in curves)]
         fig, axes = plt.subplots(1, len(ops), figsize=(5.2 * len(ops), 4.2), squeeze=False)
         for ax, op in zip(axes[0], ops):
             these = sorted((c for c in curves if c["dim"] == dim and c["op"] == op), key=lambda c: ranks.get(c["mapping"], 1e9))
@@ -143,8 +143,9 @@ def plot_ranking(report, out_dir):
 def plot_spread(report, out_dir):
     ranks = ranked_names(report)
     timing = report["ranking"]["timing"]
+    op_order = report["op_order"]
     rows = [s for s in report["group_spread_largest"] if s["timing"] == timing and s["concurrency"] == "concurrent"]
-    keys = sorted({(s["dim"], s["op"]) for s in rows}, key=lambda k: (DIM_ORDER.index(k[0]) if k[0] in DIM_ORDER else 99, OP_ORDER.index(k[1]) if k[1] in OP_ORDER else 99))
+    keys = sorted({(s["dim"], s["op"]) for s in rows}, key=lambda k: (DIM_ORDER.index(k[0]) if k[0] in DIM_ORDER else 99, op_order.index(k[1]) if k[1] in op_order else 99))
     if not keys:
         return
     cols = min(3, len(keys))

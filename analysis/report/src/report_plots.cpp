@@ -10,6 +10,7 @@
 
 #include "analysis/report/report_writers.hpp"
 #include "common/error.hpp"
+#include "common/ops/op.hpp"
 
 namespace meshbench::analysis {
 
@@ -85,7 +86,10 @@ std::vector<std::string> write_plots(const Report& report, const std::string& di
   Scratch scratch;
   {
     std::ofstream(scratch / "plots.py") << plots_script();
-    std::ofstream(scratch / "report.json") << report_to_json(report).dump();
+    // The script names no op: it orders them as the op table does.
+    nlohmann::json input = report_to_json(report);
+    for (const auto& row : ops::kOps) input["op_order"].push_back(row.name);
+    std::ofstream(scratch / "report.json") << input.dump();
   }
   const int status = run_python(python, scratch / "plots.py", scratch / "report.json", dir, scratch / "out.txt", scratch / "err.txt");
   const std::string err = last_line(read_all(scratch / "err.txt"));
