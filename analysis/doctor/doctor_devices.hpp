@@ -1,7 +1,6 @@
 #pragma once
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +30,6 @@ struct NodeTypeSpec {
   int gpus = 0;
   int efa = 0;
 };
-std::span<const NodeTypeSpec> node_type_catalog();
 std::optional<NodeTypeSpec> find_node_type(std::string_view name);
 std::string node_type_names();  // "p4d, p4de, p5, ..." for messages
 

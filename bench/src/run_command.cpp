@@ -90,7 +90,6 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
   h.topology = &topo;
   h.topology_json = topology::to_json(topo).dump();
   h.plan_json = plan.plan_json;
-  (void)config;
   return h;
 }
 

@@ -70,8 +70,6 @@ std::vector<NetInterface> read_net_interfaces(const std::filesystem::path& sysfs
   return out;
 }
 
-std::span<const NodeTypeSpec> node_type_catalog() { return kCatalog; }
-
 std::optional<NodeTypeSpec> find_node_type(std::string_view name) {
   for (const auto& spec : kCatalog) {
     if (spec.name == name || spec.instance_type == name) return spec;
