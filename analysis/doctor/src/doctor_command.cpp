@@ -7,6 +7,7 @@
 #include "analysis/doctor/doctor_command.hpp"
 #include "analysis/doctor/doctor_run.hpp"
 #include "common/error.hpp"
+#include "common/mpi/session.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::analysis {
@@ -82,25 +83,26 @@ int doctor_command(const Args& args) {
     publish(report);
     return report.exit_status();
   }
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (initialised == 0) MPI_Init(nullptr, nullptr);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
-  // Rank 0 prints before MPI_Finalize, which no rank leaves before all arrive: a launcher that
-  // kills the job when a rank exits non-zero cannot cut the report short.
   std::string error;
-  if (rank == 0) {
-    try {
-      publish(report);
-    } catch (const InputError& e) {
-      error = e.what();
+  int exit_status = 0;
+  {
+    const mpi::MpiSession session;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
+    exit_status = report.exit_status();
+    // Rank 0 prints before MPI_Finalize (the session's end), which no rank leaves before all
+    // arrive: a launcher that kills the job when a rank exits non-zero cannot cut the report short.
+    if (rank == 0) {
+      try {
+        publish(report);
+      } catch (const InputError& e) {
+        error = e.what();
+      }
     }
   }
-  if (initialised == 0) MPI_Finalize();
   if (!error.empty()) throw InputError(error);
-  return report.exit_status();
+  return exit_status;
 }
 
 }  // namespace meshbench::analysis
