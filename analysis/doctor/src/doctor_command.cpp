@@ -1,11 +1,10 @@
 #include <mpi.h>
 
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/doctor/doctor_command.hpp"
 #include "analysis/doctor/doctor_run.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/mpi/session.hpp"
 #include "topology/options.hpp"
@@ -15,15 +14,20 @@ namespace meshbench::analysis {
 namespace {
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  // Never leave a partial file: write beside the target and rename on success.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw InputError("cannot write '" + path + "'; choose a writable --output path");
-    out << j.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
-    if (!out) throw InputError("writing '" + path + "' failed");
+  try {
+    write_file_atomically(path, j.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n");
+  } catch (const AtomicWriteError& e) {
+    switch (e.step()) {
+      case AtomicWriteError::Step::exists:
+      case AtomicWriteError::Step::create:
+        throw InputError("cannot write '" + path + "'; choose a writable --output path");
+      case AtomicWriteError::Step::write:
+        throw InputError("writing '" + path + "' failed");
+      case AtomicWriteError::Step::rename:
+        break;
+    }
+    throw InputError("cannot rename '" + e.temp() + "' to '" + path + "'");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError("cannot rename '" + tmp + "' to '" + path + "'");
 }
 
 }  // namespace
