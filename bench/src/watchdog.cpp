@@ -18,6 +18,8 @@
 #include <span>
 #include <sstream>
 
+#include "common/strings.hpp"
+
 namespace meshbench::bench {
 
 namespace {
@@ -361,9 +363,7 @@ std::string Watchdog::describe_failure(const std::string& point, double limit_s,
       ++waiting;
     }
   }
-  const auto list = [&msg](const std::vector<std::string>& items) {
-    for (std::size_t i = 0; i < items.size(); ++i) msg << (i > 0 ? ", " : "") << items[i];
-  };
+  const auto list = [&msg](const std::vector<std::string>& items) { msg << join(items, ", "); };
   if (missing.empty() && unreachable.empty()) msg << "; every rank is inside it (a hang in the library or the network)";
   if (!missing.empty()) {
     msg << "; never arrived: ";

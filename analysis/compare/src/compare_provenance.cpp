@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare/compare.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -76,9 +77,7 @@ std::string joined_hosts(const results::ResultsFile& f) {
   for (const auto& h : f.run().hosts) {
     if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
   }
-  std::string out;
-  for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
-  return out;
+  return join(hosts, ",");
 }
 
 }  // namespace
