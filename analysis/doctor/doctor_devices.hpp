@@ -23,7 +23,7 @@ struct NetInterface {
 };
 std::vector<NetInterface> read_net_interfaces(const std::filesystem::path& sysfs_root = "/sys");
 
-// What an instance type has (AWS's instance profiles); --node-type takes the short or the full name.
+// What an EFA node type of topology's catalog has; --node-type takes the short or the full name.
 struct NodeTypeSpec {
   std::string_view name;  // "p5"
   std::string_view instance_type;  // "p5.48xlarge"
