@@ -36,7 +36,8 @@ std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) 
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   int len = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size_of(comm)));
+  // Only rank 0 receives, so only rank 0 holds one length per rank (65,536 of them at scale).
+  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(size_of(comm)) : 0);
   MPI_Gather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
   const auto displs = displacements(lengths);
   std::string all(rank == 0 ? static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)) : 0, '\0');
