@@ -19,8 +19,6 @@ struct Mapping {
   ParallelGroups groups;         // logical rank groups (from layout)
   std::vector<std::string> aliases;  // names of other candidates that turned out to be this one
 
-  // The logical rank the process on `slot` plays.
-  std::vector<int> rank_of_slot() const;
   // A dimension's groups in slots.
   RankGroups slot_groups(Dim dim) const;
   // True when the placement is the identity: Megatron's order alone gives this mapping.

@@ -83,8 +83,8 @@ Plan load_plan(const std::string& path);
 // InputError unless the plan was made for this many nodes with these slot counts.
 void check_plan_matches(const Plan& plan, const topology::ClusterTopology& launched);
 
-// Writes `text` to `path` through a temporary file and a rename; refuses an existing file
-// unless `force`.
-void write_file_atomically(const std::string& path, const std::string& text, bool force);
+// Writes `text` to `path` whole or not at all (common/atomic_file.hpp); refuses an existing
+// file unless `force`. InputError on any failure.
+void write_output_file(const std::string& path, const std::string& text, bool force);
 
 }  // namespace meshbench::mapping

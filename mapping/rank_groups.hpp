@@ -46,7 +46,6 @@ FlatParallelGroups flat_rank_groups(const Layout& layout);
 // generate_masked_orthogonal_rank_groups: `sizes` in order (first fastest), `mask` selects the
 // dimensions that vary inside a group.
 FlatGroups masked_orthogonal_groups_flat(const std::vector<int>& sizes, const std::vector<bool>& mask);
-RankGroups masked_orthogonal_groups(const std::vector<int>& sizes, const std::vector<bool>& mask);
 
 // One of the two grids RankGenerator builds from the order string.
 enum class Grid { dense, expert };

@@ -1,7 +1,6 @@
 #pragma once
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,14 +23,13 @@ struct NetInterface {
 };
 std::vector<NetInterface> read_net_interfaces(const std::filesystem::path& sysfs_root = "/sys");
 
-// What an instance type has (AWS's instance profiles); --node-type takes the short or the full name.
+// What an EFA node type of topology's catalog has; --node-type takes the short or the full name.
 struct NodeTypeSpec {
   std::string_view name;  // "p5"
   std::string_view instance_type;  // "p5.48xlarge"
   int gpus = 0;
   int efa = 0;
 };
-std::span<const NodeTypeSpec> node_type_catalog();
 std::optional<NodeTypeSpec> find_node_type(std::string_view name);
 std::string node_type_names();  // "p4d, p4de, p5, ..." for messages
 

@@ -113,7 +113,6 @@ class NcclLogParser {
   ~NcclLogParser();
   NcclLogParser(const NcclLogParser&) = delete;
   NcclLogParser& operator=(const NcclLogParser&) = delete;
-  void add_line(std::string_view line);
   void add(std::istream& in);
   NcclLogSummary finish();
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "bench/backend_error.hpp"
-#include "bench/src/mpi_util.hpp"
+#include "common/mpi/strings.hpp"
 #include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
 
@@ -145,7 +145,7 @@ void prepare_everywhere(const PointContext& ctx, const OpLayout& layout) {
     const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, ctx.world);
     if (first == size) return;
-    broadcast(mine, first, ctx.world);
+    mpi::broadcast_string(mine, ctx.world, first);
   }
   throw PointNotMeasured(mine);
 }

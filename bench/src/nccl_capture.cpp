@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/strings.hpp"
+
 namespace meshbench::bench {
 
 std::string start_nccl_capture(const std::string& dir) {
@@ -47,11 +49,7 @@ std::vector<results::TransportUse> transport_uses(const std::vector<std::pair<st
 
 std::string encode_transports(const std::vector<std::set<std::string>>& comms) {
   std::string text;
-  for (const auto& used : comms) {
-    std::string line;
-    for (const auto& t : used) line += (line.empty() ? "" : ",") + t;
-    text += line + "\n";
-  }
+  for (const auto& used : comms) text += join(used, ",") + "\n";
   return text;
 }
 

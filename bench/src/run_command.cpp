@@ -22,6 +22,8 @@
 #include "bench/run_config.hpp"
 #include "bench/runner.hpp"
 #include "bench/src/mpi_util.hpp"
+#include "common/mpi/session.hpp"
+#include "common/mpi/strings.hpp"
 #include "bench/src/run_plan.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
@@ -90,7 +92,6 @@ results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, 
   h.topology = &topo;
   h.topology_json = topology::to_json(topo).dump();
   h.plan_json = plan.plan_json;
-  (void)config;
   return h;
 }
 
@@ -169,7 +170,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     }
   }
   if (any_input_error(error, world, "run")) return kExitBadInput;
-  broadcast(wire, 0, world);
+  mpi::broadcast_string(wire, world);
   if (rank != 0) plan = from_wire(wire);
 
   // The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
@@ -198,7 +199,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
 
   std::vector<std::string> hosts;
   for (int r = 0; r < size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = allgather(hostname(), world);
+  if (!config.topology.given()) hosts = mpi::allgather_strings(hostname(), world);
 
   RunOptions options = config.run;
   if (config.workload_sizes) options.dim_sizes = plan.workload_sizes;
@@ -240,7 +241,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     for (const auto& line : keys_to_lines(completed)) completed_text += line + "\n";
   }
   if (any_input_error(error, world, "run")) return kExitBadInput;
-  broadcast(completed_text, 0, world);
+  mpi::broadcast_string(completed_text, world);
   completed = lines_to_keys(completed_text);
 
   std::unique_ptr<ResultsFileReporter> file_reporter;
@@ -295,7 +296,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   if (!nccl_log.empty()) {
     std::ifstream log(nccl_log);
     const auto mine = encode_transports(communicator_transports(analysis::parse_nccl_log(log)));
-    const auto all = allgather(mine, world);
+    const auto all = mpi::allgather_strings(mine, world);
     if (rank == 0) {
       std::vector<std::vector<std::set<std::string>>> per_rank;
       for (const auto& text : all) per_rank.push_back(decode_transports(text));
@@ -335,7 +336,7 @@ int run_command(const Args& args) {
     if (quiet) return kExitBadInput;  // rank 0 prints it, once
     throw;
   }
-  const MpiSession mpi;
+  const mpi::MpiSession session;
   return run_under_mpi(config, args);
 }
 

@@ -2,6 +2,7 @@
 
 #include "bench/src/run_plan.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::bench {
 
@@ -51,9 +52,8 @@ void select_mappings(PlannedRun& run, const std::vector<std::string>& names, int
       std::size_t i = 0;
       while (i < run.mappings.size() && run.mappings[i].name != name) ++i;
       if (i == run.mappings.size()) {
-        std::string known;
-        for (const auto& m : run.mappings) known += (known.empty() ? "" : ", ") + m.name;
-        throw InputError("no mapping named '" + name + "' in the plan; known: " + known);
+        const auto known = run.mappings | std::views::transform([](const auto& m) -> const std::string& { return m.name; });
+        throw InputError("no mapping named '" + name + "' in the plan; known: " + join(known, ", "));
       }
       keep.push_back(i);
     }

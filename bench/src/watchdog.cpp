@@ -18,6 +18,9 @@
 #include <span>
 #include <sstream>
 
+#include "common/mpi/strings.hpp"
+#include "common/strings.hpp"
+
 namespace meshbench::bench {
 
 namespace {
@@ -194,15 +197,7 @@ Watchdog::Watchdog(MPI_Comm world, std::vector<std::string> hosts, double grace_
   for (const auto& ip : local_ipv4_addresses()) endpoint += ip + ",";
   // Each rank's own length: rank 0 holds every rank's endpoint for the run, about 30 bytes each
   // rather than a fixed-width slot (512 bytes x 65,536 ranks would be 32 MiB).
-  const int length = static_cast<int>(endpoint.size());
-  std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0), offsets(lengths.size(), 0);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world);
-  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(lengths.empty() ? 0 : static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
-  MPI_Gatherv(endpoint.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, world);
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    endpoints_.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-  }
+  endpoints_ = mpi::gather_strings(endpoint, world);
 
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) == 0) {
     g_wake_fd.store(wake_pipe_[1]);
@@ -361,9 +356,7 @@ std::string Watchdog::describe_failure(const std::string& point, double limit_s,
       ++waiting;
     }
   }
-  const auto list = [&msg](const std::vector<std::string>& items) {
-    for (std::size_t i = 0; i < items.size(); ++i) msg << (i > 0 ? ", " : "") << items[i];
-  };
+  const auto list = [&msg](const std::vector<std::string>& items) { msg << join(items, ", "); };
   if (missing.empty() && unreachable.empty()) msg << "; every rank is inside it (a hang in the library or the network)";
   if (!missing.empty()) {
     msg << "; never arrived: ";

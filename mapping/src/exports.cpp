@@ -129,7 +129,7 @@ std::vector<std::string> export_mapping(const Plan& p, const PlannedMapping& pm,
   std::vector<std::string> written;
   for (const auto& [name, text] : files) {
     written.push_back((fs::path(dir) / name).string());
-    write_file_atomically(written.back(), text, true);
+    write_output_file(written.back(), text, true);
   }
   return written;
 }

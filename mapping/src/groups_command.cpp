@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "layout_options.hpp"
 #include "mapping/commands.hpp"
 #include "mapping/rank_groups.hpp"
@@ -28,11 +29,7 @@ std::string groups_text(const Layout& l, const ParallelGroups& g) {
     const auto& groups = g[d];
     out += std::string(to_string(d)) + (to_string(d).size() == 2 ? " " : "") + " (" + std::to_string(groups.size()) + " groups of " +
            std::to_string(groups.empty() ? 0 : groups.front().size()) + "):";
-    for (const auto& group : groups) {
-      out += " [";
-      for (std::size_t i = 0; i < group.size(); ++i) out += (i ? " " : "") + std::to_string(group[i]);
-      out += "]";
-    }
+    for (const auto& group : groups) out += " [" + join(group | std::views::transform([](int r) { return std::to_string(r); }), " ") + "]";
     out += "\n";
   }
   return out;

@@ -31,12 +31,6 @@ class Fnv {
 
 }  // namespace
 
-std::vector<int> Mapping::rank_of_slot() const {
-  std::vector<int> r(slot_of_rank.size());
-  for (std::size_t rank = 0; rank < slot_of_rank.size(); ++rank) r[static_cast<std::size_t>(slot_of_rank[rank])] = static_cast<int>(rank);
-  return r;
-}
-
 RankGroups Mapping::slot_groups(Dim dim) const {
   RankGroups out = groups[dim];
   for (auto& g : out) {

@@ -3,13 +3,12 @@
 
 #include "common/error.hpp"
 #include "mapping/candidates.hpp"
-#include "strings.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
 
-using detail::join;
 
 // A name is worth permuting when it has size > 1 on either grid.
 bool nontrivial(const Layout& l, const std::string& token) {

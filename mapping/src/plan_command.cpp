@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "layout_options.hpp"
 #include "mapping/candidates.hpp"
 #include "mapping/commands.hpp"
@@ -108,9 +109,8 @@ int plan_command(const Args& args) {
   if (!o.export_dir.empty()) {
     chosen = o.mapping.empty() ? &plan.mappings.front() : plan.find(o.mapping);
     if (chosen == nullptr) {
-      std::string names;
-      for (const auto& m : plan.mappings) names += (names.empty() ? "" : ", ") + m.mapping.name;
-      throw InputError("no mapping named '" + o.mapping + "' in this plan; choose one of: " + names);
+      const auto names = plan.mappings | std::views::transform([](const auto& m) -> const std::string& { return m.mapping.name; });
+      throw InputError("no mapping named '" + o.mapping + "' in this plan; choose one of: " + join(names, ", "));
     }
   }
   if (!o.out.empty()) write_plan(plan, o.out, o.force);

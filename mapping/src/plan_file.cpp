@@ -1,10 +1,8 @@
 // The plan file: JSON, one document (docs/mapping.md, "The plan file").
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+#include <optional>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "json_file.hpp"
@@ -282,25 +280,20 @@ Plan plan_from_json(const json& j, const std::string& where) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& text, bool force) {
-  namespace fs = std::filesystem;
-  if (fs::exists(path) && !force) throw InputError("'" + path + "' exists; pass --force to overwrite it");
-  const std::string temp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError("cannot write '" + path + "'; check that its folder exists and is writable");
+void write_output_file(const std::string& path, const std::string& text, bool force) {
+  try {
+    write_file_atomically(path, text, {.replace = force, .mode = std::nullopt});
+  } catch (const AtomicWriteError& e) {
+    switch (e.step()) {
+      case AtomicWriteError::Step::exists:
+        throw InputError("'" + path + "' exists; pass --force to overwrite it");
+      case AtomicWriteError::Step::create:
+      case AtomicWriteError::Step::write:
+        throw InputError("cannot write '" + path + "'; check that its folder exists and is writable");
+      case AtomicWriteError::Step::rename:
+        break;
     }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw InputError("cannot write '" + path + "': " + ec.message());
+    throw InputError("cannot write '" + path + "': " + e.reason());
   }
 }
 
@@ -314,7 +307,7 @@ void write_plan(const Plan& plan, const std::string& path, bool force) {
     const std::string mark = "\"@slots" + std::to_string(i) + "@\"";
     text.replace(text.find(mark), mark.size(), ordered(plan.mappings[i].mapping.slot_of_rank).dump());
   }
-  write_file_atomically(path, text + "\n", force);
+  write_output_file(path, text + "\n", force);
 }
 
 Plan load_plan(const std::string& path) { return plan_from_json(detail::read_json_file(path, "plan"), "'" + path + "'"); }

@@ -5,13 +5,12 @@
 #include <sstream>
 
 #include "common/sizes.hpp"
-#include "strings.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
 
-using detail::join;
 
 std::string fixed(double v, int digits) {
   char buf[64];

@@ -169,10 +169,6 @@ FlatGroups masked_orthogonal_groups_flat(const std::vector<int>& sizes, const st
   return out;
 }
 
-RankGroups masked_orthogonal_groups(const std::vector<int>& sizes, const std::vector<bool>& mask) {
-  return masked_orthogonal_groups_flat(sizes, mask).nested();
-}
-
 FlatParallelGroups flat_rank_groups(const Layout& l) {
   const Grids grids = checked_grids(l);
   FlatParallelGroups g;

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "json_file.hpp"
 #include "mapping/workload.hpp"
 
@@ -98,9 +99,7 @@ const Key kKeys[] = {
 #undef MESHBENCH_INT_KEY
 
 std::string known_keys() {
-  std::string s;
-  for (const auto& k : kKeys) s += (s.empty() ? "" : ", ") + std::string(k.name);
-  return s;
+  return join(kKeys | std::views::transform([](const auto& k) { return std::string_view(k.name); }), ", ");
 }
 
 }  // namespace

@@ -225,9 +225,6 @@ std::vector<int> read_ints(hid_t parent, const std::string& name, std::vector<hs
 void write_doubles(hid_t parent, const std::string& name, const std::vector<double>& values, std::vector<hsize_t> dims) {
   write_array(parent, name, values, std::move(dims), H5T_NATIVE_DOUBLE);
 }
-std::vector<double> read_doubles(hid_t parent, const std::string& name, std::vector<hsize_t>* dims) {
-  return read_array<double>(parent, name, dims, H5T_NATIVE_DOUBLE);
-}
 
 void create_table(hid_t parent, const std::string& name, hid_t row_type, hsize_t chunk_rows) {
   const hsize_t zero = 0, unlimited = H5S_UNLIMITED;

@@ -77,7 +77,6 @@ std::vector<std::string> read_strings(hid_t parent, const std::string& name);
 void write_ints(hid_t parent, const std::string& name, const std::vector<int>& values, std::vector<hsize_t> dims);
 std::vector<int> read_ints(hid_t parent, const std::string& name, std::vector<hsize_t>* dims = nullptr);
 void write_doubles(hid_t parent, const std::string& name, const std::vector<double>& values, std::vector<hsize_t> dims);
-std::vector<double> read_doubles(hid_t parent, const std::string& name, std::vector<hsize_t>* dims = nullptr);
 
 // A compound row type built from a C struct: strings are variable-length UTF-8 (char*).
 template <typename Row>

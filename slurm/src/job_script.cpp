@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "common/version.hpp"
 #include "slurm/job.hpp"
 #include "slurm/quote.hpp"
@@ -28,21 +29,13 @@ bool plain_slurm_value(std::string_view v) {
 }
 
 std::string bash_array(const std::vector<std::string>& words) {
-  std::string out = "(";
-  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? " " : "") + shell_word(words[i]);
-  return out + ")";
+  return "(" + join(words | std::views::transform(shell_word), " ") + ")";
 }
 
 // "%" starts a filename pattern in --output (%j, %x); a literal one is "%%".
 std::string escape_percent(std::string_view path) {
   std::string out;
   for (char c : path) out += (c == '%') ? std::string("%%") : std::string(1, c);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& words, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? std::string(sep) : std::string()) + words[i];
   return out;
 }
 

@@ -145,7 +145,7 @@ int slurm_command(const Args& args) {
     return kExitOk;
   }
 
-  write_file_atomically(script_path, script, 0755, vm.count("force") != 0U);
+  write_job_file(script_path, script, 0755, vm.count("force") != 0U);
   std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(platform) << ", "
             << job.nodes << " node(s) x " << job.tasks_per_node << " task(s)"
             << (job.hostfile ? ", placement from " + job.hostfile->path : std::string()) << "\n";
@@ -153,7 +153,7 @@ int slurm_command(const Args& args) {
     std::cout << "environment: " << job.env_file << " (existing file kept; the job sources it)\n";
   } else {
     // Never replaced once there: it is the reviewed, shared file (even with --force).
-    write_file_atomically(job.env_file, env.text, 0644, false);
+    write_job_file(job.env_file, env.text, 0644, false);
     std::cout << "environment: " << job.env_file << " (new, from the '" << env.name
               << "' template; review it, every job sources it)\n";
   }

@@ -4,9 +4,9 @@
 
 namespace meshbench::slurm {
 
-// Writes `content` to `path` all at once: into a temporary file beside it, then renamed into
-// place, so a reader never sees half a script. Without `replace`, an existing `path` is left
-// alone and InputError says to pass --force (the no-clobber step is atomic: link(2)).
-void write_file_atomically(const std::string& path, std::string_view content, unsigned mode, bool replace);
+// Writes a job file all at once (common/atomic_file.hpp), so a reader never sees half a script,
+// with exactly `mode` as its permissions. Without `replace`, an existing `path` is left alone
+// and InputError says to pass --force; any other failure is an InputError naming the step.
+void write_job_file(const std::string& path, std::string_view content, unsigned mode, bool replace);
 
 }  // namespace meshbench::slurm

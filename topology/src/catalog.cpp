@@ -36,6 +36,7 @@
 #include <cctype>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "topology/catalog.hpp"
 
 namespace meshbench::topology {
@@ -133,9 +134,7 @@ const NodeType& find_node_type(std::string_view name) {
   for (const auto& t : node_types()) {
     if (lower(t.name) == lower(name)) return t;
   }
-  std::string known;
-  for (const auto& n : node_type_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("unknown node type '" + std::string(name) + "'; known node types: " + known);
+  throw InputError("unknown node type '" + std::string(name) + "'; known node types: " + join(node_type_names(), ", "));
 }
 
 }  // namespace meshbench::topology

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/strings.hpp"
+
 namespace meshbench::topology {
 
 namespace {
@@ -70,9 +72,7 @@ std::string describe_layout_difference(const NodeTopology& a, const NodeTopology
   if (a.numa_nodes != b.numa_nodes) parts.push_back(std::to_string(b.numa_nodes) + " NUMA nodes vs " + std::to_string(a.numa_nodes));
   if (a.cpu != b.cpu) parts.push_back("CPU " + b.cpu + " vs " + a.cpu);
   if (parts.empty()) return "layouts differ";
-  std::string text;
-  for (const auto& p : parts) text += (text.empty() ? "" : "; ") + p;
-  return text;
+  return join(parts, "; ");
 }
 
 }  // namespace meshbench::topology

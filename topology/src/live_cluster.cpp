@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/mpi/strings.hpp"
 #include "topology/catalog.hpp"
 #include "topology/json.hpp"
 #include "topology/loaders.hpp"
@@ -61,38 +62,6 @@ NodeTopology describe_node(Machine m, const std::vector<int>& rank_numas) {
   return build_cpu_node(m, rank_numas);
 }
 
-// Strings of varying length from every member of `comm` to its rank 0.
-std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  std::string all;
-  if (rank == 0) {
-    int total = 0;
-    for (int i = 0; i < size; ++i) {
-      offsets[static_cast<std::size_t>(i)] = total;
-      total += lengths[static_cast<std::size_t>(i)];
-    }
-    all.resize(static_cast<std::size_t>(total));
-  }
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm);
-  std::vector<std::string> out;
-  if (rank == 0) {
-    for (int i = 0; i < size; ++i) out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(i)]), static_cast<std::size_t>(lengths[static_cast<std::size_t>(i)])));
-  }
-  return out;
-}
-
-void broadcast_string(std::string& text, MPI_Comm comm) {
-  unsigned long long length = text.size();
-  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  text.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
-}
-
 }  // namespace
 
 NodeTopology discover_this_node(int cpu_slots) {
@@ -144,7 +113,7 @@ LiveCluster discover_cluster(MPI_Comm comm) {
   MPI_Gather(placement, 2, MPI_INT, placements.data(), 2, MPI_INT, 0, comm);
 
   std::vector<std::string> messages;
-  if (leaders != MPI_COMM_NULL) messages = gather_strings(message, leaders);
+  if (leaders != MPI_COMM_NULL) messages = mpi::gather_strings(message, leaders);
 
   LiveCluster live;
   std::string reply;
@@ -168,7 +137,7 @@ LiveCluster discover_cluster(MPI_Comm comm) {
     compact.node_details = false;
     reply = nlohmann::json{{"topology", to_json(live.topology, compact)}, {"slot_of_rank", live.slot_of_rank}, {"warnings", live.warnings}}.dump();
   }
-  broadcast_string(reply, comm);
+  mpi::broadcast_string(reply, comm);
   if (rank != 0) {
     const nlohmann::json j = nlohmann::json::parse(reply);
     live.topology = cluster_from_json(j.at("topology"));

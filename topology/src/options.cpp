@@ -5,18 +5,13 @@
 #include <filesystem>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "topology/catalog.hpp"
 #include "topology/loaders.hpp"
 
 namespace meshbench::topology {
 
 namespace {
-
-std::string join(const std::vector<std::string>& names, const std::string& sep) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
-  return out;
-}
 
 const char* env(const char* name) {
   const char* v = std::getenv(name);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/mpi/session.hpp"
 #include "topology/commands.hpp"
 #include "topology/json.hpp"
 #include "topology/options.hpp"
@@ -28,9 +29,7 @@ void print(const ClusterTopology& cluster, const std::vector<std::string>& warni
 // Live discovery of the job's nodes. A failure on one rank must not leave the others waiting
 // in a collective, so it aborts the job after saying why.
 int discover_and_print(OutputFormat format) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized == 0) MPI_Init(nullptr, nullptr);
+  const mpi::MpiSession session;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   try {
@@ -40,8 +39,7 @@ int discover_and_print(OutputFormat format) {
     std::cerr << "meshbench topo: failed on rank " << rank << ": " << e.what() << "\n";
     MPI_Abort(MPI_COMM_WORLD, kExitFailure);
   }
-  std::cout.flush();
-  MPI_Finalize();
+  std::cout.flush();  // before the session's MPI_Finalize
   return kExitOk;
 }
 

@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <set>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare/compare.hpp"
+#include "common/strings.hpp"
+#include "results/version_changes.hpp"
 
 namespace meshbench::analysis {
 
@@ -16,7 +17,7 @@ namespace {
 
 constexpr const char* kAbsent = "(absent)";
 
-using NameValues = std::map<std::string, std::string>;
+using NameValues = results::NamedValues;
 
 NameValues to_table(const std::vector<std::pair<std::string, std::string>>& pairs) {
   NameValues t;
@@ -24,50 +25,42 @@ NameValues to_table(const std::vector<std::pair<std::string, std::string>>& pair
   return t;
 }
 
-// doctor's "versions": component -> host -> version. One value per component: the common one,
-// or "mixed: a, b" where the hosts disagree (itself worth seeing).
+// doctor's "versions" (component -> host -> version) read leniently from the recorded JSON:
+// what is not a string is left out, and a bare string is one host's version. One value per
+// component, as the doctor itself gives it (results/version_changes.hpp).
 NameValues doctor_versions(const std::string& doctor_json) {
-  NameValues out;
-  if (doctor_json.empty()) return out;
+  if (doctor_json.empty()) return {};
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(doctor_json);
   } catch (const nlohmann::json::exception&) {
-    return out;
+    return {};
   }
   const auto versions = j.find("versions");
-  if (versions == j.end() || !versions->is_object()) return out;
+  if (versions == j.end() || !versions->is_object()) return {};
+  results::VersionsByHost by_component;
   for (const auto& [component, hosts] : versions->items()) {
-    std::set<std::string> values;
+    std::map<std::string, std::string> by_host;
     if (hosts.is_object()) {
       for (const auto& [host, v] : hosts.items()) {
-        if (v.is_string()) values.insert(v.get<std::string>());
+        if (v.is_string()) by_host[host] = v.get<std::string>();
       }
     } else if (hosts.is_string()) {
-      values.insert(hosts.get<std::string>());
+      by_host[""] = hosts.get<std::string>();
     }
-    if (values.empty()) continue;
-    std::string joined;
-    for (const auto& v : values) joined += (joined.empty() ? "" : ", ") + v;
-    out[component] = values.size() == 1 ? joined : "mixed: " + joined;
+    if (!by_host.empty()) by_component[component] = std::move(by_host);
   }
-  return out;
+  return results::common_versions(by_component);
 }
 
 void diff(const std::string& kind, const NameValues& before, const NameValues& after, std::vector<ProvenanceChange>& out, bool skip_per_launch,
           int& hidden) {
-  std::set<std::string> names;
-  for (const auto& [k, v] : before) names.insert(k);
-  for (const auto& [k, v] : after) names.insert(k);
-  for (const auto& name : names) {
-    const auto b = before.find(name), a = after.find(name);
-    const std::string bv = b == before.end() ? kAbsent : b->second, av = a == after.end() ? kAbsent : a->second;
-    if (bv == av) continue;
-    if (skip_per_launch && is_per_launch_variable(name)) {
+  for (auto& c : results::value_changes(before, after, kAbsent)) {
+    if (skip_per_launch && is_per_launch_variable(c.name)) {
       ++hidden;
       continue;
     }
-    out.push_back({kind, name, bv, av});
+    out.push_back({kind, std::move(c.name), std::move(c.before), std::move(c.after)});
   }
 }
 
@@ -76,9 +69,7 @@ std::string joined_hosts(const results::ResultsFile& f) {
   for (const auto& h : f.run().hosts) {
     if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
   }
-  std::string out;
-  for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
-  return out;
+  return join(hosts, ",");
 }
 
 }  // namespace

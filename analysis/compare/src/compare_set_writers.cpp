@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_table.hpp"
 #include "analysis/report/report_sink.hpp"
 #include "common/sizes.hpp"
@@ -68,15 +69,7 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   for (const auto& n : c.next) s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + ")");
   s.line("summary: " + c.headline());
 
-  s.heading("what changed (first baseline against first new run)");
-  if (c.changes.empty()) {
-    s.line("nothing recorded changed (versions, doctor versions, environment, world size, backend, hosts)");
-  } else {
-    Table t({"kind", "name", "base", "new"});
-    for (const auto& ch : c.changes) t.add({ch.kind, ch.name, ch.before, ch.after});
-    s.table(t);
-  }
-  if (c.hidden_changes > 0) s.line("(" + std::to_string(c.hidden_changes) + " per-launch variables differ as they always do; --all-env lists them)");
+  detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
 
   s.heading("method");
   s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
@@ -173,9 +166,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
     counts[to_string(kind)] = per;
   }
   j["counts"] = counts;
-  j["changes"] = ordered_json::array();
-  for (const auto& ch : c.changes) j["changes"].push_back({{"kind", ch.kind}, {"name", ch.name}, {"base", ch.before}, {"new", ch.after}});
-  j["hidden_changes"] = c.hidden_changes;
+  detail::add_provenance_changes(j, c.changes, c.hidden_changes);
   j["tail_nu"] = ordered_json::object();
   for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
   j["families"] = ordered_json::array();

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_table.hpp"
 #include "common/error.hpp"
 
@@ -45,9 +46,7 @@ ordered_json comparison_to_json(const Comparison& c) {
                  {"unchanged", c.count(Verdict::unchanged)},
                  {"only_base", c.only_base},
                  {"only_new", c.only_new}};
-  j["changes"] = ordered_json::array();
-  for (const auto& ch : c.changes) j["changes"].push_back({{"kind", ch.kind}, {"name", ch.name}, {"base", ch.before}, {"new", ch.after}});
-  j["hidden_changes"] = c.hidden_changes;
+  detail::add_provenance_changes(j, c.changes, c.hidden_changes);
   j["rows"] = ordered_json::array();
   for (const auto& r : c.rows) {
     ordered_json row = {{"verdict", to_string(r.verdict)},

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
 #include "common/sizes.hpp"
 
@@ -80,17 +81,7 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
   s.line("new:  " + side_line(c.next));
   s.line("summary: " + c.headline());
 
-  s.heading("what changed between the runs");
-  if (c.changes.empty()) {
-    s.line("nothing recorded changed (versions, doctor versions, environment, world size, backend, hosts)");
-  } else {
-    Table t({"kind", "name", "base", "new"});
-    for (const auto& ch : c.changes) t.add({ch.kind, ch.name, ch.before, ch.after});
-    s.table(t);
-  }
-  if (c.hidden_changes > 0) {
-    s.line("(" + std::to_string(c.hidden_changes) + " per-launch variables differ as they always do: job ids, ports, URIs, ranks; --all-env lists them)");
-  }
+  detail::write_provenance_changes(s, "what changed between the runs", c.changes, c.hidden_changes, ": job ids, ports, URIs, ranks");
 
   const int compared = static_cast<int>(c.rows.size());
   const auto bad = select(c, true), good = select(c, false);

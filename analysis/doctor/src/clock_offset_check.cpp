@@ -2,6 +2,7 @@
 
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/src/doctor_format.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -44,19 +45,19 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
   if (!stepped.empty() || !over.empty()) {
     c.status = CheckStatus::fail;
     stepped.insert(stepped.end(), over.begin(), over.end());
-    c.reason = scope + detail::join(stepped, "; ") + " (threshold " + fixed(threshold_ms, 1) + " ms)";
+    c.reason = scope + join(stepped, "; ") + " (threshold " + fixed(threshold_ms, 1) + " ms)";
     c.fix = "resynchronise the clocks of those nodes (chronyc makestep; check chronyd and the Amazon Time Sync "
             "Service 169.254.169.123 with chronyc tracking): logs of different nodes cannot be lined up otherwise";
     return c;
   }
   if (!unresolved.empty()) {
     c.status = CheckStatus::warn;
-    c.reason = scope + "round trips too long to resolve " + fixed(threshold_ms, 1) + " ms: " + detail::join(unresolved);
+    c.reason = scope + "round trips too long to resolve " + fixed(threshold_ms, 1) + " ms: " + join(unresolved, ", ");
     c.fix = "rerun doctor when the network is quiet, or with more samples (--clock-samples)";
     return c;
   }
   c.reason = scope + "largest offset " + fixed(largest->offset_ms, 3, true) + " ms (" + largest->host +
-             "), threshold " + fixed(threshold_ms, 1) + " ms; " + detail::join(listed);
+             "), threshold " + fixed(threshold_ms, 1) + " ms; " + join(listed, ", ");
   return c;
 }
 

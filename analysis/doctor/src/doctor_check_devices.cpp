@@ -3,11 +3,11 @@
 
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/src/doctor_format.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
 using detail::Grouping;
-using detail::join;
 
 std::vector<std::string> resolve_node_types(const std::vector<NodeFacts>& nodes, const std::string& option) {
   std::vector<std::string> types;
@@ -51,7 +51,7 @@ Check check_count(const std::vector<NodeFacts>& nodes, const std::vector<std::st
   const std::string pci_id = gpu ? "PCI vendor 0x10de, class 0x03" : "PCI vendor 0x1d0f, device 0xefa*";
   if (counts.values.size() > 1) {
     std::vector<std::string> groups;
-    for (const auto& v : counts.values) groups.push_back(v + " on " + join(counts.members[v]));
+    for (const auto& v : counts.values) groups.push_back(v + " on " + join(counts.members[v], ", "));
     c.status = CheckStatus::fail;
     c.reason = word + " counts differ between nodes: " + join(groups, "; ");
   } else if (!wrong_for_type.empty()) {
@@ -83,7 +83,7 @@ Check check_count(const std::vector<NodeFacts>& nodes, const std::vector<std::st
   }
   c.reason = detail::plural(n, word) + " " + scope +
              (type_names.empty() ? " (node type unknown: only equality checked)"
-                                 : " as " + join(std::vector<std::string>(type_names.begin(), type_names.end())) +
+                                 : " as " + join(type_names, ", ") +
                                        " has");
   return c;
 }
@@ -116,13 +116,13 @@ Check check_mtu(const std::vector<NodeFacts>& nodes) {
       }
     }
     any_efa = any_efa || n.pci.efa > 0;
-    c.details[n.host] = listed.empty() ? "no interface" : join(listed);
+    c.details[n.host] = listed.empty() ? "no interface" : join(listed, ", ");
   }
   std::vector<std::string> differ;
   for (auto& [name, groups] : by_name) {
     if (groups.values.size() < 2) continue;
     std::vector<std::string> parts;
-    for (const auto& mtu : groups.values) parts.push_back(mtu + " on " + join(groups.members[mtu]));
+    for (const auto& mtu : groups.values) parts.push_back(mtu + " on " + join(groups.members[mtu], ", "));
     differ.push_back(name + " MTU differs: " + join(parts, "; "));
   }
   if (!low.empty() || !differ.empty()) {
@@ -176,7 +176,7 @@ Check check_fabric(const std::vector<NodeFacts>& nodes, const std::vector<std::s
     const auto& v = verdicts[key];
     parts.push_back(outcomes.values.size() == 1 && nodes.size() == 1
                         ? v.reason
-                        : join(outcomes.members[key]) + ": " + v.reason);
+                        : join(outcomes.members[key], ", ") + ": " + v.reason);
     if (!v.fix.empty() && c.fix.find(v.fix) == std::string::npos) c.fix += (c.fix.empty() ? "" : "; ") + v.fix;
   }
   if (outcomes.values.size() == 1 && nodes.size() > 1) parts = {verdicts[outcomes.values.front()].reason + " (all nodes)"};

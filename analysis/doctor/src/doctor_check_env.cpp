@@ -4,11 +4,11 @@
 
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/src/doctor_format.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
 using detail::Grouping;
-using detail::join;
 using detail::ranks_on_hosts;
 
 namespace {
@@ -33,7 +33,7 @@ Check check_env_template(const std::vector<RankFacts>& ranks, const EnvTemplate&
   const auto hosts = detail::host_by_rank(ranks);
   c.details["template"] = tmpl.source;
   if (!tmpl.ignored_secret_names.empty()) {
-    c.details["ignored (secret-like names, never compared or printed)"] = join(tmpl.ignored_secret_names);
+    c.details["ignored (secret-like names, never compared or printed)"] = join(tmpl.ignored_secret_names, ", ");
   }
   std::vector<std::string> unset_parts;
   std::vector<std::string> differ_parts;
@@ -77,7 +77,7 @@ Check check_env_template(const std::vector<RankFacts>& ranks, const EnvTemplate&
   if (!unset_parts.empty()) {
     c.status = worst(c.status, strict ? CheckStatus::fail : CheckStatus::warn);
     parts.push_back("unset " + std::string(unset_parts.size() == static_cast<std::size_t>(total) ? "(all) " : "") +
-                    join(unset_parts));
+                    join(unset_parts, ", "));
   }
   c.reason = std::to_string(matching) + " of " + std::to_string(total) + " template variables match; " +
              join(parts, "; ");
@@ -112,7 +112,7 @@ Check check_env_identical(const std::vector<RankFacts>& ranks) {
     differing.push_back(name + " differs: " + join(groups, "; "));
     c.details[name] = join(groups, "; ");
   }
-  c.details["compared"] = names.empty() ? "none set" : join(std::vector<std::string>(names.begin(), names.end()));
+  c.details["compared"] = names.empty() ? "none set" : join(names, ", ");
   if (differing.empty()) {
     c.reason = detail::plural(static_cast<long long>(names.size()), "NCCL/FI/CUDA/loader variable") + " identical " +
                on_all(ranks);

@@ -1,10 +1,10 @@
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/src/doctor_format.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
 using detail::fixed;
-using detail::join;
 
 namespace {
 

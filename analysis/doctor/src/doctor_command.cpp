@@ -1,12 +1,12 @@
 #include <mpi.h>
 
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/doctor/doctor_command.hpp"
 #include "analysis/doctor/doctor_run.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/mpi/session.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::analysis {
@@ -14,15 +14,20 @@ namespace meshbench::analysis {
 namespace {
 
 void write_json_file(const std::string& path, const nlohmann::json& j) {
-  // Never leave a partial file: write beside the target and rename on success.
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw InputError("cannot write '" + path + "'; choose a writable --output path");
-    out << j.dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
-    if (!out) throw InputError("writing '" + path + "' failed");
+  try {
+    write_file_atomically(path, j.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n");
+  } catch (const AtomicWriteError& e) {
+    switch (e.step()) {
+      case AtomicWriteError::Step::exists:
+      case AtomicWriteError::Step::create:
+        throw InputError("cannot write '" + path + "'; choose a writable --output path");
+      case AtomicWriteError::Step::write:
+        throw InputError("writing '" + path + "' failed");
+      case AtomicWriteError::Step::rename:
+        break;
+    }
+    throw InputError("cannot rename '" + e.temp() + "' to '" + path + "'");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw InputError("cannot rename '" + tmp + "' to '" + path + "'");
 }
 
 }  // namespace
@@ -82,25 +87,26 @@ int doctor_command(const Args& args) {
     publish(report);
     return report.exit_status();
   }
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (initialised == 0) MPI_Init(nullptr, nullptr);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
-  // Rank 0 prints before MPI_Finalize, which no rank leaves before all arrive: a launcher that
-  // kills the job when a rank exits non-zero cannot cut the report short.
   std::string error;
-  if (rank == 0) {
-    try {
-      publish(report);
-    } catch (const InputError& e) {
-      error = e.what();
+  int exit_status = 0;
+  {
+    const mpi::MpiSession session;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
+    exit_status = report.exit_status();
+    // Rank 0 prints before MPI_Finalize (the session's end), which no rank leaves before all
+    // arrive: a launcher that kills the job when a rank exits non-zero cannot cut the report short.
+    if (rank == 0) {
+      try {
+        publish(report);
+      } catch (const InputError& e) {
+        error = e.what();
+      }
     }
   }
-  if (initialised == 0) MPI_Finalize();
   if (!error.empty()) throw InputError(error);
-  return report.exit_status();
+  return exit_status;
 }
 
 }  // namespace meshbench::analysis

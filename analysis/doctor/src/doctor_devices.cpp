@@ -1,8 +1,10 @@
 #include "analysis/doctor/doctor_devices.hpp"
 
 #include <algorithm>
-#include <array>
 #include <fstream>
+
+#include "common/strings.hpp"
+#include "topology/catalog.hpp"
 
 namespace meshbench::analysis {
 
@@ -24,17 +26,21 @@ unsigned long read_hex(const std::filesystem::path& path) {
   }
 }
 
-// Catalog from AWS's instance profiles (GPUs | EFA devices): p4d 8|4, p5 8|32, p5en 8|16,
-// p6-b200 8|8; g5.48xlarge has 8 GPUs and one EFA.
-constexpr std::array<NodeTypeSpec, 7> kCatalog = {{
-    {"p4d", "p4d.24xlarge", 8, 4},
-    {"p4de", "p4de.24xlarge", 8, 4},
-    {"p5", "p5.48xlarge", 8, 32},
-    {"p5e", "p5e.48xlarge", 8, 32},
-    {"p5en", "p5en.48xlarge", 8, 16},
-    {"p6-b200", "p6-b200.48xlarge", 8, 8},
-    {"g5", "g5.48xlarge", 8, 1},
-}};
+// The doctor's view of topology's catalog (topology/catalog.hpp, where the facts and their
+// sources live): the node types with EFA, since the device checks count EFA devices. The
+// views point into the catalog, which lives as long as the program.
+const std::vector<NodeTypeSpec>& efa_node_types() {
+  static const std::vector<NodeTypeSpec> specs = [] {
+    std::vector<NodeTypeSpec> out;
+    for (const auto& type : topology::node_types()) {
+      if (type.nic_kind != topology::NicKind::efa) continue;
+      const std::string_view instance_type = type.name;
+      out.push_back({instance_type.substr(0, instance_type.find('.')), instance_type, type.gpu_count, type.nic_count});
+    }
+    return out;
+  }();
+  return specs;
+}
 
 }  // namespace
 
@@ -70,19 +76,15 @@ std::vector<NetInterface> read_net_interfaces(const std::filesystem::path& sysfs
   return out;
 }
 
-std::span<const NodeTypeSpec> node_type_catalog() { return kCatalog; }
-
 std::optional<NodeTypeSpec> find_node_type(std::string_view name) {
-  for (const auto& spec : kCatalog) {
+  for (const auto& spec : efa_node_types()) {
     if (spec.name == name || spec.instance_type == name) return spec;
   }
   return std::nullopt;
 }
 
 std::string node_type_names() {
-  std::string out;
-  for (const auto& spec : kCatalog) out += (out.empty() ? "" : ", ") + std::string(spec.name);
-  return out;
+  return join(efa_node_types() | std::views::transform([](const NodeTypeSpec& spec) { return spec.name; }), ", ");
 }
 
 std::string detect_instance_type(const std::filesystem::path& sysfs_root) {

@@ -12,8 +12,6 @@ namespace meshbench::analysis::detail {
 std::string compress_ranks(std::vector<int> ranks);
 // "rank 1 on vm" / "ranks 0-3 on a, 4-7 on b"
 std::string ranks_on_hosts(const std::vector<int>& ranks, const std::map<int, std::string>& host_of);
-// "a, b, c"
-std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
 // "1 GPU" / "2 GPUs"
 std::string plural(long long n, const std::string& word);
 // Fixed-point with `digits` decimals, "+" for positive numbers when `sign`.

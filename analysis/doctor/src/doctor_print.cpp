@@ -2,6 +2,7 @@
 #include <set>
 
 #include "analysis/doctor/doctor.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -16,8 +17,7 @@ std::string pad(const std::string& s, std::size_t width) {
 void print_doctor_text(const DoctorReport& report, std::ostream& out, bool verbose) {
   std::set<std::string> hosts;
   for (const auto& n : report.nodes) hosts.insert(n.host);
-  std::string host_list;
-  for (const auto& h : hosts) host_list += (host_list.empty() ? "" : ", ") + h;
+  const std::string host_list = join(hosts, ", ");
   out << "meshbench doctor: " << report.world_size << (report.world_size == 1 ? " rank" : " ranks") << " on "
       << hosts.size() << (hosts.size() == 1 ? " node" : " nodes") << " (" << host_list << ")"
       << (report.mpi ? " over MPI" : ", no MPI launcher") << "; template: " << report.env_template_source

@@ -7,6 +7,7 @@
 #include "analysis/doctor/doctor_checks.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
+#include "results/version_changes.hpp"
 
 namespace meshbench::analysis {
 
@@ -158,31 +159,12 @@ DoctorReport doctor_report_from_json(const nlohmann::json& j) {
   return r;
 }
 
-std::map<std::string, std::string> common_versions(const DoctorReport& report) {
-  std::map<std::string, std::string> out;
-  for (const auto& [component, by_host] : report.versions) {
-    std::set<std::string> distinct;
-    for (const auto& [host, v] : by_host) distinct.insert(v);
-    std::string value;
-    for (const auto& v : distinct) value += (value.empty() ? "" : ", ") + v;
-    out[component] = distinct.size() == 1 ? value : "mixed: " + value;
-  }
-  return out;
-}
+std::map<std::string, std::string> common_versions(const DoctorReport& report) { return results::common_versions(report.versions); }
 
 std::vector<VersionChange> version_changes(const DoctorReport& before, const DoctorReport& after) {
-  const auto a = common_versions(before);
-  const auto b = common_versions(after);
-  std::set<std::string> components;
-  for (const auto& kv : a) components.insert(kv.first);
-  for (const auto& kv : b) components.insert(kv.first);
   std::vector<VersionChange> out;
-  for (const auto& c : components) {
-    auto ia = a.find(c);
-    auto ib = b.find(c);
-    const std::string va = ia == a.end() ? "absent" : ia->second;
-    const std::string vb = ib == b.end() ? "absent" : ib->second;
-    if (va != vb) out.push_back({c, va, vb});
+  for (auto& c : results::value_changes(common_versions(before), common_versions(after), "absent")) {
+    out.push_back({std::move(c.name), std::move(c.before), std::move(c.after)});
   }
   return out;
 }

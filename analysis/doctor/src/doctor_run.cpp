@@ -1,62 +1,12 @@
 #include <map>
-#include <numeric>
 
 #include "analysis/doctor/doctor_run.hpp"
 #include "analysis/doctor/src/clock_offset_mpi.hpp"
+#include "common/mpi/strings.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
-
-std::vector<std::string> split_by_lengths(const std::string& buf, const std::vector<int>& lengths) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  for (int len : lengths) {
-    out.push_back(buf.substr(pos, static_cast<std::size_t>(len)));
-    pos += static_cast<std::size_t>(len);
-  }
-  return out;
-}
-
-std::vector<int> displacements(const std::vector<int>& lengths) {
-  std::vector<int> d(lengths.size(), 0);
-  if (!lengths.empty()) std::exclusive_scan(lengths.begin(), lengths.end(), d.begin(), 0);
-  return d;
-}
-
-std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Allgather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  const auto displs = displacements(lengths);
-  std::string buf(static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)), '\0');
-  MPI_Allgatherv(mine.data(), len, MPI_CHAR, buf.data(), lengths.data(), displs.data(), MPI_CHAR, comm);
-  return split_by_lengths(buf, lengths);
-}
-
-// Strings from every rank on rank 0 (empty elsewhere).
-std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
-  int rank = 0;
-  int size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size));
-  MPI_Gather(&len, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  const auto displs = displacements(lengths);
-  std::string buf(rank == 0 ? static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)) : 0, '\0');
-  MPI_Gatherv(mine.data(), len, MPI_CHAR, buf.data(), lengths.data(), displs.data(), MPI_CHAR, 0, comm);
-  return rank == 0 ? split_by_lengths(buf, lengths) : std::vector<std::string>{};
-}
-
-void broadcast_string(MPI_Comm comm, std::string& s) {
-  int len = static_cast<int>(s.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  s.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm);
-}
 
 std::int64_t injection_or_zero(double option_ms, bool is_rank0) {
   try {
@@ -86,7 +36,7 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   const std::int64_t injected = injection_or_zero(options.inject_clock_offset_ms, rank == 0);
 
   const std::string host = local_hostname();
-  const auto hosts = allgather_strings(comm, host);
+  const auto hosts = mpi::allgather_strings(host, comm);
   std::vector<int> my_node_ranks;
   for (int r = 0; r < size; ++r) {
     if (hosts[static_cast<std::size_t>(r)] == host) my_node_ranks.push_back(r);
@@ -118,8 +68,8 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     }
     node_json = nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
   }
-  const auto rank_jsons = gather_strings(comm, nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8));
-  const auto node_jsons = gather_strings(comm, node_json);
+  const auto rank_jsons = mpi::gather_strings(nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8), comm);
+  const auto node_jsons = mpi::gather_strings(node_json, comm);
   ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);
 
   DoctorReport report;
@@ -143,7 +93,7 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     j.erase("nodes");
     light = j.dump(-1, ' ', false, kReplaceInvalidUtf8);
   }
-  broadcast_string(comm, light);
+  mpi::broadcast_string(light, comm);
   if (rank != 0) report = doctor_report_from_json(nlohmann::json::parse(light));
   MPI_Comm_free(&comm);
   return report;

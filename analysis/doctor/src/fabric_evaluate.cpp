@@ -3,6 +3,7 @@
 #include <set>
 
 #include "analysis/doctor/fabric.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -12,12 +13,6 @@ std::string core_provider(const std::string& provider) { return provider.substr(
 
 std::string short_type(const std::string& ep_type) {
   return ep_type.rfind("FI_EP_", 0) == 0 ? ep_type.substr(6) : ep_type;
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 }  // namespace
@@ -59,7 +54,7 @@ FabricVerdict evaluate_fabric(const std::vector<FabricEntry>& entries, const Fab
       fallback_rdm.insert(e.provider);
     }
   }
-  const std::string fallback = fallback_rdm.empty() ? "none" : join(fallback_rdm);
+  const std::string fallback = fallback_rdm.empty() ? "none" : join(fallback_rdm, ", ");
   const bool provider_forced = !expect.fi_provider_env.empty();
   const std::string forced_note =
       provider_forced ? " (FI_PROVIDER=" + expect.fi_provider_env + " limits what libfabric lists)" : "";
@@ -67,7 +62,7 @@ FabricVerdict evaluate_fabric(const std::vector<FabricEntry>& entries, const Fab
   if (!efa_rdm_domains.empty()) {
     FabricVerdict v{CheckStatus::pass,
                     "efa provider with FI_EP_RDM on " + std::to_string(efa_rdm_domains.size()) +
-                        " domain(s), fabric " + join(efa_fabrics),
+                        " domain(s), fabric " + join(efa_fabrics, ", "),
                     ""};
     if (expect.efa_devices > 0 && static_cast<int>(efa_rdm_domains.size()) < expect.efa_devices) {
       v.status = CheckStatus::warn;

@@ -3,11 +3,11 @@
 
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/src/doctor_format.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
 using detail::Grouping;
-using detail::join;
 
 namespace {
 
@@ -79,7 +79,7 @@ std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std
     const auto& values = comp.per_rank ? rank_groups.values : node_groups.values;
     auto describe = [&](const std::string& value) {
       return comp.per_rank ? detail::ranks_on_hosts(rank_groups.members[value], hosts)
-                           : join(node_groups.members[value]);
+                           : join(node_groups.members[value], ", ");
     };
     // Where the version came from (or why it is absent), per host, once.
     for (const auto& s : samples) {

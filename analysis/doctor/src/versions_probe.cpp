@@ -11,6 +11,7 @@
 
 #include "analysis/doctor/src/doctor_dynlib.hpp"
 #include "analysis/doctor/versions.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -100,9 +101,7 @@ VersionInfo probe_ofi_plugin() {
     if (!v.empty()) return {v, path};
     return {"", path + " has no 'NET/OFI Initializing aws-ofi-nccl' version string"};
   }
-  std::string listed;
-  for (const auto& d : dirs) listed += (listed.empty() ? "" : ", ") + d;
-  return {"", "no aws-ofi-nccl plugin (libnccl-net.so, libnccl-net-ofi.so) in " + listed};
+  return {"", "no aws-ofi-nccl plugin (libnccl-net.so, libnccl-net-ofi.so) in " + join(dirs, ", ")};
 }
 
 VersionInfo probe_nvidia_driver() {

@@ -296,7 +296,6 @@ struct NcclLogParser::State {
 
 NcclLogParser::NcclLogParser() : state_(std::make_unique<State>()) {}
 NcclLogParser::~NcclLogParser() = default;
-void NcclLogParser::add_line(std::string_view line) { state_->add(line); }
 void NcclLogParser::add(std::istream& in) {
   std::string line;
   while (std::getline(in, line)) state_->add(line);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -48,12 +49,6 @@ const Curve* find_any_timing(const CurveSet& curves, const std::string& mapping,
     }
   }
   return nullptr;
-}
-
-std::string join(const std::set<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 }  // namespace
@@ -122,10 +117,10 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
     if (!has_rows(file, m.name)) r.complete = false;
     ranking.mappings.push_back(std::move(r));
   }
-  if (!borrowed.empty()) ranking.notes.push_back("curves borrowed where a dimension's groups equal another's (the run measured them once): " + join(borrowed));
-  if (!extrapolated.empty()) ranking.notes.push_back("beyond the largest measured size, extrapolated linearly in bytes from the last two points: " + join(extrapolated));
-  if (!below.empty()) ranking.notes.push_back("below the smallest measured size, read as the smallest size's time: " + join(below));
-  if (!other_timing.empty()) ranking.notes.push_back("measured only in the other timing mode: " + join(other_timing));
+  if (!borrowed.empty()) ranking.notes.push_back("curves borrowed where a dimension's groups equal another's (the run measured them once): " + join(borrowed, ", "));
+  if (!extrapolated.empty()) ranking.notes.push_back("beyond the largest measured size, extrapolated linearly in bytes from the last two points: " + join(extrapolated, ", "));
+  if (!below.empty()) ranking.notes.push_back("below the smallest measured size, read as the smallest size's time: " + join(below, ", "));
+  if (!other_timing.empty()) ranking.notes.push_back("measured only in the other timing mode: " + join(other_timing, ", "));
   for (const auto& [what, count] : missing) {
     ranking.notes.push_back(what + " has no measured curve for " + std::to_string(count) + " mapping(s): left out of their totals, which rank after the complete ones");
   }

@@ -3,6 +3,7 @@
 
 #include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -77,9 +78,7 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   }
   for (const auto& s : r.spreads) {
     const std::string rank = rank_of(r, s.mapping), bytes = std::to_string(s.bytes);
-    std::string hosts;
-    for (const auto& h : s.slowest_hosts) hosts += (hosts.empty() ? "" : " ") + h;
-    const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + hosts;
+    const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + join(s.slowest_hosts, " ");
     for (const auto& [metric, value] : {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
       csv.row({"spread", rank, s.mapping, s.dim, s.op, s.timing, s.concurrency, bytes, metric, number(value), detail});
     }

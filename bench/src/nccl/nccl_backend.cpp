@@ -11,7 +11,7 @@
 
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
-#include "bench/src/mpi_util.hpp"
+#include "common/mpi/strings.hpp"
 #include "bench/src/nccl_plan.hpp"
 #include "bench/watchdog.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
@@ -64,7 +64,7 @@ std::string first_error(const std::string& mine, MPI_Comm world) {
   MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, world);
   if (first == size) return "";
   std::string message = mine;
-  broadcast(message, first, world);
+  mpi::broadcast_string(message, world, first);
   return message;
 }
 
@@ -230,7 +230,7 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   std::vector<RankDevice> node_ranks;
-  for (const auto& text : allgather(encode(mine), node)) node_ranks.push_back(decode(text));
+  for (const auto& text : mpi::allgather_strings(encode(mine), node)) node_ranks.push_back(decode(text));
   MPI_Comm_free(&node);
   const std::string error = first_error(check_node_devices(hostname(), node_ranks), world);
   if (!error.empty()) throw InputError(error);
@@ -243,7 +243,7 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   const auto alltoall = native_all_to_all(nccl_code, symbol != nullptr) ? reinterpret_cast<nccl::AlltoAllFn>(symbol) : nullptr;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  const std::vector<std::string> models = allgather(model, world);
+  const std::vector<std::string> models = mpi::allgather_strings(model, world);
   std::vector<std::pair<std::string, std::string>> versions = {
       {"nccl", nccl_version_string(nccl_code)},
       {"nccl_headers", nccl_version_string(NCCL_VERSION_CODE)},

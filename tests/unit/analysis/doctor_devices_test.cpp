@@ -78,6 +78,9 @@ TEST(DoctorDevices, NodeTypeCatalog) {
   EXPECT_EQ(find_node_type("p6-b200")->efa, 8);
   EXPECT_EQ(find_node_type("g5")->efa, 1);
   EXPECT_FALSE(find_node_type("m5.large"));
+  // topology's catalog is the source: its EFA types, in its order; InfiniBand nodes are not the doctor's.
+  EXPECT_EQ(node_type_names(), "p4d, p4de, p5, p5e, p5en, p6-b200, g5");
+  EXPECT_FALSE(find_node_type("dgx-h100"));
   const std::vector<NodeFacts> nodes = {p5_node("a", 0), dev_box("b", 1)};
   EXPECT_EQ(resolve_node_types(nodes, "auto"), (std::vector<std::string>{"p5", ""}));
   EXPECT_EQ(resolve_node_types(nodes, "p4d"), (std::vector<std::string>{"p4d", "p4d"}));

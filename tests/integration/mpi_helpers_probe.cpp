@@ -1,0 +1,92 @@
+// common/mpi under mpirun: the string collectives on every rank count and root, and the session
+// that starts MPI only when it is not running and finalises only what it started. Prints one
+// line per failed expectation and exits 1 when there was one.
+#include <mpi.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/mpi/session.hpp"
+#include "common/mpi/strings.hpp"
+
+namespace {
+
+int failures = 0;
+int world_rank = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) return;
+  ++failures;
+  std::cerr << "rank " << world_rank << ": FAILED " << what << "\n";
+}
+
+// Rank r's string: r copies of a letter, so rank 0 sends nothing and lengths all differ.
+std::string text_of(int r) { return std::string(static_cast<std::size_t>(r), static_cast<char>('a' + r)); }
+
+void check_collectives(MPI_Comm comm, int rank, int size) {
+  const auto gathered = meshbench::mpi::gather_strings(text_of(rank), comm);
+  if (rank == 0) {
+    expect(gathered.size() == static_cast<std::size_t>(size), "gather_strings gives rank 0 one string per rank");
+    for (int r = 0; r < size && r < static_cast<int>(gathered.size()); ++r) {
+      expect(gathered[static_cast<std::size_t>(r)] == text_of(r), "gather_strings keeps rank " + std::to_string(r) + "'s string");
+    }
+  } else {
+    expect(gathered.empty(), "gather_strings gives other ranks nothing");
+  }
+
+  const auto all = meshbench::mpi::allgather_strings(text_of(rank), comm);
+  expect(all.size() == static_cast<std::size_t>(size), "allgather_strings gives every rank one string per rank");
+  for (int r = 0; r < size && r < static_cast<int>(all.size()); ++r) {
+    expect(all[static_cast<std::size_t>(r)] == text_of(r), "allgather_strings keeps rank " + std::to_string(r) + "'s string");
+  }
+
+  for (int root = 0; root < size; ++root) {
+    std::string text = rank == root ? "from root " + std::to_string(root) : "stale text of rank " + std::to_string(rank);
+    meshbench::mpi::broadcast_string(text, comm, root);
+    expect(text == "from root " + std::to_string(root), "broadcast_string from root " + std::to_string(root));
+  }
+  std::string empty = rank == 0 ? "" : "not empty";
+  meshbench::mpi::broadcast_string(empty, comm);
+  expect(empty.empty(), "broadcast_string of an empty string empties every rank's");
+}
+
+}  // namespace
+
+int main() {
+  int finalized = 0;
+  {
+    const meshbench::mpi::MpiSession outer;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    expect(outer.started(), "the first session starts MPI");
+    {
+      const meshbench::mpi::MpiSession inner;
+      expect(!inner.started(), "a session inside another does not start MPI again");
+    }
+    MPI_Finalized(&finalized);
+    expect(finalized == 0, "an inner session's end leaves MPI running");
+
+    check_collectives(MPI_COMM_WORLD, world_rank, size);
+    // A communicator whose rank 0 is not world rank 0: the odd world ranks, in reverse order.
+    MPI_Comm odd = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, size - world_rank, &odd);
+    int rank = 0, odd_size = 0;
+    MPI_Comm_rank(odd, &rank);
+    MPI_Comm_size(odd, &odd_size);
+    check_collectives(odd, rank, odd_size);
+    MPI_Comm_free(&odd);
+
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (world_rank == 0) std::cout << (total == 0 ? "ok" : "FAILED") << ": " << size << " ranks, " << total << " failed expectation(s)\n";
+    failures = total;
+  }
+  MPI_Finalized(&finalized);
+  if (finalized == 0) {
+    std::cerr << "rank " << world_rank << ": FAILED the session that started MPI finalises it\n";
+    return 1;
+  }
+  return failures == 0 ? 0 : 1;
+}
