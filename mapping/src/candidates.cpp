@@ -140,10 +140,11 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
     return it->second;
   };
   std::vector<Draft> drafts;
+  CostScratch scratch;
   auto add = [&](Draft d) {
     d.groups = &groups_of(d.layout);
     const bool symmetric = d.atoms != nullptr && detail::node_aligned(*d.atoms, d.placement, topo);
-    d.score = model.score(d.layout, *d.groups, d.slot_of_rank, symmetric);
+    d.score = model.score(d.layout, *d.groups, d.slot_of_rank, scratch, symmetric);
     drafts.push_back(std::move(d));
   };
   auto best_so_far = [&drafts]() -> const Draft& {
@@ -224,7 +225,7 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
       start.local_order.resize(local_order.size());
       std::iota(start.local_order.begin(), start.local_order.end(), 0);
     }
-    const auto found = detail::local_search(*seed->atoms, start, seed->score, seed->layout, *seed->groups, topo, model, budget);
+    const auto found = detail::local_search(*seed->atoms, start, seed->score, seed->layout, *seed->groups, topo, model, scratch, budget);
     stats.search_evaluations = found.evaluations;
     Draft d = draft("search(from=" + seed->name + ")",
             "Steepest descent over block swaps (whole digits of the rank numbering, and local GPU positions on asymmetric nodes) from " +
