@@ -26,3 +26,15 @@ add_test(NAME integration.run.driver_with_fake_groups
 set_tests_properties(integration.run.driver_with_fake_groups PROPERTIES
   LABELS "integration;bench" TIMEOUT 120
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+
+# measure and the Runner through a fake backend on 2 ranks: where per-iteration timing stops,
+# the point's result, isolated points, rounds pooling, resumed and oversized points
+# (GoogleTest on both ranks; rank 0 prints).
+add_executable(bench_fake_backend_test ${CMAKE_CURRENT_LIST_DIR}/bench_fake_backend_test.cpp)
+target_link_libraries(bench_fake_backend_test PRIVATE meshbench_bench GTest::gtest meshbench_warnings)
+target_include_directories(bench_fake_backend_test PRIVATE ${PROJECT_SOURCE_DIR})
+add_test(NAME integration.run.measure_and_runner_with_fake_backend
+  COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --oversubscribe $<TARGET_FILE:bench_fake_backend_test>)
+set_tests_properties(integration.run.measure_and_runner_with_fake_backend PROPERTIES
+  LABELS "integration;bench" TIMEOUT 120
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
