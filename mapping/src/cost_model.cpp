@@ -129,11 +129,10 @@ std::pair<LinkClass, double> worst_pair(const CostModel::Fabric::NodeLayout& l, 
   return {worst, gbps};
 }
 
-CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
-  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+// NICs reached by the same set of slots become one class: its bandwidth, and per slot the
+// classes it reaches (l.rail); the node's total NIC bandwidth.
+void nic_classes(const topology::NodeTopology& node, const CostParams& params, CostModel::Fabric::NodeLayout& l) {
   const double net_cap = params[LinkClass::NET].bandwidth_gbps;
-  CostModel::Fabric::NodeLayout l;
-  l.slots = node.slot_count();
   std::vector<double> nic_gbps;
   for (const auto& nic : node.nics) nic_gbps.push_back(std::min(nic.speed_gbps > 0 ? nic.speed_gbps : net_cap, net_cap));
   if (nic_gbps.empty()) nic_gbps.push_back(net_cap);  // one virtual NIC where the node lists none
@@ -165,6 +164,28 @@ CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, co
     l.rail.push_back(mask);
   }
   for (double b : nic_gbps) l.node_gbps += b;
+}
+
+// Per set of local slots (small nodes only), the slowest class between two of them.
+void tabulate_slot_sets(CostModel::Fabric::NodeLayout& l) {
+  const std::size_t masks = std::size_t{1} << l.slots;
+  l.worst_of_mask.resize(masks);
+  l.gbps_of_mask.resize(masks);
+  std::vector<int> locals;
+  for (std::size_t m = 0; m < masks; ++m) {
+    locals.clear();
+    for (int s = 0; s < l.slots; ++s) {
+      if (((m >> s) & 1U) != 0) locals.push_back(s);
+    }
+    std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
+  }
+}
+
+CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
+  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+  CostModel::Fabric::NodeLayout l;
+  l.slots = node.slot_count();
+  nic_classes(node, params, l);
   std::map<int, int> switch_ids;
   for (const auto& slot : node.slots) {
     int id = -1;
@@ -179,19 +200,7 @@ CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, co
       l.link_gbps.push_back(params[c].bandwidth_gbps);
     }
   }
-  if (l.slots <= CostModel::Fabric::kTabulated) {
-    const std::size_t masks = std::size_t{1} << l.slots;
-    l.worst_of_mask.resize(masks);
-    l.gbps_of_mask.resize(masks);
-    std::vector<int> locals;
-    for (std::size_t m = 0; m < masks; ++m) {
-      locals.clear();
-      for (int s = 0; s < l.slots; ++s) {
-        if (((m >> s) & 1U) != 0) locals.push_back(s);
-      }
-      std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
-    }
-  }
+  if (l.slots <= CostModel::Fabric::kTabulated) tabulate_slot_sets(l);
   return l;
 }
 
