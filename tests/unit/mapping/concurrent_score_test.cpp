@@ -87,7 +87,7 @@ TEST(ConcurrentScore, TwoThreadsGetTheSequentialScores) {
   // The placements differ in price, so a thread that read the other's counts would show.
   EXPECT_NE(sequential.front().total_us, sequential.back().total_us);
 
-  constexpr int kRepeats = 200;
+  constexpr int kRepeats = 1000;
   std::latch start(2);
   // Thread t scores placements t, t+2, t+4, ... kRepeats times; the last round's scores are kept
   // and every round's are compared, so that a difference in any round is counted.
