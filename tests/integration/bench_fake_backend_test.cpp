@@ -2,10 +2,11 @@
 // whose ops take scripted times, under mpirun -np 2: where per-iteration timing stops, what a
 // point's result holds, how wrong elements are summed, what an isolated point reports, and what
 // the runner reports for one round, several rounds, resumed points, isolated points and points
-// too big for the device. Every expected count is worked out from the script; the stopping
-// decisions never read the clock except where any elapsed time at all must end the point (a
-// budget of a nanosecond). Both ranks run every test in the same order (their collectives
-// meet); only EXPECT is used, so that a failure does not leave one rank out of a collective.
+// too big for the device. Every expected count is worked out from the script. Budgets are a
+// million seconds, so that the clock cannot end a point, except in the one test where a
+// nanosecond's budget must end it at the first look; policies otherwise keep their defaults
+// (5 warm-up ops, 2% precision). Both ranks run every test in the same order, so that their
+// collectives meet; ASSERT stands only where no collective follows.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -91,19 +92,11 @@ PointResult measure_world(ScriptedGroup& g, const TimingPolicy& p, Timing timing
   return measure_concurrent(ctx, op_layout(Op::all_reduce, 1024, world_rank(), world_size()), timing, p, check, corrupt);
 }
 
-TimingPolicy policy(int min_iters, int max_iters, double budget_s) {
-  TimingPolicy p;  // 5 warm-up ops, precision 2%
-  p.min_iters = min_iters;
-  p.max_iters = max_iters;
-  p.budget_s = budget_s;
-  return p;
-}
-
 }  // namespace
 
 TEST(Measure, SteadyOpsStopAtMinIters) {
   ScriptedGroup g(constant(100.0));
-  const auto r = measure_world(g, policy(20, 2000, 1e6));
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
   EXPECT_EQ(r.warmup, 5);
   EXPECT_EQ(r.iters, 20);  // a zero-width interval at the first look
   EXPECT_EQ(r.samples_us.size(), 20U);
@@ -114,7 +107,7 @@ TEST(Measure, SteadyOpsStopAtMinIters) {
 
 TEST(Measure, ANeverNarrowIntervalRunsToMaxIters) {
   ScriptedGroup g(noisy_then_steady(1'000'000));
-  const auto r = measure_world(g, policy(20, 200, 1e6));
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 200, .budget_s = 1e6});
   EXPECT_EQ(r.iters, 200);  // looks at 20, 40, 80, 160, then the 40 left
   EXPECT_EQ(r.summary.min, 100.0);
   EXPECT_EQ(r.summary.max, 400.0);
@@ -124,7 +117,7 @@ TEST(Measure, StopsWhereTheIntervalNarrows) {
   // 20 noisy samples, then steady ones: at the second look (40 samples: 30 of 100, 10 of 400)
   // both ends of the median's interval are 100 µs.
   ScriptedGroup g(noisy_then_steady(20));
-  const auto r = measure_world(g, policy(20, 2000, 1e6));
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
   EXPECT_EQ(r.iters, 40);
   EXPECT_EQ(r.summary.median, 100.0);
 }
@@ -133,14 +126,14 @@ TEST(Measure, ASpentBudgetStopsANoisyPointAtMinIters) {
   // A budget of a nanosecond: the warm-up stops after its second op (a fifth of the budget is
   // spent), and the first look at min_iters finds the budget spent.
   ScriptedGroup g(noisy_then_steady(1'000'000));
-  const auto r = measure_world(g, policy(20, 2000, 1e-9));
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e-9});
   EXPECT_EQ(r.warmup, 2);
   EXPECT_EQ(r.iters, 20);
 }
 
 TEST(Measure, TheSlowestRankIsThePointsTime) {
   ScriptedGroup g(constant(world_rank() == 1 ? 300.0 : 100.0));
-  const auto r = measure_world(g, policy(20, 2000, 1e6));
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
   EXPECT_EQ(r.summary.median, 300.0);
   EXPECT_EQ(r.summary.min, 300.0);
   if (world_rank() == 0) {
@@ -152,15 +145,15 @@ TEST(Measure, TheSlowestRankIsThePointsTime) {
 
 TEST(Measure, WrongElementsAreSummedOverTheWorld) {
   ScriptedGroup g(constant(100.0));
-  EXPECT_EQ(measure_world(g, policy(20, 2000, 1e6), Timing::per_iteration, true, false).wrong, 0);
-  EXPECT_EQ(measure_world(g, policy(20, 2000, 1e6), Timing::per_iteration, true, true).wrong, world_size());
-  EXPECT_EQ(measure_world(g, policy(20, 2000, 1e6), Timing::per_iteration, true, world_rank() == 1).wrong, 1);
+  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, false).wrong, 0);
+  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, true).wrong, world_size());
+  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, world_rank() == 1).wrong, 1);
 }
 
 TEST(Measure, BatchesAreSizedFromTheWarmUp) {
   // 100 µs ops, a 1 s budget over 5 batches: 200 ms per batch holds 2000, capped at 20 ops.
   ScriptedGroup g(constant(100.0));
-  const auto r = measure_world(g, policy(20, 2000, 1.0), Timing::batched);
+  const auto r = measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1.0}, Timing::batched);
   EXPECT_EQ(r.iters, 5 * 20);
   EXPECT_EQ(r.samples_us.size(), 5U);
   EXPECT_EQ(r.summary.median, 100.0);
@@ -177,7 +170,7 @@ TEST(Measure, IsolatedGroupsReportTheSlowestGroupsPoint) {
   ctx.group_index = world_rank();
   ctx.group_count = world_size();
   ctx.group = &g;
-  const auto r = measure_isolated(ctx, op_layout(Op::all_reduce, 1024, 0, 1), Timing::per_iteration, policy(20, 2000, 1e6));
+  const auto r = measure_isolated(ctx, op_layout(Op::all_reduce, 1024, 0, 1), Timing::per_iteration, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
   if (world_rank() == 0) {
     ASSERT_EQ(r.groups.size(), 2U);
     EXPECT_EQ(r.groups[0].median_us, 100.0);
@@ -225,7 +218,7 @@ RunOptions options_for_test() {
   o.ops = {Op::all_reduce};
   o.sizes = {1024, 4096};
   o.timings = {Timing::per_iteration};
-  o.policy = policy(20, 2000, 1e6);
+  o.policy = TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6};
   return o;
 }
 

@@ -35,15 +35,6 @@ std::vector<double> noisy(int n, double spread, std::uint64_t seed) {
   return v;
 }
 
-TimingPolicy policy(int min_iters, int max_iters, double precision, double budget_s) {
-  TimingPolicy p;
-  p.min_iters = min_iters;
-  p.max_iters = max_iters;
-  p.precision = precision;
-  p.budget_s = budget_s;
-  return p;
-}
-
 }  // namespace
 
 TEST(Statistics, SummaryOfAnOddAndAnEvenCount) {
@@ -109,20 +100,20 @@ TEST(Statistics, MedianIntervalNarrowsWithMoreSamples) {
 }
 
 TEST(StoppingRule, MaxItersEndsItWhateverTheSpread) {
-  const TimingPolicy p = policy(20, 200, 0.02, 1e6);
+  const TimingPolicy p{.min_iters = 20, .max_iters = 200, .precision = 0.02, .budget_s = 1e6};
   EXPECT_TRUE(enough_iterations(p, noisy(200, 0.5, 1), 0.001));
   EXPECT_FALSE(enough_iterations(p, noisy(199, 0.5, 1), 0.001));
 }
 
 TEST(StoppingRule, NothingStopsBeforeMinIters) {
-  const TimingPolicy p = policy(20, 2000, 0.02, 1.0);
+  const TimingPolicy p{.min_iters = 20, .max_iters = 2000, .precision = 0.02, .budget_s = 1.0};
   // Identical samples (a zero-width interval) and a spent budget: still not before 20.
   EXPECT_FALSE(enough_iterations(p, std::vector<double>(19, 100.0), 5.0));
   EXPECT_TRUE(enough_iterations(p, std::vector<double>(20, 100.0), 0.0));
 }
 
 TEST(StoppingRule, ASpentBudgetEndsANoisyPoint) {
-  const TimingPolicy p = policy(20, 2000, 0.02, 1.0);
+  const TimingPolicy p{.min_iters = 20, .max_iters = 2000, .precision = 0.02, .budget_s = 1.0};
   const auto samples = noisy(40, 0.5, 7);
   ASSERT_GT(median_ci_relative_halfwidth(samples), p.precision);
   EXPECT_FALSE(enough_iterations(p, samples, 0.999));
@@ -132,12 +123,12 @@ TEST(StoppingRule, ASpentBudgetEndsANoisyPoint) {
 TEST(StoppingRule, ANarrowEnoughIntervalEndsItEarly) {
   // 1..100 gives 20/101 ≈ 0.198: enough at a precision of 0.2, not at 0.19.
   const auto samples = shuffled_one_to(100, 5);
-  EXPECT_TRUE(enough_iterations(policy(20, 2000, 0.2, 1e6), samples, 0.0));
-  EXPECT_FALSE(enough_iterations(policy(20, 2000, 0.19, 1e6), samples, 0.0));
+  EXPECT_TRUE(enough_iterations(TimingPolicy{.min_iters = 20, .max_iters = 2000, .precision = 0.2, .budget_s = 1e6}, samples, 0.0));
+  EXPECT_FALSE(enough_iterations(TimingPolicy{.min_iters = 20, .max_iters = 2000, .precision = 0.19, .budget_s = 1e6}, samples, 0.0));
 }
 
 TEST(StoppingRule, ChunksDoubleUntilTheBudgetOrMaxItersBounds) {
-  const TimingPolicy p = policy(20, 200, 0.02, 1.0);
+  const TimingPolicy p{.min_iters = 20, .max_iters = 200, .precision = 0.02, .budget_s = 1.0};
   // Plenty of budget: as many again as so far, then what is left to max_iters.
   EXPECT_EQ(next_chunk(p, 20, 0.001), 20);
   EXPECT_EQ(next_chunk(p, 160, 0.008), 40);
@@ -153,7 +144,7 @@ TEST(StoppingRule, ADriverLoopOnSyntheticSamplesStopsWhereWorkedOut) {
   // What measure.cpp's loop does, with a scripted series and no clock: 10 samples of 100 and
   // 10 of 400 alternate (interval (400 − 100) / (2 · 250) = 0.6), then 100 only. At 40 samples
   // (30 of 100, 10 of 400) the interval's ends, indices 13 and 27, are both 100: it stops there.
-  const TimingPolicy p = policy(20, 2000, 0.02, 1e6);
+  const TimingPolicy p{.min_iters = 20, .max_iters = 2000, .precision = 0.02, .budget_s = 1e6};
   std::vector<double> series;
   int chunk = p.min_iters, looks = 0;
   for (;;) {
