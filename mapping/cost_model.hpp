@@ -54,9 +54,9 @@ class CostScratch {
   CostScratch(CostScratch&&) noexcept;
   CostScratch& operator=(CostScratch&&) noexcept;
 
-  // Its contents (private to the implementation).
+  // Its contents (private to the implementation; made again after a move).
   struct Buffers;
-  Buffers& buffers() { return *buffers_; }
+  Buffers& buffers();
 
  private:
   std::unique_ptr<Buffers> buffers_;

@@ -85,6 +85,11 @@ CostScratch::~CostScratch() = default;
 CostScratch::CostScratch(CostScratch&&) noexcept = default;
 CostScratch& CostScratch::operator=(CostScratch&&) noexcept = default;
 
+CostScratch::Buffers& CostScratch::buffers() {
+  if (!buffers_) buffers_ = std::make_unique<Buffers>();
+  return *buffers_;
+}
+
 struct CostModel::Fabric {
   using Run = detail::Run;
   struct NodeLayout {
