@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,10 @@ struct RunOptions {
   int rounds = 1;
   double watchdog_base_s = 60;
   std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
+  // Test-only fault, MESHBENCH_TEST_KILL_AFTER="N:RANK": world rank RANK kills itself once N
+  // points of the last round are measured (0: never).
+  int test_kill_after = 0;
+  int test_kill_rank = -1;
   std::uint64_t test_device_memory = 0;  // test only: this many device bytes instead of the backend's figure
 };
 
@@ -76,11 +81,21 @@ class Runner {
   };
   struct OpenDimension;  // one dimension's communicators and point context (runner.cpp)
   struct Visit;          // one point of an open dimension (runner.cpp)
+  struct ReportedSoFar {  // the mapping and dimension whose table the console shows last
+    const mapping::Mapping* mapping = nullptr;
+    const OpenDimension* dimension = nullptr;
+  };
   std::vector<DimPlan> plan_dimensions(const mapping::Mapping& m) const;
+  // Calls visit(dim, op, requested bytes, group size) for every size of every op of every
+  // measured dimension of `mappings`, whether it fits in device memory or not.
+  void for_each_op_size(const std::vector<mapping::Mapping>& mappings,
+                        const std::function<void(mapping::Dim, mapping::Op, std::uint64_t, int)>& visit) const;
   std::vector<std::uint64_t> sizes_for(mapping::Dim dim) const;
   bool fits(mapping::Op op, std::uint64_t requested, int group_size, std::uint64_t* needed = nullptr) const;
   void run_mapping(const mapping::Mapping& m, int index, int count);
   void run_rounds(const std::vector<mapping::Mapping>& mappings);
+  std::vector<Visit> open_every_dimension(const std::vector<mapping::Mapping>& mappings, std::vector<std::unique_ptr<OpenDimension>>& open);
+  void report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians, ReportedSoFar& reported) const;
   std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
   // One visit's measurement; nothing when a rank could not allocate its buffers (reported as skipped).
   std::optional<PointResult> measure_visit(const Visit& v, const TimingPolicy& policy);

@@ -43,6 +43,25 @@ struct Score {
   const DimShape& of(Dim d) const { return shape[static_cast<std::size_t>(d)]; }
 };
 
+// Working memory of one scoring: per-NIC-class, per-switch and per-node flow counts and the
+// groups' sorted members. A model only reads itself while scoring, so threads may score on one
+// model at once, each with a scratch of its own. Reusing one scratch across calls saves the
+// allocations; it fits itself to whichever model it is handed.
+class CostScratch {
+ public:
+  CostScratch();
+  ~CostScratch();
+  CostScratch(CostScratch&&) noexcept;
+  CostScratch& operator=(CostScratch&&) noexcept;
+
+  // Its contents (private to the implementation; made again after a move).
+  struct Buffers;
+  Buffers& buffers();
+
+ private:
+  std::unique_ptr<Buffers> buffers_;
+};
+
 // The α-β model with NIC and PCIe-uplink contention (docs/mapping.md, "Cost model").
 // Built once per topology; scores any placement of any layout on it.
 class CostModel {
@@ -56,12 +75,16 @@ class CostModel {
   const std::optional<Workload>& workload() const { return workload_; }
   int slot_count() const;
 
-  // The shapes and times of every dimension of `groups` placed by `slot_of_rank`.
+  // The shapes and times of every dimension of `groups` placed by `slot_of_rank`, computed in
+  // `scratch`.
   // `node_symmetric` promises that the nodes are alike and that every node holds the same set of
   // local slot sets of each dimension's groups, each group with the same set on all its nodes
   // (true of block placements whose inner blocks fill a node exactly): ring and all-to-all
   // pricing then looks at node 0 alone, in time independent of the world size. A promise that
   // does not hold is detected where it would change the result and the full pass runs instead.
+  Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, CostScratch& scratch,
+              bool node_symmetric = false) const;
+  // The same with a scratch of its own, for a one-off score.
   Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric = false) const;
   // One op on a dimension of that shape.
   double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const;
@@ -72,9 +95,6 @@ class CostModel {
   struct Fabric;
 
  private:
-  void collectives(const FlatGroups& groups, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
-  bool collectives_on_node0(const FlatGroups& groups, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const;
-  void send_recv(const FlatGroups& groups, std::span<const int> slot_of_rank, DimShape& shape) const;
   CostParams params_;
   std::optional<Workload> workload_;
   std::unique_ptr<Fabric> fabric_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bench/backend_error.hpp"
+#include "bench/src/stopping_rule.hpp"
 #include "common/mpi/strings.hpp"
 #include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
@@ -91,12 +92,8 @@ class Sampler {
         }
       }
       s.slowest.insert(s.slowest.end(), buf.begin(), buf.end() - 1);
-      const int n = static_cast<int>(s.slowest.size());
-      if (n >= p.max_iters) break;
-      if (n >= p.min_iters && (elapsed >= p.budget_s || median_ci_relative_halfwidth(s.slowest) <= p.precision)) break;
-      const double per_iter = elapsed / n;
-      const double budget_left = (p.budget_s - elapsed) / std::max(per_iter, 1e-9);
-      chunk = std::clamp(static_cast<int>(std::min<double>(n, budget_left)), 1, p.max_iters - n);
+      if (enough_iterations(p, s.slowest, elapsed)) break;
+      chunk = next_chunk(p, static_cast<int>(s.slowest.size()), elapsed);
     }
     return s;
   }

@@ -120,45 +120,48 @@ std::vector<results::PointKey> lines_to_keys(const std::string& text) {
   return keys;
 }
 
-int run_under_mpi(const RunConfig& config, const Args& args) {
+// This process's place in the launch, shared by every phase of a run.
+struct Launch {
   MPI_Comm world = MPI_COMM_WORLD;
   int rank = 0, size = 0;
-  MPI_Comm_rank(world, &rank);
-  MPI_Comm_size(world, &size);
+};
 
-  // Topology, plan and output are settled before any measurement; an input error on any rank
-  // ends every rank with status 2 and nothing written.
+// The cluster the launch runs on and each rank's slot in it, settled before any measurement; an
+// input error on any rank ends every rank (false) with nothing written.
+bool settle_topology(const RunConfig& config, const Launch& at, topology::ClusterTopology& topo, std::vector<int>& slot_of_rank) {
   std::string error;
-  topology::ClusterTopology topo;
-  std::vector<int> slot_of_rank;
-  PlannedRun plan;
   try {
     if (config.topology.given()) {
       topo = topology::load_offline_topology(config.topology, false);
-      for (int r = 0; r < size; ++r) slot_of_rank.push_back(r);
+      for (int r = 0; r < at.size; ++r) slot_of_rank.push_back(r);
     } else {
-      auto live = topology::discover_cluster(world);
+      auto live = topology::discover_cluster(at.world);
       topo = std::move(live.topology);
       slot_of_rank = std::move(live.slot_of_rank);
-      if (rank == 0) {
+      if (at.rank == 0) {
         for (const auto& w : live.warnings) std::cerr << "meshbench run: warning: " << w << "\n";
       }
     }
-    if (topo.slot_count() != size) {
-      throw InputError("the topology has " + std::to_string(topo.slot_count()) + " slots but " + std::to_string(size) +
+    if (topo.slot_count() != at.size) {
+      throw InputError("the topology has " + std::to_string(topo.slot_count()) + " slots but " + std::to_string(at.size) +
                        " ranks were launched; launch one rank per slot or change --nodes/--topology");
     }
   } catch (const InputError& e) {
     error = e.what();
   }
-  if (any_input_error(error, world, "run")) return kExitBadInput;
+  return !any_input_error(error, at.world, "run");
+}
 
-  std::string wire;
-  if (rank == 0) {
+// Rank 0 plans the run and checks the output path; every rank gets the plan (nothing when any
+// input was bad).
+std::optional<PlannedRun> share_plan(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo) {
+  std::string error, wire;
+  PlannedRun plan;
+  if (at.rank == 0) {
     try {
       plan = plan_run(config, topo);
-      if (plan.layout.world != size) {
-        throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(size) +
+      if (plan.layout.world != at.size) {
+        throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(at.size) +
                          " were launched; launch " + std::to_string(plan.layout.world) + " ranks or plan again");
       }
       select_mappings(plan, config.mapping_names, config.top);
@@ -169,65 +172,89 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
       error = e.what();
     }
   }
-  if (any_input_error(error, world, "run")) return kExitBadInput;
-  mpi::broadcast_string(wire, world);
-  if (rank != 0) plan = from_wire(wire);
+  if (any_input_error(error, at.world, "run")) return std::nullopt;
+  mpi::broadcast_string(wire, at.world);
+  if (at.rank != 0) plan = from_wire(wire);
+  return plan;
+}
 
-  // The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
-  // rank's GPU is the one of the slot it sits on, not blindly its local rank.
-  std::string backend_name = config.backend;
-  if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(world) ? "nccl" : "mpi";
+struct StartedBackend {
   std::unique_ptr<Backend> backend;
-  std::string nccl_log;
-  if (!config.nccl_debug.empty() && backend_name == "nccl") nccl_log = start_nccl_capture(config.nccl_debug);
-  if (!config.nccl_debug.empty() && backend_name != "nccl" && rank == 0) {
+  std::string nccl_log;  // where this process's NCCL log goes, when --nccl-debug captures one
+};
+
+// The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
+// rank's GPU is the one of the slot it sits on, not blindly its local rank.
+std::optional<StartedBackend> start_backend(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                            const std::vector<int>& slot_of_rank) {
+  std::string backend_name = config.backend;
+  if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(at.world) ? "nccl" : "mpi";
+  StartedBackend started;
+  if (!config.nccl_debug.empty() && backend_name == "nccl") started.nccl_log = start_nccl_capture(config.nccl_debug);
+  if (!config.nccl_debug.empty() && backend_name != "nccl" && at.rank == 0) {
     std::cerr << "meshbench run: note: --nccl-debug applies to the NCCL backend; this run uses " << backend_name << "\n";
   }
-  if (backend_name == "nccl") {
-    NcclOptions nccl;
-    nccl.watchdog_base_s = config.run.watchdog_base_s;
-    nccl.grace_s = config.grace_s;
-    try {
-      backend = make_nccl_backend(world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(rank)], !config.topology.given()), nccl);
-    } catch (const InputError& e) {
-      error = e.what();
-    }
-    if (any_input_error(error, world, "run")) return kExitBadInput;
-  } else {
-    backend = make_mpi_backend();
+  if (backend_name != "nccl") {
+    started.backend = make_mpi_backend();
+    return started;
   }
+  NcclOptions nccl;
+  nccl.watchdog_base_s = config.run.watchdog_base_s;
+  nccl.grace_s = config.grace_s;
+  std::string error;
+  try {
+    started.backend = make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !config.topology.given()), nccl);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  if (any_input_error(error, at.world, "run")) return std::nullopt;
+  return started;
+}
 
+// Each world rank's hostname: the topology's for a described cluster, each process's own live.
+std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                    const std::vector<int>& slot_of_rank) {
   std::vector<std::string> hosts;
-  for (int r = 0; r < size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = mpi::allgather_strings(hostname(), world);
+  for (int r = 0; r < at.size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
+  if (!config.topology.given()) hosts = mpi::allgather_strings(hostname(), at.world);
+  return hosts;
+}
 
-  RunOptions options = config.run;
-  if (config.workload_sizes) options.dim_sizes = plan.workload_sizes;
+// The doctor's report as the results file stores it, and the versions it found (rank 0 only).
+struct DoctorRecord {
+  std::string json;
+  std::map<std::string, std::string> versions;
+};
 
-  // The pre-flight checklist travels with the run: its verdict is printed, its report stored.
-  std::string doctor_json;
-  std::map<std::string, std::string> doctor_versions;
-  if (config.doctor) {
-    const auto report = analysis::run_doctor(world, analysis::DoctorOptions{});
-    if (rank == 0) {
-      doctor_json = nlohmann::json(report).dump(-1, ' ', false, analysis::kReplaceInvalidUtf8);
-      doctor_versions = analysis::common_versions(report);
-      std::cout << "# doctor: " << report.count(analysis::CheckStatus::pass) << " PASS, " << report.count(analysis::CheckStatus::warn)
-                << " WARN, " << report.count(analysis::CheckStatus::fail) << " FAIL, " << report.count(analysis::CheckStatus::skip)
-                << " SKIP (meshbench doctor for details; the report is stored in the results file)\n";
-      for (const auto& c : report.checks) {
-        if (c.status == analysis::CheckStatus::fail) std::cout << "# doctor FAIL " << c.id << ": " << c.reason << "\n";
-      }
-    }
+// The pre-flight checklist travels with the run: its verdict is printed, its report stored.
+DoctorRecord run_preflight_checks(const RunConfig& config, const Launch& at) {
+  DoctorRecord record;
+  if (!config.doctor) return record;
+  const auto report = analysis::run_doctor(at.world, analysis::DoctorOptions{});
+  if (at.rank != 0) return record;
+  record.json = nlohmann::json(report).dump(-1, ' ', false, analysis::kReplaceInvalidUtf8);
+  record.versions = analysis::common_versions(report);
+  std::cout << "# doctor: " << report.count(analysis::CheckStatus::pass) << " PASS, " << report.count(analysis::CheckStatus::warn)
+            << " WARN, " << report.count(analysis::CheckStatus::fail) << " FAIL, " << report.count(analysis::CheckStatus::skip)
+            << " SKIP (meshbench doctor for details; the report is stored in the results file)\n";
+  for (const auto& c : report.checks) {
+    if (c.status == analysis::CheckStatus::fail) std::cout << "# doctor FAIL " << c.id << ": " << c.reason << "\n";
   }
+  return record;
+}
 
-  std::optional<results::ResultsWriter> writer;
+// Rank 0 creates the results file (or reopens it with --resume) under the run's header; every
+// rank learns which points it already holds (nothing when the file cannot be opened).
+std::optional<std::vector<results::PointKey>> open_results(const RunConfig& config, const Launch& at, const PlannedRun& plan,
+                                                           const topology::ClusterTopology& topo, const std::vector<std::string>& hosts,
+                                                           const Backend& backend, const DoctorRecord& doctor, const Args& args,
+                                                           std::optional<results::ResultsWriter>& writer) {
+  std::string error, completed_text;
   std::vector<results::PointKey> completed;
-  std::string completed_text;
-  if (rank == 0) {
-    auto header = make_header(config, plan, topo, hosts, *backend, args);
-    header.provenance.doctor_json = doctor_json;
-    for (const auto& [component, version] : doctor_versions) {
+  if (at.rank == 0) {
+    auto header = make_header(config, plan, topo, hosts, backend, args);
+    header.provenance.doctor_json = doctor.json;
+    for (const auto& [component, version] : doctor.versions) {
       const bool known = std::any_of(header.provenance.versions.begin(), header.provenance.versions.end(),
                                      [&](const auto& v) { return v.first == component; });
       if (!known) header.provenance.versions.emplace_back(component, version);
@@ -240,85 +267,129 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     }
     for (const auto& line : keys_to_lines(completed)) completed_text += line + "\n";
   }
-  if (any_input_error(error, world, "run")) return kExitBadInput;
-  mpi::broadcast_string(completed_text, world);
-  completed = lines_to_keys(completed_text);
+  if (any_input_error(error, at.world, "run")) return std::nullopt;
+  mpi::broadcast_string(completed_text, at.world);
+  return lines_to_keys(completed_text);
+}
 
-  std::unique_ptr<ResultsFileReporter> file_reporter;
+// Rank 0's reporters: the console, the results file and, once the points are counted, progress.
+struct RunReporters {
+  std::unique_ptr<ResultsFileReporter> file;
   std::unique_ptr<ConsoleReporter> console;
   std::unique_ptr<ProgressReporter> progress;
-  Reporters reporters;
-  if (rank == 0) {
-    file_reporter = std::make_unique<ResultsFileReporter>(*writer);
-    console = std::make_unique<ConsoleReporter>(std::cout);
-    reporters.add(console.get());
-    reporters.add(file_reporter.get());
-  }
+  Reporters all;
 
-  Watchdog watchdog(world, hosts, config.grace_s, [&](const std::string& message, bool interrupted) {
-    if (!file_reporter) return;
-    if (interrupted) {
-      file_reporter->hold();  // a kill follows within a second: leave the file as it is, closed
-    } else {
-      file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
-    }
-  });
-  Runner runner(world, *backend, options, slot_of_rank, &watchdog, rank == 0 ? &reporters : nullptr);
-  runner.skip(completed);
-  if (rank == 0) {
-    progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
-    reporters.add(progress.get());
-    if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
-    // Said before anything runs, so that nobody waits for a point that cannot be measured.
-    const auto too_big = runner.points_over_memory(plan.mappings);
-    if (!too_big.empty()) {
-      std::cout << "# " << too_big.size() << " point size(s) will not fit in device memory (" << format_bytes(runner.memory_limit())
-                << " per rank on the tightest rank) and are skipped, each recorded as a failure:\n";
-      for (const auto& line : too_big) std::cout << "#   " << line << "\n";
-    }
+  void attach(results::ResultsWriter& writer) {
+    file = std::make_unique<ResultsFileReporter>(writer);
+    console = std::make_unique<ConsoleReporter>(std::cout);
+    all.add(console.get());
+    all.add(file.get());
   }
+};
+
+// Rank 0 says what the run will do before anything runs, so that nobody waits for a point that
+// cannot be measured.
+void announce_points(const Runner& runner, const PlannedRun& plan, const RunConfig& config, const std::vector<results::PointKey>& completed,
+                     RunReporters& reporters) {
+  reporters.progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
+  reporters.all.add(reporters.progress.get());
+  if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";
+  const auto too_big = runner.points_over_memory(plan.mappings);
+  if (!too_big.empty()) {
+    std::cout << "# " << too_big.size() << " point size(s) will not fit in device memory (" << format_bytes(runner.memory_limit())
+              << " per rank on the tightest rank) and are skipped, each recorded as a failure:\n";
+    for (const auto& line : too_big) std::cout << "#   " << line << "\n";
+  }
+}
+
+// Measures every point; a failure that leaves the ranks out of step ends all of them here.
+void measure_points(Runner& runner, const PlannedRun& plan, const Launch& at, Watchdog& watchdog, ResultsFileReporter* file_reporter,
+                    const std::vector<std::string>& hosts) {
   try {
     runner.run(plan.mappings);
   } catch (const BackendError& e) {
     // An NCCL or CUDA error: the other ranks may be stuck inside the library, so the run ends
     // here for all of them, with what completed kept and the failure recorded.
-    std::cerr << "meshbench run: rank " << rank << ": " << e.what() << "\n" << std::flush;
+    std::cerr << "meshbench run: rank " << at.rank << ": " << e.what() << "\n" << std::flush;
     if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
-    MPI_Abort(world, kExitFailure);
+    MPI_Abort(at.world, kExitFailure);
   } catch (const results::StorageError& e) {
     // Only rank 0 writes, and the others are already inside the next point's collectives: the
     // watchdog's way out ends every rank at once, with the failure recorded if it still fits.
     watchdog.end_run("the results writer (rank 0 on " + hosts[0] + ") could not store " + watchdog.point() + ": " + e.what() +
                      "; the file keeps every point stored before it; make room or move the file, then continue with --resume");
   }
+}
 
-  // Which transport each dimension's communicators used, from every process's NCCL log.
-  if (!nccl_log.empty()) {
-    std::ifstream log(nccl_log);
-    const auto mine = encode_transports(communicator_transports(analysis::parse_nccl_log(log)));
-    const auto all = mpi::allgather_strings(mine, world);
-    if (rank == 0) {
-      std::vector<std::vector<std::set<std::string>>> per_rank;
-      for (const auto& text : all) per_rank.push_back(decode_transports(text));
-      const auto uses = transport_uses(runner.communicators_created(), per_rank);
-      writer->record_transports(uses);
-      std::cout << "# NCCL transports (from " << config.nccl_debug << "):\n";
-      for (const auto& u : uses) std::cout << "#   " << u.mapping << " " << u.dim << ": " << u.transport << " on " << u.ranks << " rank(s)\n";
-    }
-  }
+// Which transport each dimension's communicators used, from every process's NCCL log.
+void record_nccl_transports(const std::string& nccl_log, const RunConfig& config, const Launch& at, const Runner& runner,
+                            std::optional<results::ResultsWriter>& writer) {
+  if (nccl_log.empty()) return;
+  std::ifstream log(nccl_log);
+  const auto mine = encode_transports(communicator_transports(analysis::parse_nccl_log(log)));
+  const auto all = mpi::allgather_strings(mine, at.world);
+  if (at.rank != 0) return;
+  std::vector<std::vector<std::set<std::string>>> per_rank;
+  for (const auto& text : all) per_rank.push_back(decode_transports(text));
+  const auto uses = transport_uses(runner.communicators_created(), per_rank);
+  writer->record_transports(uses);
+  std::cout << "# NCCL transports (from " << config.nccl_debug << "):\n";
+  for (const auto& u : uses) std::cout << "#   " << u.mapping << " " << u.dim << ": " << u.transport << " on " << u.ranks << " rank(s)\n";
+}
 
+// Rank 0 closes the results file; the exit status (a failure when any stored point, resumed ones
+// included, has a wrong result: it is reported, never averaged away) goes to every rank.
+int finish_results(const Launch& at, std::optional<results::ResultsWriter>& writer) {
   int status = kExitOk;
-  if (rank == 0) {
+  if (at.rank == 0) {
     writer->finish("complete", results::utc_now_iso8601());
-    // Resumed points count too: a wrong result is reported, never averaged away.
     const auto written = results::ResultsFile::open_in_mpi_job(writer->path());
     for (const auto& row : written.measurements()) {
       if (row.wrong > 0) status = kExitFailure;
     }
     std::cout << "# results: " << writer->path() << "\n";
   }
-  MPI_Bcast(&status, 1, MPI_INT, 0, world);
+  MPI_Bcast(&status, 1, MPI_INT, 0, at.world);
   return status;
+}
+
+int run_under_mpi(const RunConfig& config, const Args& args) {
+  Launch at;
+  MPI_Comm_rank(at.world, &at.rank);
+  MPI_Comm_size(at.world, &at.size);
+
+  topology::ClusterTopology topo;
+  std::vector<int> slot_of_rank;
+  if (!settle_topology(config, at, topo, slot_of_rank)) return kExitBadInput;
+  auto plan = share_plan(config, at, topo);
+  if (!plan) return kExitBadInput;
+  auto started = start_backend(config, at, topo, slot_of_rank);
+  if (!started) return kExitBadInput;
+  Backend& backend = *started->backend;
+  const auto hosts = rank_hosts(config, at, topo, slot_of_rank);
+  RunOptions options = config.run;
+  if (config.workload_sizes) options.dim_sizes = plan->workload_sizes;
+  const DoctorRecord doctor = run_preflight_checks(config, at);
+
+  std::optional<results::ResultsWriter> writer;
+  const auto completed = open_results(config, at, *plan, topo, hosts, backend, doctor, args, writer);
+  if (!completed) return kExitBadInput;
+  RunReporters reporters;
+  if (at.rank == 0) reporters.attach(*writer);
+  Watchdog watchdog(at.world, hosts, config.grace_s, [&](const std::string& message, bool interrupted) {
+    if (!reporters.file) return;
+    if (interrupted) {
+      reporters.file->hold();  // a kill follows within a second: leave the file as it is, closed
+    } else {
+      reporters.file->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+    }
+  });
+  Runner runner(at.world, backend, options, slot_of_rank, &watchdog, at.rank == 0 ? &reporters.all : nullptr);
+  runner.skip(*completed);
+  if (at.rank == 0) announce_points(runner, *plan, config, *completed, reporters);
+  measure_points(runner, *plan, at, watchdog, reporters.file.get(), hosts);
+  record_nccl_transports(started->nccl_log, config, at, runner, writer);
+  return finish_results(at, writer);
 }
 
 }  // namespace

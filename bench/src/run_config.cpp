@@ -1,5 +1,6 @@
 #include "bench/run_config.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -17,6 +18,17 @@ std::vector<std::string> split_list(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
+}
+
+// MESHBENCH_TEST_KILL_AFTER="N:RANK" (test only; read once, here): anything without a colon
+// leaves it off, and each part reads as atoi reads it.
+void read_test_kill(const char* spec, RunOptions& run) {
+  if (spec == nullptr) return;
+  const std::string text(spec);
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return;
+  run.test_kill_after = std::atoi(text.substr(0, colon).c_str());
+  run.test_kill_rank = std::atoi(text.substr(colon + 1).c_str());
 }
 
 }  // namespace
@@ -92,6 +104,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.run.keep_samples = vm.count("no-samples") == 0;
   c.run.check = vm.count("no-check") == 0;
   c.doctor = vm.count("no-doctor") == 0;
+  read_test_kill(std::getenv("MESHBENCH_TEST_KILL_AFTER"), c.run);
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume) throw InputError("--out and --resume name different files; give one of them");
   if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl") throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");

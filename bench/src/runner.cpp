@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdlib>
 #include <string>
 #include <optional>
 #include <random>
@@ -60,23 +59,28 @@ bool Runner::fits(Op op, std::uint64_t requested, int group_size, std::uint64_t*
   return need <= memory_limit_;
 }
 
-std::vector<std::string> Runner::points_over_memory(const std::vector<mapping::Mapping>& mappings) const {
-  std::vector<std::string> out;
-  std::set<std::tuple<Dim, Op, std::uint64_t>> seen;
+void Runner::for_each_op_size(const std::vector<mapping::Mapping>& mappings,
+                              const std::function<void(Dim, Op, std::uint64_t, int)>& visit) const {
   for (const auto& m : mappings) {
     for (const auto& p : plan_dimensions(m)) {
       if (!p.skipped.empty()) continue;
       const int group_size = static_cast<int>(measured_groups(m, p.dim).front().size());
       for (Op op : p.ops) {
-        for (std::uint64_t requested : sizes_for(p.dim)) {
-          std::uint64_t need = 0;
-          if (fits(op, requested, group_size, &need) || !seen.emplace(p.dim, op, requested).second) continue;
-          out.push_back(std::string(mapping::to_string(p.dim)) + " " + std::string(mapping::to_string(op)) + " " + format_bytes(requested) +
-                        " needs " + format_bytes(need));
-        }
+        for (std::uint64_t requested : sizes_for(p.dim)) visit(p.dim, op, requested, group_size);
       }
     }
   }
+}
+
+std::vector<std::string> Runner::points_over_memory(const std::vector<mapping::Mapping>& mappings) const {
+  std::vector<std::string> out;
+  std::set<std::tuple<Dim, Op, std::uint64_t>> seen;
+  for_each_op_size(mappings, [&](Dim dim, Op op, std::uint64_t requested, int group_size) {
+    std::uint64_t need = 0;
+    if (fits(op, requested, group_size, &need) || !seen.emplace(dim, op, requested).second) return;
+    out.push_back(std::string(mapping::to_string(dim)) + " " + std::string(mapping::to_string(op)) + " " + format_bytes(requested) + " needs " +
+                  format_bytes(need));
+  });
   return out;
 }
 
@@ -113,17 +117,9 @@ std::vector<Runner::DimPlan> Runner::plan_dimensions(const mapping::Mapping& m) 
 
 int Runner::count_points(const std::vector<mapping::Mapping>& mappings) const {
   int total = 0;
-  for (const auto& m : mappings) {
-    for (const auto& p : plan_dimensions(m)) {
-      if (!p.skipped.empty()) continue;
-      const int group_size = static_cast<int>(measured_groups(m, p.dim).front().size());
-      for (Op op : p.ops) {
-        for (std::uint64_t requested : sizes_for(p.dim)) {
-          if (fits(op, requested, group_size)) total += static_cast<int>(options_.timings.size() * (options_.isolated ? 2 : 1));
-        }
-      }
-    }
-  }
+  for_each_op_size(mappings, [&](Dim, Op op, std::uint64_t requested, int group_size) {
+    if (fits(op, requested, group_size)) total += static_cast<int>(options_.timings.size() * (options_.isolated ? 2 : 1));
+  });
   return total;
 }
 
@@ -180,22 +176,56 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
   }
 }
 
+namespace {
+
+// The visit order of one round: Fisher-Yates with a generator the standard fixes, so that every
+// rank draws the same order.
+std::vector<std::size_t> round_order(std::size_t visits, std::uint64_t seed, int round) {
+  std::vector<std::size_t> order(visits);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::mt19937_64 g(seed * 1000003ULL + static_cast<std::uint64_t>(round));
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[g() % i]);
+  return order;
+}
+
+// Adds one round's measurement of a point to what its earlier rounds pooled: the samples, the
+// iterations, the wrong elements, and running sums of each group's times.
+void pool_round(PointResult& p, const PointResult& r, bool first_round) {
+  if (first_round) p.warmup = r.warmup;
+  p.samples_us.insert(p.samples_us.end(), r.samples_us.begin(), r.samples_us.end());
+  p.iters += r.iters;
+  if (r.wrong >= 0) p.wrong = std::max<std::int64_t>(p.wrong, 0) + r.wrong;
+  if (p.groups.empty()) {
+    p.groups = r.groups;
+    return;
+  }
+  for (std::size_t k = 0; k < p.groups.size() && k < r.groups.size(); ++k) {
+    p.groups[k].median_us += r.groups[k].median_us;
+    p.groups[k].p90_us += r.groups[k].p90_us;
+  }
+}
+
+// After the last round: the summary of all rounds' samples, a group's time the mean of its round
+// medians, and the slowest group by that time (the last round's when no group was kept).
+void finish_pooled(PointResult& p, const PointResult& last, int rounds) {
+  p.summary = summarize(p.samples_us);
+  int slowest = -1;
+  for (std::size_t k = 0; k < p.groups.size(); ++k) {
+    p.groups[k].median_us /= rounds;
+    p.groups[k].p90_us /= rounds;
+    if (slowest < 0 || p.groups[k].median_us > p.groups[static_cast<std::size_t>(slowest)].median_us) slowest = static_cast<int>(k);
+  }
+  p.slowest_group = slowest < 0 ? last.slowest_group : p.groups[static_cast<std::size_t>(slowest)].group;
+}
+
+}  // namespace
+
 // Every dimension of every mapping stays open for the whole run: a round visits all points in
 // one shuffled order, so any point may follow any other. A point is reported once its last
 // round is measured, its row from the samples of all rounds.
 void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
   std::vector<std::unique_ptr<OpenDimension>> open;
-  std::vector<Visit> visits;
-  for (std::size_t i = 0; i < mappings.size(); ++i) {
-    const auto& m = mappings[i];
-    for (const auto& plan : plan_dimensions(m)) {
-      if (!plan.skipped.empty()) continue;
-      open.push_back(open_dimension(m, plan));
-      open.back()->mapping_index = static_cast<int>(i);
-      open.back()->mapping_count = static_cast<int>(mappings.size());
-      for (auto& v : visits_of(*open.back())) visits.push_back(std::move(v));
-    }
-  }
+  const std::vector<Visit> visits = open_every_dimension(mappings, open);
   // A point's --budget is shared by its rounds: R rounds cost about what one did, plus R − 1
   // warm-ups and the --min-iters floor of each visit.
   TimingPolicy policy = options_.policy;
@@ -204,15 +234,10 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
   std::vector<std::vector<double>> round_medians(visits.size());
   std::vector<bool> not_measured(visits.size(), false);
   int finished_in_last_round = 0;
-  std::vector<std::size_t> order(visits.size());
-  const OpenDimension* reported_dimension = nullptr;
-  const mapping::Mapping* reported_mapping = nullptr;
+  ReportedSoFar reported;
   for (int round = 0; round < options_.rounds; ++round) {
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    // Fisher-Yates with a generator the standard fixes: every rank draws the same order.
-    std::mt19937_64 g(options_.seed * 1000003ULL + static_cast<std::uint64_t>(round));
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[g() % i]);
-    for (auto index : order) {
+    const bool last_round = round + 1 == options_.rounds;
+    for (auto index : round_order(visits.size(), options_.seed, round)) {
       const auto& v = visits[index];
       const auto& d = *v.dimension;
       if (watchdog_ != nullptr) {
@@ -225,59 +250,58 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
         not_measured[index] = true;  // reported once; later rounds leave it out
         continue;
       }
-      const PointResult& r = *measured;
-      auto& p = pooled[index];
-      if (round == 0) p.warmup = r.warmup;
-      round_medians[index].push_back(r.summary.median);
-      p.samples_us.insert(p.samples_us.end(), r.samples_us.begin(), r.samples_us.end());
-      p.iters += r.iters;
-      if (r.wrong >= 0) p.wrong = std::max<std::int64_t>(p.wrong, 0) + r.wrong;
-      if (p.groups.empty()) p.groups = r.groups;
-      else {
-        for (std::size_t k = 0; k < p.groups.size() && k < r.groups.size(); ++k) {
-          // Running sums, divided below: a group's time is the mean of its round medians.
-          p.groups[k].median_us += r.groups[k].median_us;
-          p.groups[k].p90_us += r.groups[k].p90_us;
-        }
-      }
-      if (round + 1 == options_.rounds) kill_self_for_test(++finished_in_last_round);
-      if (round + 1 < options_.rounds || reporter_ == nullptr) continue;
-      p.summary = summarize(p.samples_us);
-      int slowest = -1;
-      for (std::size_t k = 0; k < p.groups.size(); ++k) {
-        p.groups[k].median_us /= options_.rounds;
-        p.groups[k].p90_us /= options_.rounds;
-        if (slowest < 0 || p.groups[k].median_us > p.groups[static_cast<std::size_t>(slowest)].median_us) slowest = static_cast<int>(k);
-      }
-      p.slowest_group = slowest < 0 ? r.slowest_group : p.groups[static_cast<std::size_t>(slowest)].group;
-      // The console's tables follow the last round's order.
-      if (d.mapping != reported_mapping) {
-        reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
-        reported_mapping = d.mapping;
-      }
-      if (&d != reported_dimension) {
-        reporter_->begin_dimension(d.plan.dim, static_cast<int>(d.groups.size()), d.group_size, "");
-        reported_dimension = &d;
-      }
-      auto rec = record_of(d, v, p);
-      for (std::size_t k = 0; k < round_medians[index].size(); ++k) {
-        rec.rounds.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[index][k]});
-      }
-      reporter_->point(rec);
+      round_medians[index].push_back(measured->summary.median);
+      pool_round(pooled[index], *measured, round == 0);
+      if (!last_round) continue;
+      kill_self_for_test(++finished_in_last_round);
+      if (reporter_ == nullptr) continue;
+      finish_pooled(pooled[index], *measured, options_.rounds);
+      report_pooled(v, pooled[index], round_medians[index], reported);
     }
   }
 }
 
-// Test only: MESHBENCH_TEST_KILL_AFTER="N:RANK" kills world rank RANK once N points of the last
-// round are measured, so a test can interrupt a rounds run at a known place on any machine
-// (polling the file for rows raced a fast run to its end).
+// Opens every measured dimension of every mapping (into `open`) and lists their visits.
+std::vector<Runner::Visit> Runner::open_every_dimension(const std::vector<mapping::Mapping>& mappings,
+                                                        std::vector<std::unique_ptr<OpenDimension>>& open) {
+  std::vector<Visit> visits;
+  for (std::size_t i = 0; i < mappings.size(); ++i) {
+    const auto& m = mappings[i];
+    for (const auto& plan : plan_dimensions(m)) {
+      if (!plan.skipped.empty()) continue;
+      open.push_back(open_dimension(m, plan));
+      open.back()->mapping_index = static_cast<int>(i);
+      open.back()->mapping_count = static_cast<int>(mappings.size());
+      for (auto& v : visits_of(*open.back())) visits.push_back(std::move(v));
+    }
+  }
+  return visits;
+}
+
+// A point's pooled row with its round medians; the console's tables follow the last round's
+// order, a new table wherever the mapping or dimension changes.
+void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians, ReportedSoFar& reported) const {
+  const auto& d = *v.dimension;
+  if (d.mapping != reported.mapping) {
+    reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
+    reported.mapping = d.mapping;
+  }
+  if (&d != reported.dimension) {
+    reporter_->begin_dimension(d.plan.dim, static_cast<int>(d.groups.size()), d.group_size, "");
+    reported.dimension = &d;
+  }
+  auto rec = record_of(d, v, pooled);
+  for (std::size_t k = 0; k < round_medians.size(); ++k) {
+    rec.rounds.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
+  }
+  reporter_->point(rec);
+}
+
+// Test only: kills this process once `finished` points of the last round are measured, so a
+// test can interrupt a rounds run at a known place on any machine (polling the file for rows
+// raced a fast run to its end).
 void Runner::kill_self_for_test(int finished) const {
-  static const char* spec = std::getenv("MESHBENCH_TEST_KILL_AFTER");
-  if (spec == nullptr) return;
-  const std::string text(spec);
-  const auto colon = text.find(':');
-  if (colon == std::string::npos) return;
-  if (std::atoi(text.substr(0, colon).c_str()) == finished && std::atoi(text.substr(colon + 1).c_str()) == rank_) std::raise(SIGKILL);
+  if (options_.test_kill_after > 0 && options_.test_kill_after == finished && options_.test_kill_rank == rank_) std::raise(SIGKILL);
 }
 
 std::optional<PointResult> Runner::measure_visit(const Visit& v, const TimingPolicy& policy) {

@@ -42,7 +42,7 @@ bool crosses_pcie_uplink(LinkClass c) { return c == LinkClass::PXB || c == LinkC
 }  // namespace
 
 namespace detail {
-// A group's members on one node: [begin, end) of the sorted buffer.
+// A group's members on one node: [begin, end) of the scratch's member buffer.
 struct Run {
   int node, begin, end;
   LinkClass worst;     // slowest class between two of them (LOC for one member)
@@ -50,7 +50,45 @@ struct Run {
   std::uint64_t rail;  // the NIC classes its members reach
 };
 
+// A group as it is priced: its runs [first_run, end_run) and how many nodes it spans (more than
+// its runs when node 0's run stands for all of them).
+struct PricedGroup {
+  int first_run, end_run, nodes;
+};
+
+// Node 0's members of one group, as local slots (nodes of at most 64 slots).
+struct NodePiece {
+  int group;
+  std::uint64_t mask = 0;
+  int count = 0;
+};
+
 }  // namespace detail
+
+// Flow counts are zero between scorings: each pass resets what it touched, through the touched
+// lists, so that a scoring costs what its groups touch rather than the cluster's size.
+struct CostScratch::Buffers {
+  std::vector<int> members;  // the groups' slots, one group after another, each sorted
+  std::vector<int> class_users, switch_users;
+  std::vector<double> node_egress;
+  std::vector<int> touched_classes, touched_switches, touched_nodes;
+  std::vector<detail::Run> runs;
+  std::vector<detail::PricedGroup> groups;
+  std::vector<detail::NodePiece> pieces;
+  std::vector<int> locals;
+
+  void fit(const CostModel::Fabric& f);
+};
+
+CostScratch::CostScratch() : buffers_(std::make_unique<Buffers>()) {}
+CostScratch::~CostScratch() = default;
+CostScratch::CostScratch(CostScratch&&) noexcept = default;
+CostScratch& CostScratch::operator=(CostScratch&&) noexcept = default;
+
+CostScratch::Buffers& CostScratch::buffers() {
+  if (!buffers_) buffers_ = std::make_unique<Buffers>();
+  return *buffers_;
+}
 
 struct CostModel::Fabric {
   using Run = detail::Run;
@@ -75,15 +113,7 @@ struct CostModel::Fabric {
   std::vector<int> node_of, local_of, first_slot, layout_of;
   std::vector<int> class_base, switch_base;
   std::vector<NodeLayout> layouts;
-  int total_classes = 0, total_switches = 0;
-
-  // Scratch, reset after each use through the touched lists.
-  mutable std::vector<int> sorted, class_users, switch_users;
-  mutable std::vector<double> node_egress;
-  mutable std::vector<int> touched_classes, touched_switches, touched_nodes;
-  mutable std::vector<Run> runs;
-  mutable std::vector<int> runs_begin;
-  mutable std::vector<int> locals;
+  int nodes = 0, total_classes = 0, total_switches = 0;
 
   const NodeLayout& at(int node) const { return layouts[static_cast<std::size_t>(layout_of[static_cast<std::size_t>(node)])]; }
 };
@@ -104,11 +134,10 @@ std::pair<LinkClass, double> worst_pair(const CostModel::Fabric::NodeLayout& l, 
   return {worst, gbps};
 }
 
-CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
-  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+// NICs reached by the same set of slots become one class: its bandwidth, and per slot the
+// classes it reaches (l.rail); the node's total NIC bandwidth.
+void nic_classes(const topology::NodeTopology& node, const CostParams& params, CostModel::Fabric::NodeLayout& l) {
   const double net_cap = params[LinkClass::NET].bandwidth_gbps;
-  CostModel::Fabric::NodeLayout l;
-  l.slots = node.slot_count();
   std::vector<double> nic_gbps;
   for (const auto& nic : node.nics) nic_gbps.push_back(std::min(nic.speed_gbps > 0 ? nic.speed_gbps : net_cap, net_cap));
   if (nic_gbps.empty()) nic_gbps.push_back(net_cap);  // one virtual NIC where the node lists none
@@ -140,6 +169,28 @@ CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, co
     l.rail.push_back(mask);
   }
   for (double b : nic_gbps) l.node_gbps += b;
+}
+
+// Per set of local slots (small nodes only), the slowest class between two of them.
+void tabulate_slot_sets(CostModel::Fabric::NodeLayout& l) {
+  const std::size_t masks = std::size_t{1} << l.slots;
+  l.worst_of_mask.resize(masks);
+  l.gbps_of_mask.resize(masks);
+  std::vector<int> locals;
+  for (std::size_t m = 0; m < masks; ++m) {
+    locals.clear();
+    for (int s = 0; s < l.slots; ++s) {
+      if (((m >> s) & 1U) != 0) locals.push_back(s);
+    }
+    std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
+  }
+}
+
+CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
+  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+  CostModel::Fabric::NodeLayout l;
+  l.slots = node.slot_count();
+  nic_classes(node, params, l);
   std::map<int, int> switch_ids;
   for (const auto& slot : node.slots) {
     int id = -1;
@@ -154,19 +205,7 @@ CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, co
       l.link_gbps.push_back(params[c].bandwidth_gbps);
     }
   }
-  if (l.slots <= CostModel::Fabric::kTabulated) {
-    const std::size_t masks = std::size_t{1} << l.slots;
-    l.worst_of_mask.resize(masks);
-    l.gbps_of_mask.resize(masks);
-    std::vector<int> locals;
-    for (std::size_t m = 0; m < masks; ++m) {
-      locals.clear();
-      for (int s = 0; s < l.slots; ++s) {
-        if (((m >> s) & 1U) != 0) locals.push_back(s);
-      }
-      std::tie(l.worst_of_mask[m], l.gbps_of_mask[m]) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
-    }
-  }
+  if (l.slots <= CostModel::Fabric::kTabulated) tabulate_slot_sets(l);
   return l;
 }
 
@@ -194,10 +233,7 @@ CostModel::CostModel(const topology::ClusterTopology& topo, CostParams params, s
       f.local_of[static_cast<std::size_t>(s)] = s - f.first_slot[static_cast<std::size_t>(n)];
     }
   }
-  f.sorted.resize(static_cast<std::size_t>(f.slots));
-  f.class_users.assign(static_cast<std::size_t>(f.total_classes), 0);
-  f.switch_users.assign(static_cast<std::size_t>(f.total_switches), 0);
-  f.node_egress.assign(static_cast<std::size_t>(topo.node_count()), 0.0);
+  f.nodes = topo.node_count();
 }
 
 CostModel::~CostModel() = default;
@@ -206,249 +242,218 @@ CostModel& CostModel::operator=(CostModel&&) noexcept = default;
 
 int CostModel::slot_count() const { return fabric_->slots; }
 
+void CostScratch::Buffers::fit(const CostModel::Fabric& f) {
+  if (members.size() < static_cast<std::size_t>(f.slots)) members.resize(static_cast<std::size_t>(f.slots));
+  if (class_users.size() != static_cast<std::size_t>(f.total_classes)) class_users.assign(static_cast<std::size_t>(f.total_classes), 0);
+  if (switch_users.size() != static_cast<std::size_t>(f.total_switches)) switch_users.assign(static_cast<std::size_t>(f.total_switches), 0);
+  if (node_egress.size() != static_cast<std::size_t>(f.nodes)) node_egress.assign(static_cast<std::size_t>(f.nodes), 0.0);
+}
+
 namespace {
 
-// Splits a sorted group into runs, one per node, with what the members of each see; appends
-// them to `runs`.
-void find_runs(const CostModel::Fabric& f, const int* slots, int n, std::vector<detail::Run>& runs) {
-  std::vector<int>& locals = f.locals;
-  for (int i = 0; i < n;) {
+using Fabric = CostModel::Fabric;
+using Scratch = CostScratch::Buffers;
+using detail::Run;
+
+// Splits the sorted members [begin, end) into runs, one per node, with what the members of each
+// see; appends them to the scratch's runs.
+void find_runs(const Fabric& f, Scratch& s, int begin, int end) {
+  const int* slots = s.members.data();
+  for (int i = begin; i < end;) {
     const int node = f.node_of[static_cast<std::size_t>(slots[i])];
     const auto& l = f.at(node);
     int j = i;
     std::uint64_t rail = 0, mask = 0;
-    for (; j < n && f.node_of[static_cast<std::size_t>(slots[j])] == node; ++j) {
+    for (; j < end && f.node_of[static_cast<std::size_t>(slots[j])] == node; ++j) {
       const int local = f.local_of[static_cast<std::size_t>(slots[j])];
       rail |= l.rail[static_cast<std::size_t>(local)];
       if (!l.worst_of_mask.empty()) mask |= 1ULL << local;
     }
-    detail::Run& r = runs.emplace_back(detail::Run{node, i, j, LinkClass::LOC, kInf, rail});
+    Run& r = s.runs.emplace_back(Run{node, i, j, LinkClass::LOC, kInf, rail});
     if (!l.worst_of_mask.empty()) {
       r.worst = l.worst_of_mask[mask];
       r.gbps = l.gbps_of_mask[mask];
     } else {
       // Large nodes (CPU slots): the pair loop over the run's members.
-      locals.clear();
-      for (int k = i; k < j; ++k) locals.push_back(f.local_of[static_cast<std::size_t>(slots[k])]);
-      std::tie(r.worst, r.gbps) = worst_pair(l, locals.data(), static_cast<int>(locals.size()));
+      s.locals.clear();
+      for (int k = i; k < j; ++k) s.locals.push_back(f.local_of[static_cast<std::size_t>(slots[k])]);
+      std::tie(r.worst, r.gbps) = worst_pair(l, s.locals.data(), static_cast<int>(s.locals.size()));
     }
     i = j;
   }
 }
 
-// Adds one flow to each NIC class of `rail` on `node`.
-void count_users(const CostModel::Fabric& f, int node, std::uint64_t rail) {
-  for (; rail != 0; rail &= rail - 1) {
-    const auto c = static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + std::countr_zero(rail));
-    if (f.class_users[c]++ == 0) f.touched_classes.push_back(static_cast<int>(c));
+// Every group's members sorted by slot, so that its members on one node form a run.
+void runs_of_all_groups(const Fabric& f, const FlatGroups& g, std::span<const int> slot_of_rank, Scratch& s) {
+  s.runs.clear();
+  s.groups.clear();
+  for (int gi = 0; gi < g.count(); ++gi) {
+    const int begin = gi * g.size;
+    int* slots = s.members.data() + begin;
+    const auto members = g.group(gi);
+    for (int i = 0; i < g.size; ++i) slots[i] = slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
+    if (!std::is_sorted(slots, slots + g.size)) std::sort(slots, slots + g.size);
+    const int first_run = static_cast<int>(s.runs.size());
+    find_runs(f, s, begin, begin + g.size);
+    const int end_run = static_cast<int>(s.runs.size());
+    s.groups.push_back({first_run, end_run, end_run - first_run});
   }
 }
 
+// Node 0's run of each group alone, for node-symmetric placements: a group has the same local
+// slots on each of its nodes and spans n / (its members on node 0) nodes, and every node carries
+// the flows node 0 carries. False when the placement is visibly not symmetric.
+bool runs_on_node0(const Fabric& f, const FlatGroups& g, std::span<const int> node0_rank, Scratch& s) {
+  const auto& l = f.at(0);
+  s.pieces.clear();
+  for (int slot = 0; slot < l.slots; ++slot) {
+    const int gi = g.group_of_rank[static_cast<std::size_t>(node0_rank[static_cast<std::size_t>(slot)])];
+    auto it = std::find_if(s.pieces.begin(), s.pieces.end(), [gi](const detail::NodePiece& x) { return x.group == gi; });
+    if (it == s.pieces.end()) it = s.pieces.insert(s.pieces.end(), detail::NodePiece{gi});
+    it->mask |= 1ULL << slot;
+    ++it->count;
+  }
+  for (const auto& x : s.pieces) {
+    if (g.size % x.count != 0) return false;
+  }
+  s.runs.clear();
+  s.groups.clear();
+  int end = 0;  // node 0's slots are its local slots
+  for (const auto& x : s.pieces) {
+    const int begin = end;
+    for (std::uint64_t m = x.mask; m != 0; m &= m - 1) s.members[static_cast<std::size_t>(end++)] = std::countr_zero(m);
+    const int first_run = static_cast<int>(s.runs.size());
+    find_runs(f, s, begin, end);  // one run: every member is on node 0
+    s.groups.push_back({first_run, static_cast<int>(s.runs.size()), g.size / x.count});
+  }
+  return true;
+}
+
+// Adds one flow to each NIC class of `rail` on `node`.
+void count_users(const Fabric& f, Scratch& s, int node, std::uint64_t rail) {
+  for (; rail != 0; rail &= rail - 1) {
+    const auto c = static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + std::countr_zero(rail));
+    if (s.class_users[c]++ == 0) s.touched_classes.push_back(static_cast<int>(c));
+  }
+}
+
+// Adds one flow to each PCIe switch the members of `r` sit under.
+void count_switch_users(const Fabric& f, Scratch& s, const Run& r) {
+  const auto& l = f.at(r.node);
+  std::uint64_t seen = 0;
+  for (int i = r.begin; i < r.end; ++i) {
+    const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(s.members[static_cast<std::size_t>(i)])])];
+    if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
+    seen |= 1ULL << sw;
+    const auto id = static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw);
+    if (s.switch_users[id]++ == 0) s.touched_switches.push_back(static_cast<int>(id));
+  }
+}
+
+// The most flows on one PCIe switch among those the members of `r` sit under (at least 1).
+int switch_sharing(const Fabric& f, const Scratch& s, const Run& r) {
+  const auto& l = f.at(r.node);
+  int sharing = 1;
+  for (int i = r.begin; i < r.end; ++i) {
+    const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(s.members[static_cast<std::size_t>(i)])])];
+    if (sw >= 0 && sw < 64) sharing = std::max(sharing, s.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
+  }
+  return sharing;
+}
+
 // What the NIC classes of `rail` on `node` give one flow, given how many share each.
-double reachable_gbps(const CostModel::Fabric& f, int node, std::uint64_t rail, bool contention) {
+double reachable_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t rail, bool contention) {
   const auto& l = f.at(node);
   double gbps = 0;
   for (; rail != 0; rail &= rail - 1) {
     const int c = std::countr_zero(rail);
-    const int users = contention ? f.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)] : 1;
+    const int users = contention ? s.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)] : 1;
     gbps += l.class_gbps[static_cast<std::size_t>(c)] / users;
   }
   return gbps;
 }
 
-int max_users(const CostModel::Fabric& f) {
+int max_users(const Scratch& s) {
   int most = 0;
-  for (int c : f.touched_classes) most = std::max(most, f.class_users[static_cast<std::size_t>(c)]);
+  for (int c : s.touched_classes) most = std::max(most, s.class_users[static_cast<std::size_t>(c)]);
   return most;
 }
 
-void reset(const CostModel::Fabric& f) {
-  for (int c : f.touched_classes) f.class_users[static_cast<std::size_t>(c)] = 0;
-  for (int sw : f.touched_switches) f.switch_users[static_cast<std::size_t>(sw)] = 0;
-  for (int node : f.touched_nodes) f.node_egress[static_cast<std::size_t>(node)] = 0;
-  f.touched_classes.clear();
-  f.touched_switches.clear();
-  f.touched_nodes.clear();
+void reset(Scratch& s) {
+  for (int c : s.touched_classes) s.class_users[static_cast<std::size_t>(c)] = 0;
+  for (int sw : s.touched_switches) s.switch_users[static_cast<std::size_t>(sw)] = 0;
+  for (int node : s.touched_nodes) s.node_egress[static_cast<std::size_t>(node)] = 0;
+  s.touched_classes.clear();
+  s.touched_switches.clear();
+  s.touched_nodes.clear();
 }
 
-}  // namespace
-
-// Ring and all-to-all profiles of a dimension: pass 1 counts the flows on every NIC class,
-// PCIe switch and node; pass 2 prices each group under that sharing.
-void CostModel::collectives(const FlatGroups& g, std::span<const int> slot_of_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
-  const Fabric& f = *fabric_;
-  using detail::Run;
-  std::vector<Run>& all_runs = f.runs;
-  std::vector<int>& runs_begin = f.runs_begin;
-  all_runs.clear();
-  runs_begin.assign(1, 0);
-  const double n = g.size;
-  for (int gi = 0; gi < g.count(); ++gi) {
-    int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
-    const auto members = g.group(gi);
-    for (int i = 0; i < g.size; ++i) slots[i] = slot_of_rank[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
-    if (!std::is_sorted(slots, slots + g.size)) std::sort(slots, slots + g.size);
-    const std::size_t first = all_runs.size();
-    find_runs(f, slots, g.size, all_runs);
-    const std::size_t count = all_runs.size() - first;
-    const bool multi = count > 1;
+// Pass 1 of the collectives' pricing: the flows of every group on each NIC class, PCIe switch
+// and node, and where the groups lie.
+void count_flows(const Fabric& f, Scratch& s, double n, DimShape& shape) {
+  for (const auto& g : s.groups) {
+    const bool multi = g.nodes > 1;
     shape.crosses_nodes |= multi;
-    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, static_cast<int>(count));
-    for (std::size_t k = first; k < all_runs.size(); ++k) {
-      const Run& r = all_runs[k];
+    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, g.nodes);
+    for (int k = g.first_run; k < g.end_run; ++k) {
+      const Run& r = s.runs[static_cast<std::size_t>(k)];
       shape.worst_link = std::max(shape.worst_link, multi ? LinkClass::NET : r.worst);
       if (multi) {
-        count_users(f, r.node, r.rail);
+        count_users(f, s, r.node, r.rail);
         const double local = r.end - r.begin;
-        if (f.node_egress[static_cast<std::size_t>(r.node)] == 0) f.touched_nodes.push_back(r.node);
-        f.node_egress[static_cast<std::size_t>(r.node)] += local * (n - local) / n;
+        if (s.node_egress[static_cast<std::size_t>(r.node)] == 0) s.touched_nodes.push_back(r.node);
+        s.node_egress[static_cast<std::size_t>(r.node)] += local * (n - local) / n;
       }
-      if (crosses_pcie_uplink(r.worst)) {
-        const auto& l = f.at(r.node);
-        std::uint64_t seen = 0;
-        for (int i = r.begin; i < r.end; ++i) {
-          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-          if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
-          seen |= 1ULL << sw;
-          const auto id = static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw);
-          if (f.switch_users[id]++ == 0) f.touched_switches.push_back(static_cast<int>(id));
-        }
-      }
+      if (crosses_pcie_uplink(r.worst)) count_switch_users(f, s, r);
     }
-    runs_begin.push_back(static_cast<int>(all_runs.size()));
   }
-  shape.max_nic_flows = max_users(f);
+  shape.max_nic_flows = max_users(s);
+}
 
-  for (int gi = 0; gi < g.count(); ++gi) {
-    const int* slots = f.sorted.data() + static_cast<std::size_t>(gi) * static_cast<std::size_t>(g.size);
-    const std::span<const Run> rs(all_runs.data() + runs_begin[static_cast<std::size_t>(gi)],
-                                  static_cast<std::size_t>(runs_begin[static_cast<std::size_t>(gi) + 1] - runs_begin[static_cast<std::size_t>(gi)]));
-    const bool multi = rs.size() > 1;
+// Pass 2: each group under that sharing. A ring is as slow as its slowest run inside a node or
+// its slowest reachable NICs; an all-to-all as its busiest egress.
+void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, double n, bool want_ring, bool want_a2a, DimShape& shape) {
+  for (const auto& g : s.groups) {
+    const bool multi = g.nodes > 1;
     double intra_gbps = kInf, inter_gbps = kInf, a2a_us_per_byte = 0;
     LinkClass worst = LinkClass::LOC;
-    for (const Run& r : rs) {
+    for (int k = g.first_run; k < g.end_run; ++k) {
+      const Run& r = s.runs[static_cast<std::size_t>(k)];
       const auto& l = f.at(r.node);
       worst = std::max(worst, r.worst);
       double run_gbps = r.gbps;
-      if (params_.contention && crosses_pcie_uplink(r.worst)) {
-        int sharing = 1;
-        for (int i = r.begin; i < r.end; ++i) {
-          const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(slots[i])])];
-          if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
-        }
-        run_gbps /= sharing;
-      }
+      if (params.contention && crosses_pcie_uplink(r.worst)) run_gbps /= switch_sharing(f, s, r);
       intra_gbps = std::min(intra_gbps, run_gbps);
       const double local = r.end - r.begin;
       if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
       if (!multi) continue;
-      const double reach = reachable_gbps(f, r.node, r.rail, params_.contention);
+      const double reach = reachable_gbps(f, s, r.node, r.rail, params.contention);
       inter_gbps = std::min(inter_gbps, reach);
       // All-to-all: what leaves the node, over what the node (contention) or the group's own
       // rails (alone) can send.
       const double own = local * (n - local) / n;
-      const double egress = params_.contention ? f.node_egress[static_cast<std::size_t>(r.node)] : own;
-      const double capacity = params_.contention ? l.node_gbps : reach;
+      const double egress = params.contention ? s.node_egress[static_cast<std::size_t>(r.node)] : own;
+      const double capacity = params.contention ? l.node_gbps : reach;
       a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(capacity));
     }
-    const double alpha = params_[multi ? LinkClass::NET : worst].alpha_us;
+    const double alpha = params[multi ? LinkClass::NET : worst].alpha_us;
     if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
     if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
   }
-  reset(f);
 }
 
-// The same prices from node 0 alone, for node-symmetric placements: a group has the same local
-// slots on each of its nodes and spans n / (its members on node 0) nodes, and every node carries
-// the flows node 0 carries. False (nothing written) when the placement is visibly not symmetric.
-bool CostModel::collectives_on_node0(const FlatGroups& g, std::span<const int> node0_rank, bool want_ring, bool want_a2a, DimShape& shape) const {
-  const Fabric& f = *fabric_;
-  const auto& l = f.at(0);
-  const double n = g.size;
-  struct Local {
-    int group;
-    std::uint64_t mask = 0;  // local slots, by index (nodes of at most 64 slots)
-    int count = 0;
-  };
-  std::vector<Local> here;
-  for (int s = 0; s < l.slots; ++s) {
-    const int gi = g.group_of_rank[static_cast<std::size_t>(node0_rank[static_cast<std::size_t>(s)])];
-    auto it = std::find_if(here.begin(), here.end(), [gi](const Local& x) { return x.group == gi; });
-    if (it == here.end()) it = here.insert(here.end(), Local{gi});
-    it->mask |= 1ULL << s;
-    ++it->count;
-  }
-  struct Priced {
-    LinkClass worst;
-    double gbps;
-    std::uint64_t rail = 0;
-    int nodes;
-  };
-  std::vector<Priced> priced;
-  for (const Local& x : here) {
-    if (g.size % x.count != 0) return false;
-  }
-  int locals[64];
-  for (const Local& x : here) {
-    int k = 0;
-    std::uint64_t rail = 0;
-    for (std::uint64_t m = x.mask; m != 0; m &= m - 1) {
-      locals[k] = std::countr_zero(m);
-      rail |= l.rail[static_cast<std::size_t>(locals[k++])];
-    }
-    auto [worst, gbps] = l.worst_of_mask.empty() ? worst_pair(l, locals, k) : std::pair{l.worst_of_mask[x.mask], l.gbps_of_mask[x.mask]};
-    const int nodes = g.size / x.count;
-    priced.push_back({worst, gbps, rail, nodes});
-    shape.crosses_nodes |= nodes > 1;
-    shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, nodes);
-    shape.worst_link = std::max(shape.worst_link, nodes > 1 ? LinkClass::NET : worst);
-    if (nodes > 1) {
-      count_users(f, 0, rail);
-      if (f.node_egress[0] == 0) f.touched_nodes.push_back(0);
-      f.node_egress[0] += x.count * (n - x.count) / n;
-    }
-    if (crosses_pcie_uplink(worst)) {
-      std::uint64_t seen = 0;
-      for (int i = 0; i < k; ++i) {
-        const int sw = l.pcie_switch[static_cast<std::size_t>(locals[i])];
-        if (sw < 0 || sw >= 64 || ((seen >> sw) & 1U) != 0) continue;
-        seen |= 1ULL << sw;
-        if (f.switch_users[static_cast<std::size_t>(sw)]++ == 0) f.touched_switches.push_back(sw);
-      }
-    }
-  }
-  shape.max_nic_flows = max_users(f);
-  for (std::size_t i = 0; i < here.size(); ++i) {
-    const Priced& p = priced[i];
-    const double local = here[i].count;
-    double run_gbps = p.gbps;
-    if (params_.contention && crosses_pcie_uplink(p.worst)) {
-      int sharing = 1;
-      for (std::uint64_t m = here[i].mask; m != 0; m &= m - 1) {
-        const int sw = l.pcie_switch[static_cast<std::size_t>(std::countr_zero(m))];
-        if (sw >= 0 && sw < 64) sharing = std::max(sharing, f.switch_users[static_cast<std::size_t>(sw)]);
-      }
-      run_gbps /= sharing;
-    }
-    double inter_gbps = kInf, a2a_us_per_byte = local > 1 ? (local - 1) / n * us_per_byte(run_gbps) : 0;
-    if (p.nodes > 1) {
-      const double reach = reachable_gbps(f, 0, p.rail, params_.contention);
-      inter_gbps = reach;
-      const double egress = params_.contention ? f.node_egress[0] : local * (n - local) / n;
-      a2a_us_per_byte = std::max(a2a_us_per_byte, egress * us_per_byte(params_.contention ? l.node_gbps : reach));
-    }
-    const double alpha = params_[p.nodes > 1 ? LinkClass::NET : p.worst].alpha_us;
-    if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(run_gbps, inter_gbps))});
-    if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
-  }
-  reset(f);
-  return true;
+// Ring and all-to-all profiles of the groups the scratch holds as runs.
+void price_collectives(const Fabric& f, const CostParams& params, Scratch& s, int group_size, bool want_ring, bool want_a2a,
+                       DimShape& shape) {
+  count_flows(f, s, group_size, shape);
+  price_groups(f, params, s, group_size, want_ring, want_a2a, shape);
+  reset(s);
 }
 
 // Neighbouring stages: pair (i, i+1) of each group, in Megatron's order; all boundaries send at
 // once, sharing the sender's rail NICs.
-void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank, DimShape& shape) const {
-  const Fabric& f = *fabric_;
+void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, const FlatGroups& g, std::span<const int> slot_of_rank,
+                     DimShape& shape) {
   auto for_pairs = [&](const auto& visit) {
     for (int gi = 0; gi < g.count(); ++gi) {
       const auto members = g.group(gi);
@@ -460,9 +465,9 @@ void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank
   };
   for_pairs([&](int a, int b) {
     const int na = f.node_of[static_cast<std::size_t>(a)];
-    if (na != f.node_of[static_cast<std::size_t>(b)]) count_users(f, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
+    if (na != f.node_of[static_cast<std::size_t>(b)]) count_users(f, s, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
   });
-  shape.max_nic_flows = std::max(shape.max_nic_flows, max_users(f));
+  shape.max_nic_flows = std::max(shape.max_nic_flows, max_users(s));
   for_pairs([&](int a, int b) {
     const int na = f.node_of[static_cast<std::size_t>(a)];
     const auto& l = f.at(na);
@@ -470,24 +475,34 @@ void CostModel::send_recv(const FlatGroups& g, std::span<const int> slot_of_rank
     if (na == f.node_of[static_cast<std::size_t>(b)]) {
       const std::size_t k = la * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
       shape.worst_link = std::max(shape.worst_link, l.link[k]);
-      add_profile(shape.send_recv, {params_[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
+      add_profile(shape.send_recv, {params[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
       return;
     }
     shape.crosses_nodes = true;
     shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, 2);
     shape.worst_link = LinkClass::NET;
-    add_profile(shape.send_recv, {params_[LinkClass::NET].alpha_us, us_per_byte(reachable_gbps(f, na, l.rail[la], params_.contention))});
+    add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reachable_gbps(f, s, na, l.rail[la], params.contention))});
   });
-  reset(f);
+  reset(s);
 }
 
+}  // namespace
+
 Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric) const {
+  CostScratch scratch;
+  return score(layout, groups, slot_of_rank, scratch, node_symmetric);
+}
+
+Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, CostScratch& scratch,
+                       bool node_symmetric) const {
   if (static_cast<int>(slot_of_rank.size()) != fabric_->slots) {
     throw InputError("the layout's world size " + std::to_string(slot_of_rank.size()) + " differs from the topology's " +
                      std::to_string(fabric_->slots) + " slots");
   }
   const auto traffic_list = traffic(layout);
   const Fabric& f = *fabric_;
+  Scratch& s = scratch.buffers();
+  s.fit(f);
   std::vector<int> node0_rank;
   if (node_symmetric && f.layouts.size() == 1 && f.at(0).slots <= 64) {
     node0_rank.resize(static_cast<std::size_t>(f.at(0).slots));
@@ -511,10 +526,11 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
     const bool want_p2p = want[static_cast<std::size_t>(Family::point_to_point)];
     // A dimension without traffic still reports where its groups lie.
     if (want_ring || want_a2a || !want_p2p) {
-      const bool done = !node0_rank.empty() && !g.group_of_rank.empty() && collectives_on_node0(g, node0_rank, want_ring, want_a2a, shape);
-      if (!done) collectives(g, slot_of_rank, want_ring, want_a2a, shape);
+      const bool on_node0 = !node0_rank.empty() && !g.group_of_rank.empty() && runs_on_node0(f, g, node0_rank, s);
+      if (!on_node0) runs_of_all_groups(f, g, slot_of_rank, s);
+      price_collectives(f, params_, s, g.size, want_ring, want_a2a, shape);
     }
-    if (want_p2p) send_recv(g, slot_of_rank, shape);
+    if (want_p2p) price_send_recv(f, params_, s, g, slot_of_rank, shape);
   }
   for (const auto& t : traffic_list) {
     const double us = t.calls_per_step * op_time_us(score.of(t.dim), t.op, t.bytes);

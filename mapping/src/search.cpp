@@ -29,7 +29,7 @@ bool symmetric_node(const topology::NodeTopology& node) {
 
 SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& seed, const Score& seed_score, const Layout& layout,
                           const FlatParallelGroups& groups, const topology::ClusterTopology& topo, const CostModel& model,
-                          int max_evaluations) {
+                          CostScratch& scratch, int max_evaluations) {
   SearchResult best{seed, place(atoms, seed, topo), seed_score, 0};
   std::unordered_set<std::string> seen{structure_key(atoms, seed)};
   const bool homogeneous = topo.homogeneous() && topo.node_count() > 1;
@@ -65,7 +65,7 @@ SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& s
       if (best.evaluations >= max_evaluations) break;
       if (!seen.insert(structure_key(atoms, m)).second) continue;
       auto slots = place(atoms, m, topo);
-      const Score s = model.score(layout, groups, slots, node_aligned(atoms, m, topo));
+      const Score s = model.score(layout, groups, slots, scratch, node_aligned(atoms, m, topo));
       ++best.evaluations;
       // A strict improvement beyond rounding, so that equal-cost plateaus end the descent.
       if (s.total_us < step.score.total_us * (1 - 1e-9)) {

@@ -17,10 +17,11 @@ struct SearchResult {
 // numbering trades places with another, in every group at once), and, on nodes whose slots are
 // not interchangeable, swap two local positions on every node. Swaps of two atoms that both lie
 // above a node boundary are skipped on homogeneous clusters: they regroup nodes, which the model
-// prices the same. Each structure is scored once; at most `max_evaluations` are scored.
+// prices the same. Each structure is scored once, in `scratch`; at most `max_evaluations` are
+// scored.
 SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& seed, const Score& seed_score, const Layout& layout,
                           const FlatParallelGroups& groups, const topology::ClusterTopology& topology, const CostModel& model,
-                          int max_evaluations);
+                          CostScratch& scratch, int max_evaluations);
 
 // True when any two slots of the node are interchangeable for the model: one link class between
 // every pair, and rails that are either all the same or disjoint and of one size.

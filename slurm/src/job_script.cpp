@@ -123,13 +123,13 @@ void validate_job(const JobSpec& job) {
   }
 }
 
-std::string render_job_script(const JobSpec& job) {
-  validate_job(job);
+namespace {
+
+// The shebang, the command line that wrote the script, and the #SBATCH options.
+void write_sbatch_header(std::ostream& s, const JobSpec& job) {
   const bool bench = job.kind == JobKind::bench;
-  std::ostringstream s;
   std::vector<std::string> cmdline;
   for (const auto& w : job.generated_by) cmdline.push_back(shell_word(w));
-
   s << "#!/bin/bash\n"
     << "# meshbench " << (bench ? "benchmark" : "training launch") << " job for " << platform_title(job.platform)
     << ", written by meshbench " << kVersion << ":\n"
@@ -149,7 +149,11 @@ std::string render_job_script(const JobSpec& job) {
   if (!job.time_limit.empty()) s << "#SBATCH --time=" << job.time_limit << "\n";
   if (job.hostfile) s << "#SBATCH --nodelist=" << join(job.hostfile->nodes, ",") << "\n";
   s << "set -euo pipefail\n\n";
+}
 
+// The values taken from the command line, each a quoted shell word, in one block.
+void write_settings(std::ostream& s, const JobSpec& job) {
+  const bool bench = job.kind == JobKind::bench;
   s << "# ---- generated settings ----\n";
   if (bench) s << "MESHBENCH=" << shell_quote(job.meshbench) << "\n";
   s << "OUTPUT_DIR=" << shell_quote(job.output_dir) << "\n"
@@ -171,7 +175,10 @@ std::string render_job_script(const JobSpec& job) {
     s << "COMMAND=" << bash_array(job.command) << "\n";
   }
   s << "# ----------------------------\n\n";
+}
 
+// The run directory, with copies of the environment file and the script; the file sourced.
+void write_environment(std::ostream& s, const JobSpec& job) {
   s << "die() { printf 'meshbench job: %s\\n' \"$*\" >&2; exit 2; }\n"
     << ": \"${SLURM_JOB_ID:?submit this script with sbatch}\"\n\n"
     << "# Every job sources the one environment file (NCCL / libfabric / EFA settings) and keeps a\n"
@@ -185,7 +192,10 @@ std::string render_job_script(const JobSpec& job) {
     << "# shellcheck source=/dev/null\n"
     << "source \"$ENV_FILE\"\n"
     << "set +a\n\n";
+}
 
+// The srun command line every step starts with, and step(), which records each step.
+void write_srun(std::ostream& s, const JobSpec& job) {
   s << "# One task per GPU; Open MPI and Slurm meet through PMIx (pmi2 fails with Open MPI builds\n"
     << "# that use an external PMIx, and ParallelCluster's MpiDefault is none).\n"
     << "SRUN=(srun --mpi=pmix)\n";
@@ -203,7 +213,11 @@ std::string render_job_script(const JobSpec& job) {
     << "  \"$@\"\n"
     << "}\n"
     << "echo \"meshbench job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?}: run directory $run_dir\"\n\n";
+}
 
+// The pre-flight doctor on every task (bench jobs that ask for it).
+void write_doctor_step(std::ostream& s, const JobSpec& job) {
+  const bool bench = job.kind == JobKind::bench;
   if (bench && job.doctor) {
     s << "# Pre-flight on every task: environment template, versions, provider, devices, clocks.\n"
       << "# A FAIL stops the job before any benchmark time is spent.\n"
@@ -213,7 +227,10 @@ std::string render_job_script(const JobSpec& job) {
       << "  die \"meshbench doctor reported a failure; see $run_dir/doctor.txt (nothing was measured)\"\n"
       << "fi\n\n";
   }
+}
 
+// A hostfile's placement: task i on line i's host.
+void write_hostfile_placement(std::ostream& s, const JobSpec& job) {
   if (job.hostfile) {
     s << "# The chosen placement: task i runs on line i's host (srun --distribution=arbitrary).\n"
       << "# The job uses, and keeps, a copy without comments or blank lines.\n"
@@ -224,7 +241,11 @@ std::string render_job_script(const JobSpec& job) {
       << "export SLURM_HOSTFILE=\"$run_dir/hostfile\"\n"
       << "SRUN+=(--distribution=arbitrary --ntasks=\"$HOSTFILE_TASKS\")\n\n";
   }
+}
 
+// The step the job is for: meshbench run, or the training command.
+void write_main_step(std::ostream& s, const JobSpec& job) {
+  const bool bench = job.kind == JobKind::bench;
   if (bench) {
     s << "step \"${SRUN[@]}\" \"$MESHBENCH\" run" << (job.run_args.empty() ? "" : " \"${RUN_ARGS[@]}\"")
       << " --out \"$run_dir/results.h5\"\n"
@@ -232,6 +253,20 @@ std::string render_job_script(const JobSpec& job) {
   } else {
     s << "step \"${SRUN[@]}\" \"${COMMAND[@]}\"\n";
   }
+}
+
+}  // namespace
+
+std::string render_job_script(const JobSpec& job) {
+  validate_job(job);
+  std::ostringstream s;
+  write_sbatch_header(s, job);
+  write_settings(s, job);
+  write_environment(s, job);
+  write_srun(s, job);
+  write_doctor_step(s, job);
+  write_hostfile_placement(s, job);
+  write_main_step(s, job);
   return s.str();
 }
 

@@ -72,36 +72,9 @@ po::options_description options() {
   return o;
 }
 
-}  // namespace
-
-int slurm_command(const Args& args) {
-  const auto parsed = parse_command("slurm", "Writes an sbatch script for HyperPod, ParallelCluster or any Slurm cluster.",
-                                    options(), args, std::cout);
-  if (!parsed) return kExitOk;
-  const po::variables_map& vm = *parsed;
-
-  const EnvTemplate& env = env_template(vm["env-template"].as<std::string>());
-  if (vm.count("print-env-template") != 0U) {
-    std::cout << env.text;
-    return kExitOk;
-  }
-
-  if (vm.count("platform") == 0U) throw InputError("--platform is required: hyperpod, parallelcluster or generic");
-  const Platform platform = parse_platform(vm["platform"].as<std::string>());
-  JobSpec job = defaults_for(platform);
-  const std::string kind = vm["job"].as<std::string>();
-  if (kind == "train") job.kind = JobKind::train;
-  else if (kind != "bench") throw InputError("--job must be bench or train (got '" + kind + "')");
-  job.job_name = vm.count("job-name") != 0U ? vm["job-name"].as<std::string>()
-                                           : (job.kind == JobKind::train ? "meshbench-train" : "meshbench");
-  job.nodes = vm["nodes"].as<int>();
-  job.tasks_per_node = vm["gpus-per-node"].as<int>();
-  job.gpu_gres = parse_gres(vm["gpu-gres"].as<std::string>(), job.gpu_gres);
-  if (vm.count("partition") != 0U) job.partition = vm["partition"].as<std::string>();
-  if (vm.count("time") != 0U) job.time_limit = vm["time"].as<std::string>();
-  job.output_dir = absolute_path(vm.count("output-dir") != 0U ? vm["output-dir"].as<std::string>()
-                                 : job.output_dir.empty()     ? std::string("meshbench-runs")
-                                                              : job.output_dir);
+// What runs on the compute nodes: the container, the meshbench binary and its arguments, or
+// the training command.
+void read_launch(const po::variables_map& vm, JobSpec& job) {
   const bool in_container = vm.count("container-image") != 0U;
   if (in_container) job.container_image = vm["container-image"].as<std::string>();
   if (vm.count("container-mounts") != 0U) job.container_mounts = vm["container-mounts"].as<std::string>();
@@ -116,37 +89,66 @@ int slurm_command(const Args& args) {
     throw InputError("--doctor-args needs --doctor");
   }
   if (vm.count("command") != 0U) job.command = split_words("--command", vm["command"].as<std::string>());
+}
 
+// The job as the options describe it, on the platform's defaults (all but the environment file,
+// which depends on where the script goes).
+JobSpec job_from_options(const po::variables_map& vm) {
+  if (vm.count("platform") == 0U) throw InputError("--platform is required: hyperpod, parallelcluster or generic");
+  JobSpec job = defaults_for(parse_platform(vm["platform"].as<std::string>()));
+  const std::string kind = vm["job"].as<std::string>();
+  if (kind == "train") job.kind = JobKind::train;
+  else if (kind != "bench") throw InputError("--job must be bench or train (got '" + kind + "')");
+  job.job_name = vm.count("job-name") != 0U ? vm["job-name"].as<std::string>()
+                                           : (job.kind == JobKind::train ? "meshbench-train" : "meshbench");
+  job.nodes = vm["nodes"].as<int>();
+  job.tasks_per_node = vm["gpus-per-node"].as<int>();
+  job.gpu_gres = parse_gres(vm["gpu-gres"].as<std::string>(), job.gpu_gres);
+  if (vm.count("partition") != 0U) job.partition = vm["partition"].as<std::string>();
+  if (vm.count("time") != 0U) job.time_limit = vm["time"].as<std::string>();
+  job.output_dir = absolute_path(vm.count("output-dir") != 0U ? vm["output-dir"].as<std::string>()
+                                 : job.output_dir.empty()     ? std::string("meshbench-runs")
+                                                              : job.output_dir);
+  read_launch(vm, job);
   if (vm.count("hostfile") != 0U) {
     job.hostfile = read_hostfile(vm["hostfile"].as<std::string>());
     // The placement decides the shape unless the user said otherwise (then they must agree).
     if (vm["nodes"].defaulted()) job.nodes = static_cast<int>(job.hostfile->nodes.size());
     if (vm["gpus-per-node"].defaulted()) job.tasks_per_node = job.hostfile->tasks_per_node;
   }
+  return job;
+}
 
+// Where the script goes: a file (its absolute path) or stdout ("-"); the environment file sits
+// beside it by default.
+struct ScriptTarget {
+  bool to_stdout = false;
+  std::string path, dir;
+};
+
+ScriptTarget script_target(const po::variables_map& vm, const JobSpec& job) {
   const std::string output = vm.count("output") != 0U ? vm["output"].as<std::string>()
                                                       : "meshbench-" + std::string(to_string(job.kind)) + ".sbatch";
-  const bool to_stdout = output == "-";
-  const std::string script_path = to_stdout ? std::string() : absolute_path(output);
-  const std::string script_dir = to_stdout ? absolute_path(".") : fs::path(script_path).parent_path().string();
-  job.env_file = absolute_path(vm.count("env-file") != 0U ? vm["env-file"].as<std::string>()
-                                                          : (fs::path(script_dir) / "meshbench.env").string());
+  ScriptTarget t;
+  t.to_stdout = output == "-";
+  t.path = t.to_stdout ? std::string() : absolute_path(output);
+  t.dir = t.to_stdout ? absolute_path(".") : fs::path(t.path).parent_path().string();
+  return t;
+}
 
-  job.generated_by = args;
-  const std::string script = render_job_script(job);  // validates everything first
-
-  if (to_stdout) {
-    std::cout << script;
-    if (!fs::exists(job.env_file)) {
-      std::cerr << "meshbench slurm: note: the job sources " << job.env_file
-                << ", which does not exist; write it with: meshbench slurm --platform " << to_string(platform)
-                << " --print-env-template --env-template " << env.name << " > " << shell_quote(job.env_file) << "\n";
-    }
-    return kExitOk;
+void print_script(const std::string& script, const JobSpec& job, const EnvTemplate& env) {
+  std::cout << script;
+  if (!fs::exists(job.env_file)) {
+    std::cerr << "meshbench slurm: note: the job sources " << job.env_file
+              << ", which does not exist; write it with: meshbench slurm --platform " << to_string(job.platform)
+              << " --print-env-template --env-template " << env.name << " > " << shell_quote(job.env_file) << "\n";
   }
+}
 
-  write_job_file(script_path, script, 0755, vm.count("force") != 0U);
-  std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(platform) << ", "
+// Writes the script, and the environment file when there is none yet, and says how to submit.
+void write_script(const std::string& script, const std::string& script_path, const JobSpec& job, const EnvTemplate& env, bool force) {
+  write_job_file(script_path, script, 0755, force);
+  std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(job.platform) << ", "
             << job.nodes << " node(s) x " << job.tasks_per_node << " task(s)"
             << (job.hostfile ? ", placement from " + job.hostfile->path : std::string()) << "\n";
   if (fs::exists(job.env_file)) {
@@ -162,6 +164,32 @@ int slurm_command(const Args& args) {
               << "sbatch (Slurm does not create the directory of --output)\n";
   }
   std::cout << "submit: sbatch " << shell_quote(script_path) << "\n";
+}
+
+}  // namespace
+
+int slurm_command(const Args& args) {
+  const auto parsed = parse_command("slurm", "Writes an sbatch script for HyperPod, ParallelCluster or any Slurm cluster.",
+                                    options(), args, std::cout);
+  if (!parsed) return kExitOk;
+  const po::variables_map& vm = *parsed;
+
+  const EnvTemplate& env = env_template(vm["env-template"].as<std::string>());
+  if (vm.count("print-env-template") != 0U) {
+    std::cout << env.text;
+    return kExitOk;
+  }
+  JobSpec job = job_from_options(vm);
+  const ScriptTarget target = script_target(vm, job);
+  job.env_file = absolute_path(vm.count("env-file") != 0U ? vm["env-file"].as<std::string>()
+                                                          : (fs::path(target.dir) / "meshbench.env").string());
+  job.generated_by = args;
+  const std::string script = render_job_script(job);  // validates everything first
+  if (target.to_stdout) {
+    print_script(script, job, env);
+  } else {
+    write_script(script, target.path, job, env, vm.count("force") != 0U);
+  }
   return kExitOk;
 }
 

@@ -17,13 +17,22 @@ add_test(NAME integration.run.oversized_points_skipped
 set_tests_properties(integration.run.oversized_points_skipped PROPERTIES
   LABELS "integration;bench" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 
+# A program of its own, linked with the bench library, run on 2 ranks as test NAME.
+function(meshbench_two_rank_test NAME TARGET)
+  add_executable(${TARGET} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${TARGET}.cpp)
+  target_link_libraries(${TARGET} PRIVATE meshbench_bench meshbench_warnings ${ARGN})
+  target_include_directories(${TARGET} PRIVATE ${PROJECT_SOURCE_DIR})
+  add_test(NAME ${NAME} COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --oversubscribe $<TARGET_FILE:${TARGET}>)
+  set_tests_properties(${NAME} PROPERTIES
+    LABELS "integration;bench" TIMEOUT 120
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+endfunction()
+
 # The shared driver with fake groups on 2 ranks: warm-up and batch sizing, a rank that cannot
 # allocate a point's buffers, and the rank-time reduction.
-add_executable(bench_driver_probe ${CMAKE_CURRENT_LIST_DIR}/bench_driver_probe.cpp)
-target_link_libraries(bench_driver_probe PRIVATE meshbench_bench meshbench_warnings)
-target_include_directories(bench_driver_probe PRIVATE ${PROJECT_SOURCE_DIR})
-add_test(NAME integration.run.driver_with_fake_groups
-  COMMAND ${MPIEXEC_EXECUTABLE} -np 2 --oversubscribe $<TARGET_FILE:bench_driver_probe>)
-set_tests_properties(integration.run.driver_with_fake_groups PROPERTIES
-  LABELS "integration;bench" TIMEOUT 120
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+meshbench_two_rank_test(integration.run.driver_with_fake_groups bench_driver_probe)
+
+# measure and the Runner through a fake backend on 2 ranks: where per-iteration timing stops,
+# the point's result, isolated points, rounds pooling, resumed and oversized points
+# (GoogleTest on both ranks; rank 0 prints).
+meshbench_two_rank_test(integration.run.measure_and_runner_with_fake_backend bench_fake_backend_test GTest::gtest)
