@@ -37,7 +37,7 @@ struct DoctorOptions {
   double inject_clock_offset_ms = 0.0;  // test only: added to every rank's clock but rank 0's
 };
 
-struct DoctorReport {
+struct DoctorFindings {
   int schema_version = kDoctorSchemaVersion;
   std::string meshbench_version;
   std::string created_utc;
@@ -60,19 +60,19 @@ struct DoctorReport {
 };
 
 // Pure: the checks from gathered facts, in the order they are printed.
-DoctorReport evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
+DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
                              const DoctorOptions& options);
 
 // JSON both ways, for the results file (run) and for compare. from_json accepts what to_json
 // writes and refuses another schema_version with an InputError.
 void to_json(nlohmann::json& j, const Check& c);
 void from_json(const nlohmann::json& j, Check& c);
-void to_json(nlohmann::json& j, const DoctorReport& r);
-void from_json(const nlohmann::json& j, DoctorReport& r);
-DoctorReport doctor_report_from_json(const nlohmann::json& j);
+void to_json(nlohmann::json& j, const DoctorFindings& r);
+void from_json(const nlohmann::json& j, DoctorFindings& r);
+DoctorFindings doctor_findings_from_json(const nlohmann::json& j);
 
 // component -> version where all hosts agree, "mixed: a, b" where they do not.
-std::map<std::string, std::string> common_versions(const DoctorReport& report);
+std::map<std::string, std::string> common_versions(const DoctorFindings& report);
 
 // What changed between two runs' versions (compare): rows of (component, before, after),
 // with "absent" for a component one side does not have.
@@ -81,10 +81,10 @@ struct VersionChange {
   std::string before;
   std::string after;
 };
-std::vector<VersionChange> version_changes(const DoctorReport& before, const DoctorReport& after);
+std::vector<VersionChange> version_changes(const DoctorFindings& before, const DoctorFindings& after);
 
 // Console form: one line per check, `STATUS  id  title — reason`, then `fix:` and details.
 // Details are printed for WARN/FAIL and for the clock check; `verbose` prints all of them.
-void print_doctor_text(const DoctorReport& report, std::ostream& out, bool verbose);
+void print_doctor_text(const DoctorFindings& report, std::ostream& out, bool verbose);
 
 }  // namespace meshbench::analysis

@@ -11,9 +11,9 @@ namespace meshbench::analysis {
 // included, for the results file); every other rank gets the checks, the versions table and the
 // clock outcome, so every rank knows the verdict. Never throws on a probe failure: a probe that
 // fails is reported as such, and a failure while evaluating becomes a FAIL check.
-DoctorReport run_doctor(MPI_Comm comm, const DoctorOptions& options);
+DoctorFindings run_doctor(MPI_Comm comm, const DoctorOptions& options);
 
 // One process without MPI: this process and this node; the clock check SKIPs.
-DoctorReport run_doctor_local(const DoctorOptions& options);
+DoctorFindings run_doctor_local(const DoctorOptions& options);
 
 }  // namespace meshbench::analysis

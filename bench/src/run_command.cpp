@@ -24,7 +24,7 @@
 #include "bench/src/mpi_util.hpp"
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"
-#include "bench/src/run_plan.hpp"
+#include "bench/src/run_mappings.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
@@ -57,7 +57,7 @@ std::string hostname() {
   return buf;
 }
 
-results::RunHeader make_header(const RunConfig& config, const PlannedRun& plan, const topology::ClusterTopology& topo,
+results::RunHeader make_header(const RunConfig& config, const RunMappings& plan, const topology::ClusterTopology& topo,
                                const std::vector<std::string>& hosts, const Backend& backend, const Args& args) {
   results::RunHeader h;
   h.run.meshbench_version = kVersion;
@@ -154,12 +154,12 @@ bool settle_topology(const RunConfig& config, const Launch& at, topology::Cluste
 
 // Rank 0 plans the run and checks the output path; every rank gets the plan (nothing when any
 // input was bad).
-std::optional<PlannedRun> share_plan(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo) {
+std::optional<RunMappings> share_plan(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo) {
   std::string error, wire;
-  PlannedRun plan;
+  RunMappings plan;
   if (at.rank == 0) {
     try {
-      plan = plan_run(config, topo);
+      plan = choose_run_mappings(config, topo);
       if (plan.layout.world != at.size) {
         throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(at.size) +
                          " were launched; launch " + std::to_string(plan.layout.world) + " ranks or plan again");
@@ -245,7 +245,7 @@ DoctorRecord run_preflight_checks(const RunConfig& config, const Launch& at) {
 
 // Rank 0 creates the results file (or reopens it with --resume) under the run's header; every
 // rank learns which points it already holds (nothing when the file cannot be opened).
-std::optional<std::vector<results::PointKey>> open_results(const RunConfig& config, const Launch& at, const PlannedRun& plan,
+std::optional<std::vector<results::PointKey>> open_results(const RunConfig& config, const Launch& at, const RunMappings& plan,
                                                            const topology::ClusterTopology& topo, const std::vector<std::string>& hosts,
                                                            const Backend& backend, const DoctorRecord& doctor, const Args& args,
                                                            std::optional<results::ResultsWriter>& writer) {
@@ -289,7 +289,7 @@ struct RunReporters {
 
 // Rank 0 says what the run will do before anything runs, so that nobody waits for a point that
 // cannot be measured.
-void announce_points(const Runner& runner, const PlannedRun& plan, const RunConfig& config, const std::vector<results::PointKey>& completed,
+void announce_points(const Runner& runner, const RunMappings& plan, const RunConfig& config, const std::vector<results::PointKey>& completed,
                      RunReporters& reporters) {
   reporters.progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
   reporters.all.add(reporters.progress.get());
@@ -303,7 +303,7 @@ void announce_points(const Runner& runner, const PlannedRun& plan, const RunConf
 }
 
 // Measures every point; a failure that leaves the ranks out of step ends all of them here.
-void measure_points(Runner& runner, const PlannedRun& plan, const Launch& at, Watchdog& watchdog, ResultsFileReporter* file_reporter,
+void measure_points(Runner& runner, const RunMappings& plan, const Launch& at, Watchdog& watchdog, ResultsFileReporter* file_reporter,
                     const std::vector<std::string>& hosts) {
   try {
     runner.run(plan.mappings);

@@ -1,4 +1,4 @@
-// The α-β cost model with contention (docs/mapping.md, "Cost model"; mapping-anchors.md §6).
+// The α-β cost model with contention (docs/mapping.md, "Cost model").
 // All groups of a dimension run at once: a ring's inter-node bandwidth at a node is the sum,
 // over the NICs its local members reach, of each NIC's bandwidth divided by the number of the
 // dimension's groups using it; an all-to-all is bounded by the node's egress summed over all

@@ -71,7 +71,7 @@ int doctor_command(const Args& args) {
   injected_clock_step_ns();                                          // and MESHBENCH_TEST_CLOCK_STEP_MS
 
   const bool verbose = vm->at("verbose").as<bool>();
-  auto publish = [&](const DoctorReport& report) {
+  auto publish = [&](const DoctorFindings& report) {
     if (!output.empty()) write_json_file(output, nlohmann::json(report));
     if (fmt == OutputFormat::json) {
       std::cout << nlohmann::json(report).dump(2, ' ', false, kReplaceInvalidUtf8) << "\n";
@@ -83,7 +83,7 @@ int doctor_command(const Args& args) {
   // Bad input is refused above, before MPI starts: every rank refuses alike and none is left
   // waiting in a collective.
   if (!topology::launched_by_mpi_launcher()) {
-    const DoctorReport report = run_doctor_local(options);
+    const DoctorFindings report = run_doctor_local(options);
     publish(report);
     return report.exit_status();
   }
@@ -93,7 +93,7 @@ int doctor_command(const Args& args) {
     const mpi::MpiSession session;
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    const DoctorReport report = run_doctor(MPI_COMM_WORLD, options);
+    const DoctorFindings report = run_doctor(MPI_COMM_WORLD, options);
     exit_status = report.exit_status();
     // Rank 0 prints before MPI_Finalize (the session's end), which no rank leaves before all
     // arrive: a launcher that kills the job when a rank exits non-zero cannot cut the report short.

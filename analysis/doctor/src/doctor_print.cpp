@@ -14,7 +14,7 @@ std::string pad(const std::string& s, std::size_t width) {
 
 }  // namespace
 
-void print_doctor_text(const DoctorReport& report, std::ostream& out, bool verbose) {
+void print_doctor_text(const DoctorFindings& report, std::ostream& out, bool verbose) {
   std::set<std::string> hosts;
   for (const auto& n : report.nodes) hosts.insert(n.host);
   const std::string host_list = join(hosts, ", ");

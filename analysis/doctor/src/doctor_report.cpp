@@ -24,20 +24,20 @@ std::string utc_now() {
 
 }  // namespace
 
-const Check* DoctorReport::find(std::string_view id) const {
+const Check* DoctorFindings::find(std::string_view id) const {
   auto it = std::find_if(checks.begin(), checks.end(), [&](const Check& c) { return c.id == id; });
   return it == checks.end() ? nullptr : &*it;
 }
 
-int DoctorReport::count(CheckStatus status) const {
+int DoctorFindings::count(CheckStatus status) const {
   return static_cast<int>(std::count_if(checks.begin(), checks.end(), [&](const Check& c) { return c.status == status; }));
 }
 
-int DoctorReport::exit_status() const { return failed() ? kExitFailure : kExitOk; }
+int DoctorFindings::exit_status() const { return failed() ? kExitFailure : kExitOk; }
 
-DoctorReport evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
+DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
                              const DoctorOptions& options) {
-  DoctorReport r;
+  DoctorFindings r;
   r.meshbench_version = kVersion;
   r.created_utc = utc_now();
   r.world_size = static_cast<int>(ranks.size());
@@ -91,7 +91,7 @@ void from_json(const nlohmann::json& j, Check& c) {
   c.details = j.value("details", std::map<std::string, std::string>{});
 }
 
-void to_json(nlohmann::json& j, const DoctorReport& r) {
+void to_json(nlohmann::json& j, const DoctorFindings& r) {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& o : r.clock.offsets) {
     offsets.push_back(
@@ -122,7 +122,7 @@ void to_json(nlohmann::json& j, const DoctorReport& r) {
        {"nodes", r.nodes}};
 }
 
-void from_json(const nlohmann::json& j, DoctorReport& r) {
+void from_json(const nlohmann::json& j, DoctorFindings& r) {
   const int version = j.value("schema_version", 0);
   if (j.value("schema", "") != "meshbench.doctor" || version != kDoctorSchemaVersion) {
     throw InputError("not a meshbench doctor report of schema version " + std::to_string(kDoctorSchemaVersion) +
@@ -153,15 +153,15 @@ void from_json(const nlohmann::json& j, DoctorReport& r) {
   r.nodes = j.value("nodes", std::vector<NodeFacts>{});
 }
 
-DoctorReport doctor_report_from_json(const nlohmann::json& j) {
-  DoctorReport r;
+DoctorFindings doctor_findings_from_json(const nlohmann::json& j) {
+  DoctorFindings r;
   from_json(j, r);
   return r;
 }
 
-std::map<std::string, std::string> common_versions(const DoctorReport& report) { return results::common_versions(report.versions); }
+std::map<std::string, std::string> common_versions(const DoctorFindings& report) { return results::common_versions(report.versions); }
 
-std::vector<VersionChange> version_changes(const DoctorReport& before, const DoctorReport& after) {
+std::vector<VersionChange> version_changes(const DoctorFindings& before, const DoctorFindings& after) {
   std::vector<VersionChange> out;
   for (auto& c : results::value_changes(common_versions(before), common_versions(after), "absent")) {
     out.push_back({std::move(c.name), std::move(c.before), std::move(c.after)});

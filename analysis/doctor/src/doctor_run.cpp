@@ -16,8 +16,8 @@ std::int64_t injection_or_zero(double option_ms, bool is_rank0) {
   }
 }
 
-DoctorReport internal_failure(const std::string& what) {
-  DoctorReport r;
+DoctorFindings internal_failure(const std::string& what) {
+  DoctorFindings r;
   r.checks.push_back({"doctor.internal", "doctor itself", CheckStatus::fail, "evaluating the gathered facts failed: " + what,
                       "report this as a meshbench bug, with the command line", {}});
   return r;
@@ -25,7 +25,7 @@ DoctorReport internal_failure(const std::string& what) {
 
 }  // namespace
 
-DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
+DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   // A private communicator keeps doctor's messages apart from whatever the caller has in flight.
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(parent, &comm);
@@ -72,7 +72,7 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   const auto node_jsons = mpi::gather_strings(node_json, comm);
   ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);
 
-  DoctorReport report;
+  DoctorFindings report;
   std::string light;
   if (rank == 0) {
     try {
@@ -94,16 +94,16 @@ DoctorReport run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     light = j.dump(-1, ' ', false, kReplaceInvalidUtf8);
   }
   mpi::broadcast_string(light, comm);
-  if (rank != 0) report = doctor_report_from_json(nlohmann::json::parse(light));
+  if (rank != 0) report = doctor_findings_from_json(nlohmann::json::parse(light));
   MPI_Comm_free(&comm);
   return report;
 }
 
-DoctorReport run_doctor_local(const DoctorOptions& options) {
+DoctorFindings run_doctor_local(const DoctorOptions& options) {
   const std::string host = local_hostname();
   ClockMeasurement clock;
   clock.note = "one process (not started by mpirun/srun): no other node's clock to compare";
-  DoctorReport r = evaluate_doctor({collect_rank_facts(0, host, options.env_template)},
+  DoctorFindings r = evaluate_doctor({collect_rank_facts(0, host, options.env_template)},
                                    {collect_node_facts(host, 0, {0})}, clock, options);
   r.mpi = false;
   return r;

@@ -12,7 +12,7 @@
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
 #include "common/mpi/strings.hpp"
-#include "bench/src/nccl_plan.hpp"
+#include "bench/src/nccl_calls.hpp"
 #include "bench/watchdog.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
 #include "bench/src/nccl/nccl_group.hpp"

@@ -8,7 +8,7 @@
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/nccl_backend.hpp"
-#include "bench/src/nccl_plan.hpp"
+#include "bench/src/nccl_calls.hpp"
 
 namespace meshbench::bench::nccl {
 

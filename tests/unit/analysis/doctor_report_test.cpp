@@ -16,7 +16,7 @@ const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"}, {"FI
                                            {"NCCL_BUFFSIZE", "67108864"},   {"NCCL_NET_GDR_LEVEL", "PHB"},
                                            {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
 
-DoctorReport healthy_p5_pair() {
+DoctorFindings healthy_p5_pair() {
   ClockMeasurement clock;
   clock.measured = true;
   clock.offsets = {{"b", 1, 0.03, 0.04, 64}};
@@ -24,7 +24,7 @@ DoctorReport healthy_p5_pair() {
                          {p5_node("a", 0), p5_node("b", 1)}, clock, DoctorOptions{});
 }
 
-TEST(DoctorReport, ChecksInPrintedOrderAndAllPassOnHealthyP5Pair) {
+TEST(DoctorFindings, ChecksInPrintedOrderAndAllPassOnHealthyP5Pair) {
   const auto r = healthy_p5_pair();
   std::vector<std::string> ids;
   for (const auto& c : r.checks) ids.push_back(c.id);
@@ -40,7 +40,7 @@ TEST(DoctorReport, ChecksInPrintedOrderAndAllPassOnHealthyP5Pair) {
   EXPECT_EQ(r.versions.at("aws_ofi_nccl").at("b"), "1.16.3");
 }
 
-TEST(DoctorReport, AnyFailMakesExitStatusOne) {
+TEST(DoctorFindings, AnyFailMakesExitStatusOne) {
   ClockMeasurement clock;
   clock.measured = true;
   clock.offsets = {{"b", 1, 25.0, 0.04, 64}};
@@ -51,13 +51,13 @@ TEST(DoctorReport, AnyFailMakesExitStatusOne) {
   EXPECT_EQ(r.exit_status(), 1);
 }
 
-TEST(DoctorReport, JsonRoundTripKeepsChecksVersionsAndFacts) {
+TEST(DoctorFindings, JsonRoundTripKeepsChecksVersionsAndFacts) {
   const auto r = healthy_p5_pair();
   const nlohmann::json j = r;
   EXPECT_EQ(j.at("schema"), "meshbench.doctor");
   EXPECT_EQ(j.at("summary").at("status"), "PASS");
   EXPECT_EQ(j.at("summary").at("pass"), 19);
-  const auto back = doctor_report_from_json(nlohmann::json::parse(j.dump()));
+  const auto back = doctor_findings_from_json(nlohmann::json::parse(j.dump()));
   ASSERT_EQ(back.checks.size(), r.checks.size());
   for (std::size_t i = 0; i < r.checks.size(); ++i) {
     EXPECT_EQ(back.checks[i].id, r.checks[i].id);
@@ -78,14 +78,14 @@ TEST(DoctorReport, JsonRoundTripKeepsChecksVersionsAndFacts) {
   EXPECT_EQ(nlohmann::json(back), j);  // nothing lost or added on the way
 }
 
-TEST(DoctorReport, RefusesAnotherSchemaVersion) {
+TEST(DoctorFindings, RefusesAnotherSchemaVersion) {
   nlohmann::json j = healthy_p5_pair();
   j["schema_version"] = 2;
-  EXPECT_THROW(doctor_report_from_json(j), InputError);
-  EXPECT_THROW(doctor_report_from_json(nlohmann::json::object()), InputError);
+  EXPECT_THROW(doctor_findings_from_json(j), InputError);
+  EXPECT_THROW(doctor_findings_from_json(nlohmann::json::object()), InputError);
 }
 
-TEST(DoctorReport, VersionChangesBetweenRuns) {
+TEST(DoctorFindings, VersionChangesBetweenRuns) {
   const auto before = healthy_p5_pair();
   auto after = healthy_p5_pair();
   after.versions["nccl"] = {{"a", "2.28.9"}, {"b", "2.28.9"}};
@@ -102,7 +102,7 @@ TEST(DoctorReport, VersionChangesBetweenRuns) {
   EXPECT_EQ(changes[2].after, "absent");
 }
 
-TEST(DoctorReport, TextLinesCarryStatusIdReasonAndFix) {
+TEST(DoctorFindings, TextLinesCarryStatusIdReasonAndFix) {
   auto r = healthy_p5_pair();
   r.checks[1].status = CheckStatus::fail;
   r.checks[1].reason = "NCCL_PROTO differs";

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "bench/src/run_plan.hpp"
+#include "bench/src/run_mappings.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 
@@ -8,7 +8,7 @@ namespace meshbench::bench {
 
 using nlohmann::json;
 
-std::string to_wire(const PlannedRun& run) {
+std::string to_wire(const RunMappings& run) {
   json j;
   const auto& l = run.layout;
   j["layout"] = {{"world", l.world}, {"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"etp", l.etp}, {"order", l.order}};
@@ -23,9 +23,9 @@ std::string to_wire(const PlannedRun& run) {
   return j.dump();
 }
 
-PlannedRun from_wire(const std::string& text) {
+RunMappings from_wire(const std::string& text) {
   const json j = json::parse(text);
-  PlannedRun run;
+  RunMappings run;
   const auto& l = j.at("layout");
   run.layout = {l.at("world"), l.at("tp"), l.at("cp"), l.at("pp"), l.at("ep"), l.at("etp"), l.at("order")};
   run.workload_json = j.value("workload_json", "");
@@ -45,7 +45,7 @@ PlannedRun from_wire(const std::string& text) {
   return run;
 }
 
-void select_mappings(PlannedRun& run, const std::vector<std::string>& names, int top) {
+void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top) {
   std::vector<std::size_t> keep;
   if (!names.empty()) {
     for (const auto& name : names) {
@@ -61,7 +61,7 @@ void select_mappings(PlannedRun& run, const std::vector<std::string>& names, int
     const std::size_t n = top > 0 ? std::min<std::size_t>(static_cast<std::size_t>(top), run.mappings.size()) : run.mappings.size();
     for (std::size_t i = 0; i < n; ++i) keep.push_back(i);
   }
-  PlannedRun out;
+  RunMappings out;
   out.layout = run.layout;
   out.workload_json = run.workload_json;
   out.workload_sizes = run.workload_sizes;

@@ -1,4 +1,4 @@
-#include "bench/src/nccl_plan.hpp"
+#include "bench/src/nccl_calls.hpp"
 
 #include <cstdlib>
 

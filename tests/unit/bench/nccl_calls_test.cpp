@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "bench/src/nccl_plan.hpp"
+#include "bench/src/nccl_calls.hpp"
 #include "bench/traffic_matrix.hpp"
 
 namespace meshbench::bench {

@@ -1,4 +1,4 @@
-#include "bench/src/run_plan.hpp"
+#include "bench/src/run_mappings.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -34,9 +34,9 @@ mapping::Plan make_or_load_plan(const RunConfig& config, const topology::Cluster
 
 }  // namespace
 
-PlannedRun plan_run(const RunConfig& config, const topology::ClusterTopology& topology) {
+RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology) {
   mapping::Plan plan = make_or_load_plan(config, topology);
-  PlannedRun run;
+  RunMappings run;
   run.layout = plan.layout;
   run.plan_json = mapping::plan_to_json(plan, true).dump();
   if (plan.workload) {
