@@ -25,9 +25,9 @@ std::vector<CommGroup> dimension_communicators(const mapping::Mapping& m, mappin
 // that the group's MPI communicator broadcasts.
 struct NcclMembership {
   int nranks = 0;
-  int rank = -1;             // this rank's NCCL rank; -1 when it is not a member
-  int id_root = 0;           // group rank that calls ncclGetUniqueId (the broadcast's root)
-  int id_root_world = -1;    // that rank as a world rank, for messages
+  int rank = -1;           // this rank's NCCL rank; -1 when it is not a member
+  int id_root = 0;         // group rank that calls ncclGetUniqueId (the broadcast's root)
+  int id_root_world = -1;  // that rank as a world rank, for messages
 };
 NcclMembership nccl_membership(std::span<const int> group_world_ranks, int my_world_rank);
 

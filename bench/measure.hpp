@@ -21,12 +21,12 @@ struct GroupResult {
 
 // One point measured by every rank of the world at once (or one group at a time).
 struct PointResult {
-  Summary summary;                 // of the per-iteration (or per-batch) slowest-rank times (mean with RankTime::avg)
-  std::vector<double> samples_us;  // those times, in order
-  std::vector<GroupResult> groups; // world rank 0 only
+  Summary summary;                  // of the per-iteration (or per-batch) slowest-rank times (mean with RankTime::avg)
+  std::vector<double> samples_us;   // those times, in order
+  std::vector<GroupResult> groups;  // world rank 0 only
   int iters = 0;
-  int warmup = 0;                  // warm-up ops run (warm_up.hpp: at least --warmup, more until stable)
-  std::int64_t wrong = -1;         // summed over the world; -1 when not checked
+  int warmup = 0;           // warm-up ops run (warm_up.hpp: at least --warmup, more until stable)
+  std::int64_t wrong = -1;  // summed over the world; -1 when not checked
   int slowest_group = -1;
 };
 
@@ -37,8 +37,8 @@ struct PointContext {
   int group_count = 1;
   GroupComm* group = nullptr;
   Watchdog* watchdog = nullptr;
-  double op_limit_s = 60;               // watchdog limit for one op: a floor plus the size's share
-  double limit_floor_s = 60;            // that floor, paid once per batch rather than per op
+  double op_limit_s = 60;     // watchdog limit for one op: a floor plus the size's share
+  double limit_floor_s = 60;  // that floor, paid once per batch rather than per op
 };
 
 // Thrown on every rank by measure_concurrent and measure_isolated when any rank could not
@@ -49,8 +49,8 @@ class PointNotMeasured : public std::runtime_error {
 };
 
 // All groups of the dimension run at once: the point the training run sees.
-PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy,
-                               bool check, bool corrupt);
+PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy, bool check,
+                               bool corrupt);
 
 // Each group alone in turn, the others waiting: what the point would cost without contention.
 PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Timing timing, const TimingPolicy& policy);

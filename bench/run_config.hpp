@@ -13,18 +13,18 @@ namespace meshbench::bench {
 struct RunConfig {
   std::string out;
   bool force = false;
-  std::string resume;             // the file to continue; also the output then
-  std::string plan_file;          // a plan written by `meshbench plan --out`
+  std::string resume;     // the file to continue; also the output then
+  std::string plan_file;  // a plan written by `meshbench plan --out`
   topology::TopologyOptions topology;
-  mapping::Layout layout;         // world comes from the topology / launch
+  mapping::Layout layout;  // world comes from the topology / launch
   std::string workload_file;
-  int top = 0;                    // 0: every candidate
+  int top = 0;  // 0: every candidate
   std::vector<std::string> mapping_names;
-  std::string backend;            // mpi | nccl | "" (auto)
-  bool workload_sizes = false;    // --sizes workload
+  std::string backend;          // mpi | nccl | "" (auto)
+  bool workload_sizes = false;  // --sizes workload
   double grace_s = 10;
   bool doctor = true;
-  std::string nccl_debug;         // capture NCCL's log here (NCCL backend)             // run the doctor's checks first and record them
+  std::string nccl_debug;  // capture NCCL's log here (NCCL backend)             // run the doctor's checks first and record them
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

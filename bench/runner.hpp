@@ -28,13 +28,13 @@ class Watchdog;
 mapping::RankGroups measured_groups(const mapping::Mapping& m, mapping::Dim dim);
 
 struct RunOptions {
-  std::vector<mapping::Dim> dims;                           // empty: every non-trivial dimension
-  std::vector<mapping::Op> ops;                             // empty: each dimension's typical ops
-  std::vector<std::uint64_t> sizes;                         // requested per-rank sizes
+  std::vector<mapping::Dim> dims;                                // empty: every non-trivial dimension
+  std::vector<mapping::Op> ops;                                  // empty: each dimension's typical ops
+  std::vector<std::uint64_t> sizes;                              // requested per-rank sizes
   std::map<mapping::Dim, std::vector<std::uint64_t>> dim_sizes;  // per dimension (a workload's), overrides `sizes`
   std::vector<Timing> timings = {Timing::per_iteration, Timing::batched};
-  bool isolated = false;       // also measure each group alone
-  bool check = true;           // count wrong elements after each point
+  bool isolated = false;  // also measure each group alone
+  bool check = true;      // count wrong elements after each point
   bool keep_samples = true;
   std::size_t group_rows = 256;  // per point, groups stored in full up to this many (representative_groups)
   TimingPolicy policy;
@@ -45,7 +45,7 @@ struct RunOptions {
   // /round_medians). 1: each point measured once, in the natural order.
   int rounds = 1;
   double watchdog_base_s = 60;
-  std::string test_corrupt;    // test-only fault: "MAPPING:DIM:OP" gets one wrong element
+  std::string test_corrupt;  // test-only fault: "MAPPING:DIM:OP" gets one wrong element
   // Test-only fault, MESHBENCH_TEST_KILL_AFTER="N:RANK": world rank RANK kills itself once N
   // points of the last round are measured (0: never).
   int test_kill_after = 0;
@@ -79,8 +79,8 @@ class Runner {
     std::vector<mapping::Op> ops;
     std::string skipped;  // why not measured, if so
   };
-  struct OpenDimension;  // one dimension's communicators and point context (runner.cpp)
-  struct Visit;          // one point of an open dimension (runner.cpp)
+  struct OpenDimension;   // one dimension's communicators and point context (runner.cpp)
+  struct Visit;           // one point of an open dimension (runner.cpp)
   struct ReportedSoFar {  // the mapping and dimension whose table the console shows last
     const mapping::Mapping* mapping = nullptr;
     const OpenDimension* dimension = nullptr;

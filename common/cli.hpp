@@ -15,9 +15,8 @@ using Args = std::vector<std::string>;
 // Parses a subcommand's arguments. Adds --help; on --help prints the usage and every option
 // with its default to `out` and returns nullopt. Unknown options and bad values become
 // InputError naming the option and pointing at --help.
-std::optional<po::variables_map> parse_command(std::string_view command, std::string_view summary,
-                                               const po::options_description& options, const Args& args,
-                                               std::ostream& out,
+std::optional<po::variables_map> parse_command(std::string_view command, std::string_view summary, const po::options_description& options,
+                                               const Args& args, std::ostream& out,
                                                const po::positional_options_description* positional = nullptr);
 
 // Output formats shared by the subcommands that print results.

@@ -29,13 +29,13 @@ struct CandidateOptions {
 };
 
 struct CandidateStats {
-  int generated = 0;      // before dropping duplicates
+  int generated = 0;  // before dropping duplicates
   int distinct = 0;
   int search_evaluations = 0;
   double generate_s = 0;  // orders, heuristics, random: built and scored
   double search_s = 0;
-  double dedup_s = 0;     // digests and exact comparison
-  double build_s = 0;     // Mapping objects for the distinct candidates (group lists if asked)
+  double dedup_s = 0;  // digests and exact comparison
+  double build_s = 0;  // Mapping objects for the distinct candidates (group lists if asked)
 };
 
 struct RankedCandidates {

@@ -28,8 +28,8 @@ struct DimShape {
   int group_size = 1;
   int groups = 0;
   bool crosses_nodes = false;
-  int max_nodes_per_group = 1;   // the widest group's node count
-  int max_nic_flows = 0;         // the most concurrent flows (groups or pairs) through one NIC
+  int max_nodes_per_group = 1;  // the widest group's node count
+  int max_nic_flows = 0;        // the most concurrent flows (groups or pairs) through one NIC
   topology::LinkClass worst_link = topology::LinkClass::LOC;
   // Pareto front of the groups' profiles: a dimension is as slow as its slowest group.
   std::vector<Profile> ring, all_to_all, send_recv;

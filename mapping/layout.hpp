@@ -23,7 +23,7 @@ struct Layout {
   int cp = 1;
   int pp = 1;
   int ep = 1;
-  int etp = 0;  // expert tensor parallel size; 0 means "same as tp" (Megatron's default)
+  int etp = 0;                        // expert tensor parallel size; 0 means "same as tp" (Megatron's default)
   std::string order = kDefaultOrder;  // Megatron-Core's order string; the first name varies fastest
 
   int expert_tp() const { return etp == 0 ? tp : etp; }

@@ -12,11 +12,11 @@ namespace meshbench::mapping {
 // Layout + order + placement. The placement maps each logical rank (as the training framework
 // numbers it) to a physical slot (node-major numbering of the topology).
 struct Mapping {
-  std::string name;              // stable and readable: says how it was made
-  std::string how;               // one sentence on how it was made
+  std::string name;  // stable and readable: says how it was made
+  std::string how;   // one sentence on how it was made
   Layout layout;
-  std::vector<int> slot_of_rank; // logical rank -> slot; a permutation of 0..W-1
-  ParallelGroups groups;         // logical rank groups (from layout)
+  std::vector<int> slot_of_rank;     // logical rank -> slot; a permutation of 0..W-1
+  ParallelGroups groups;             // logical rank groups (from layout)
   std::vector<std::string> aliases;  // names of other candidates that turned out to be this one
 
   // A dimension's groups in slots.

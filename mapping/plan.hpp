@@ -20,18 +20,18 @@ inline constexpr int kPlanFormatVersion = 1;
 
 // Where one dimension's groups sit under a mapping, and the model's time for it.
 struct DimPrediction {
-  double time_us = 0;           // per step with a workload, else summed over the sweep
+  double time_us = 0;  // per step with a workload, else summed over the sweep
   bool crosses_nodes = false;
-  int nodes_per_group = 1;      // the widest group's node count
-  int nic_flows = 0;            // the most concurrent flows through one NIC
-  std::string worst_link;       // link class name: the slowest path inside a group
+  int nodes_per_group = 1;  // the widest group's node count
+  int nic_flows = 0;        // the most concurrent flows through one NIC
+  std::string worst_link;   // link class name: the slowest path inside a group
 };
 
 struct PlannedMapping {
-  Mapping mapping;              // groups filled by load_plan
-  std::string kind;             // order | heuristic | search | random
-  std::uint64_t digest = 0;     // structure_digest
-  int rank = 0;                 // 1 = predicted fastest
+  Mapping mapping;           // groups filled by load_plan
+  std::string kind;          // order | heuristic | search | random
+  std::uint64_t digest = 0;  // structure_digest
+  int rank = 0;              // 1 = predicted fastest
   std::array<DimPrediction, kAllDims.size()> predicted{};
   double predicted_total_us = 0;
   const DimPrediction& operator[](Dim d) const { return predicted[static_cast<std::size_t>(d)]; }
@@ -41,10 +41,10 @@ struct PlannedMapping {
 struct PlanTopology {
   std::vector<std::string> hostnames;  // per node
   std::vector<int> slots_per_node;
-  std::vector<std::string> node_types; // per node ("" when unknown)
+  std::vector<std::string> node_types;      // per node ("" when unknown)
   std::vector<std::vector<int>> gpu_index;  // per node, per local slot: the device index (CUDA_VISIBLE_DEVICES)
   std::vector<std::vector<int>> numa;       // per node, per local slot
-  std::string slot_kind = "gpu";       // gpu | cpu
+  std::string slot_kind = "gpu";            // gpu | cpu
   int slot_count() const;
   int node_of(int slot) const;
   int local_index(int slot) const;
@@ -56,10 +56,10 @@ struct Plan {
   Layout layout;
   std::optional<Workload> workload;
   CostParams cost_model;
-  std::string time_basis;       // "per_step" (with a workload) or "sweep"
+  std::string time_basis;  // "per_step" (with a workload) or "sweep"
   CandidateStats stats;
   PlanTopology topology;
-  std::vector<PlannedMapping> mappings;  // best first
+  std::vector<PlannedMapping> mappings;                       // best first
   const PlannedMapping* find(const std::string& name) const;  // by name or alias
 };
 

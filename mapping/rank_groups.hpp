@@ -50,7 +50,7 @@ FlatGroups masked_orthogonal_groups_flat(const std::vector<int>& sizes, const st
 // One of the two grids RankGenerator builds from the order string.
 enum class Grid { dense, expert };
 struct Axis {
-  Dim dim;   // on the expert grid: etp, ep, edp, pp (and cp of size 1)
+  Dim dim;  // on the expert grid: etp, ep, edp, pp (and cp of size 1)
   int size;
 };
 // The grid's axes, first fastest: the order's names plus the size-1 names RankGenerator

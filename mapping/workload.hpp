@@ -17,21 +17,21 @@ struct Workload {
   std::string name;
   int layers = 32;
   int hidden = 4096;
-  int ffn_hidden = 14336;      // per expert for MoE layers
-  int kv_hidden = 1024;        // K/V width (GQA); CP ring traffic
+  int ffn_hidden = 14336;  // per expert for MoE layers
+  int kv_hidden = 1024;    // K/V width (GQA); CP ring traffic
   int seq_len = 4096;
   int micro_batch = 1;
-  int micro_batches = 8;       // per step (gradient accumulation / pipeline depth)
-  int experts = 8;             // 0 or 1: a dense model
+  int micro_batches = 8;  // per step (gradient accumulation / pipeline depth)
+  int experts = 8;        // 0 or 1: a dense model
   int top_k = 2;
   std::string dtype = "bf16";  // activations: bf16 | fp16 | fp32 | fp8
   std::string grad_dtype = "fp32";
-  double dense_params = 0;     // parameters outside the experts; 0 = derive from the sizes
-  double expert_params = 0;    // parameters of all experts together; 0 = derive from the sizes
-  int vocab = 32000;           // for the derived embedding and output-layer parameters
-  int moe_layers = -1;         // how many layers are MoE layers; -1 = all when experts > 1
-  double capacity_factor = 1.0;      // dispatch volume factor (1 = dropless, uniform routing)
-  bool sequence_parallel = true;     // TP as all-gather/reduce-scatter (Megatron needs it with MoE)
+  double dense_params = 0;             // parameters outside the experts; 0 = derive from the sizes
+  double expert_params = 0;            // parameters of all experts together; 0 = derive from the sizes
+  int vocab = 32000;                   // for the derived embedding and output-layer parameters
+  int moe_layers = -1;                 // how many layers are MoE layers; -1 = all when experts > 1
+  double capacity_factor = 1.0;        // dispatch volume factor (1 = dropless, uniform routing)
+  bool sequence_parallel = true;       // TP as all-gather/reduce-scatter (Megatron needs it with MoE)
   bool distributed_optimizer = false;  // DP as reduce-scatter + all-gather instead of all-reduce
   bool operator==(const Workload&) const = default;
 

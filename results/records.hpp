@@ -12,10 +12,10 @@ namespace meshbench::results {
 struct RunInfo {
   std::string meshbench_version;
   std::string command_line;
-  std::string started_at;   // ISO-8601 UTC
-  std::string finished_at;  // empty while running
+  std::string started_at;          // ISO-8601 UTC
+  std::string finished_at;         // empty while running
   std::string status = "running";  // running | complete | failed
-  std::string backend;      // mpi | nccl
+  std::string backend;             // mpi | nccl
   int world_size = 0;
   std::vector<std::string> hosts;  // per world rank
   int rounds = 1;                  // run --rounds: visits of every point, each round in a shuffled order
@@ -33,10 +33,10 @@ struct Provenance {
 struct MappingRecord {
   std::string name;
   std::string how;
-  std::uint64_t digest = 0;                      // mapping::structure_digest
-  std::vector<int> slot_of_rank;                 // logical rank -> slot
+  std::uint64_t digest = 0;                                                   // mapping::structure_digest
+  std::vector<int> slot_of_rank;                                              // logical rank -> slot
   std::vector<std::pair<std::string, std::vector<std::vector<int>>>> groups;  // dim -> logical rank groups
-  std::vector<std::pair<std::string, double>> predicted_us;  // dim -> predicted time; "step" for the total
+  std::vector<std::pair<std::string, double>> predicted_us;                   // dim -> predicted time; "step" for the total
 };
 
 // The layout the mappings share, and the workload when one was given.
@@ -53,17 +53,17 @@ struct MeasurementRow {
   std::string op;
   std::string backend;
   std::string dtype;
-  std::uint64_t bytes = 0;        // nccl-tests' size convention (per-rank buffer)
-  int groups = 0;                 // groups that ran at once (1 when isolated)
+  std::uint64_t bytes = 0;  // nccl-tests' size convention (per-rank buffer)
+  int groups = 0;           // groups that ran at once (1 when isolated)
   int group_size = 0;
-  int iters = 0;                  // timed iterations (batched: ops per batch × batches)
+  int iters = 0;  // timed iterations (batched: ops per batch × batches)
   int warmup = 0;
-  std::string timing;             // per_iteration | batched
-  std::string concurrency;        // concurrent | isolated
+  std::string timing;       // per_iteration | batched
+  std::string concurrency;  // concurrent | isolated
   double t_min_us = 0, t_median_us = 0, t_p90_us = 0, t_p99_us = 0, t_max_us = 0, t_mean_us = 0;
   double algbw_gbps = 0, busbw_gbps = 0;
-  std::int64_t wrong = -1;        // wrong elements summed over ranks; -1 when not checked
-  int slowest_group = -1;         // the group with the highest median
+  std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
+  int slowest_group = -1;   // the group with the highest median
 };
 
 // Per-group medians of one point: the slowest group names the slow node or link.

@@ -33,10 +33,10 @@ struct JobSpec {
   std::vector<std::string> run_args;    // bench: meshbench run's arguments (layout options, ...)
   bool doctor = false;                  // bench: "meshbench doctor" as a pre-flight step
   std::vector<std::string> doctor_args;
-  std::vector<std::string> command;     // train: the program and its arguments
-  std::string container_image;          // pyxis/enroot; empty: none
+  std::vector<std::string> command;  // train: the program and its arguments
+  std::string container_image;       // pyxis/enroot; empty: none
   std::string container_mounts;
-  std::optional<Hostfile> hostfile;     // the placement: SLURM_HOSTFILE + --distribution=arbitrary
+  std::optional<Hostfile> hostfile;       // the placement: SLURM_HOSTFILE + --distribution=arbitrary
   std::vector<std::string> generated_by;  // the generating command line, for the header comment
 };
 

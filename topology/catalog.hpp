@@ -23,19 +23,19 @@ struct NodeType {
   std::string name;
   std::string gpu_model;
   int gpu_count = 0;
-  int sm = 0;                   // compute capability x10
-  int nvlinks_per_gpu = 0;      // NVLinks from each GPU into the NVSwitch fabric; 0 = no NVLink
+  int sm = 0;               // compute capability x10
+  int nvlinks_per_gpu = 0;  // NVLinks from each GPU into the NVSwitch fabric; 0 = no NVLink
   NicKind nic_kind = NicKind::efa;
   int nic_count = 0;
-  double nic_gbit = 0;          // line rate of one NIC, Gbit/s
-  double pcie_gbps = 0;         // NCCL's bandwidth of one GPU/NIC/switch PCIe link, GB/s
-  std::string cpu_vendor;       // CPUID vendor string
+  double nic_gbit = 0;     // line rate of one NIC, Gbit/s
+  double pcie_gbps = 0;    // NCCL's bandwidth of one GPU/NIC/switch PCIe link, GB/s
+  std::string cpu_vendor;  // CPUID vendor string
   int cpu_family = -1;
   int cpu_model = -1;
   std::string cpu_name;
   int numa_nodes = 2;
   std::vector<DeviceGroup> groups;
-  std::string source;           // where the facts come from (also in comments beside the entry)
+  std::string source;  // where the facts come from (also in comments beside the entry)
 
   double nic_speed_gbps() const { return nic_gbit / 8.0; }
 };

@@ -48,7 +48,7 @@ class ClusterTopology {
 
  private:
   std::vector<std::shared_ptr<const NodeTopology>> layouts_;
-  std::vector<int> layout_of_;         // per node
+  std::vector<int> layout_of_;          // per node
   std::vector<std::string> hostnames_;  // per node
   std::vector<int> first_slot_;         // per node, plus one past the end; empty when uniform
   int slots_per_node_ = 0;              // when every node has the same slot count

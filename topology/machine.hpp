@@ -26,30 +26,30 @@ enum class PciKind : std::uint8_t {
   gpu,
   nic,
   nvswitch,
-  unknown,     // a leaf the source gives only by bus id (AWS's p5 and g5 files)
-  other,       // storage and the like: kept for completeness, never on a path
+  unknown,  // a leaf the source gives only by bus id (AWS's p5 and g5 files)
+  other,    // storage and the like: kept for completeness, never on a path
 };
 
 // One port of a NIC: NCCL's <net>. A multi-port NIC has several.
 struct NetPort {
-  std::string name;        // "rdmap79s0", "mlx5_0"
-  int dev = -1;            // NCCL net device index when the source gives it
-  double speed_gbps = 0;   // GB/s; 0 = not known
+  std::string name;       // "rdmap79s0", "mlx5_0"
+  int dev = -1;           // NCCL net device index when the source gives it
+  double speed_gbps = 0;  // GB/s; 0 = not known
 };
 
 struct PciDevice {
   PciKind kind = PciKind::other;
-  std::string busid;       // "dddd:bb:dd.f"; empty when the source does not report it
-  int parent = -1;         // index of the switch above it in Machine::pci; -1 = attached to the CPU
-  int cpu = 0;             // index into Machine::cpus; -1 = no NUMA affinity (a virtual NIC)
-  double link_gbps = 0;    // bandwidth of the link to the parent, GB/s, by NCCL's rule
+  std::string busid;     // "dddd:bb:dd.f"; empty when the source does not report it
+  int parent = -1;       // index of the switch above it in Machine::pci; -1 = attached to the CPU
+  int cpu = 0;           // index into Machine::cpus; -1 = no NUMA affinity (a virtual NIC)
+  double link_gbps = 0;  // bandwidth of the link to the parent, GB/s, by NCCL's rule
   std::uint16_t vendor = 0;
   std::uint16_t device = 0;
   std::uint32_t class_id = 0;  // 24-bit class code, e.g. 0x030200; 0 when unknown
   // GPU
   std::string model;
-  int sm = 0;              // compute capability x10; 0 = unknown
-  int gpu_index = -1;      // NVML/NCCL index when the source gives it
+  int sm = 0;          // compute capability x10; 0 = unknown
+  int gpu_index = -1;  // NVML/NCCL index when the source gives it
   // NIC
   NicKind nic_kind = NicKind::other;
   std::vector<NetPort> ports;  // empty = one port of unknown name and speed
@@ -58,16 +58,16 @@ struct PciDevice {
 // NVLinks from a GPU: to another GPU, or to the NVSwitch fabric (NCCL folds all NVSwitches
 // into one node). `count` links of the GPU's NVLink generation.
 struct NvLink {
-  int gpu = 0;             // index into Machine::pci
-  int peer = -1;           // index into Machine::pci of the peer GPU; -1 = the NVSwitch fabric
+  int gpu = 0;    // index into Machine::pci
+  int peer = -1;  // index into Machine::pci of the peer GPU; -1 = the NVSwitch fabric
   int count = 0;
 };
 
 struct Machine {
-  std::string name;        // hostname, or the file name
-  std::string source;      // "nccl-xml", "hwloc-xml", "hwloc", "catalog", "nccl-xml+catalog", ...
-  std::string node_type;   // catalog name once one is applied
-  std::string product;     // DMI product name when the source gives it (EC2 instance type)
+  std::string name;       // hostname, or the file name
+  std::string source;     // "nccl-xml", "hwloc-xml", "hwloc", "catalog", "nccl-xml+catalog", ...
+  std::string node_type;  // catalog name once one is applied
+  std::string product;    // DMI product name when the source gives it (EC2 instance type)
   std::string raw_xml;
   std::vector<CpuDomain> cpus;
   std::vector<PciDevice> pci;

@@ -14,16 +14,16 @@ std::string_view to_string(NicKind kind);
 
 // One device a rank is bound to: a GPU where there are GPUs, otherwise an MPI rank's CPU slot.
 struct Slot {
-  int index = 0;          // local index on its node (the GPU index for GPUs)
+  int index = 0;  // local index on its node (the GPU index for GPUs)
   SlotKind kind = SlotKind::gpu;
-  std::string pci;        // PCI bus id "dddd:bb:dd.f", empty for CPU slots
-  int numa = -1;          // NUMA node, -1 when unknown
-  std::string model;      // e.g. "NVIDIA H100 80GB HBM3", or the CPU model
-  int pci_switch = -1;    // id of the lowest PCIe switch above it on this node, -1 when none
+  std::string pci;      // PCI bus id "dddd:bb:dd.f", empty for CPU slots
+  int numa = -1;        // NUMA node, -1 when unknown
+  std::string model;    // e.g. "NVIDIA H100 80GB HBM3", or the CPU model
+  int pci_switch = -1;  // id of the lowest PCIe switch above it on this node, -1 when none
 };
 
 struct Nic {
-  std::string name;       // e.g. "rdmap79s0", "mlx5_0", "eth0"
+  std::string name;  // e.g. "rdmap79s0", "mlx5_0", "eth0"
   NicKind kind = NicKind::other;
   std::string pci;
   int numa = -1;
@@ -34,18 +34,18 @@ struct Nic {
 // One node's topology: its slots, NICs, and for every slot pair the link class and the
 // expected bandwidth. Built from hwloc, an NCCL or hwloc XML file, or the node-type catalog.
 struct NodeTopology {
-  std::string hostname;   // for a node description built from a file: the file's name
-  std::string node_type;  // catalog name when known, else empty
-  std::string source;     // where it came from: "hwloc", "nccl-xml", "hwloc-xml", "catalog", ...
-  std::string raw_xml;    // the XML it was built from, kept for the results file
-  std::string cpu;        // CPU model and NCCL's inter-socket class, e.g. "... (SKL, 10 GB/s between sockets)"
+  std::string hostname;            // for a node description built from a file: the file's name
+  std::string node_type;           // catalog name when known, else empty
+  std::string source;              // where it came from: "hwloc", "nccl-xml", "hwloc-xml", "catalog", ...
+  std::string raw_xml;             // the XML it was built from, kept for the results file
+  std::string cpu;                 // CPU model and NCCL's inter-socket class, e.g. "... (SKL, 10 GB/s between sockets)"
   std::vector<std::string> notes;  // what was assumed or not known (NIC speed defaulted, ...)
   int numa_nodes = 1;
   std::vector<Slot> slots;
   std::vector<Nic> nics;
-  std::vector<LinkClass> links;        // slots × slots, row-major
-  std::vector<double> bandwidth_gbps;  // slots × slots, row-major, GB/s
-  std::vector<std::vector<int>> rails; // per slot: indices of its nearest NIC(s)
+  std::vector<LinkClass> links;         // slots × slots, row-major
+  std::vector<double> bandwidth_gbps;   // slots × slots, row-major, GB/s
+  std::vector<std::vector<int>> rails;  // per slot: indices of its nearest NIC(s)
 
   int slot_count() const { return static_cast<int>(slots.size()); }
   LinkClass link(int a, int b) const { return links[static_cast<std::size_t>(a) * slots.size() + b]; }

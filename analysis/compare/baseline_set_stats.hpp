@@ -47,23 +47,23 @@ struct SetOptions {
 // The evidence for one point or family.
 struct UnitFinding {
   UnitKind kind = UnitKind::point;
-  std::size_t index = 0;      // the point's index, or the family's in BaselineSetInput::families
+  std::size_t index = 0;  // the point's index, or the family's in BaselineSetInput::families
   // log(new / baseline centre): the new runs' median against the baselines'. Below the whole
   // run, relative to the run's own shift (each run's times divided by its whole-run factor).
   double effect = 0;
   // The effect with the lower (upper) median of an even number of points: what the slower
   // (faster) verdict is judged on, so that more than half of a family's points must move.
   double effect_slow = 0, effect_fast = 0;
-  double own_sigma = 0;       // one run's noise from this unit's baseline pairs alone (log)
-  double sigma = 0;           // the same, shrunk towards its kind's and floored by the rounds
-  double round_sigma = 0;     // one run's noise from the rounds alone (0 without rounds)
-  double noise = 0;           // standard deviation of `effect` for an unchanged configuration
-  double df = 0;              // degrees of freedom of sigma (Student t tail; 0: taken as known)
-  double z = 0;               // effect / noise
+  double own_sigma = 0;    // one run's noise from this unit's baseline pairs alone (log)
+  double sigma = 0;        // the same, shrunk towards its kind's and floored by the rounds
+  double round_sigma = 0;  // one run's noise from the rounds alone (0 without rounds)
+  double noise = 0;        // standard deviation of `effect` for an unchanged configuration
+  double df = 0;           // degrees of freedom of sigma (Student t tail; 0: taken as known)
+  double z = 0;            // effect / noise
   double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
-  int runs_slower = 0;        // new runs in which it regressed on its own (--confirm)
+  int runs_slower = 0;  // new runs in which it regressed on its own (--confirm)
   SetVerdict verdict = SetVerdict::unchanged;
-  bool unconfirmed = false;   // regressed, but not in two new runs (--confirm)
+  bool unconfirmed = false;  // regressed, but not in two new runs (--confirm)
 };
 
 struct BaselineSetResult {
@@ -72,7 +72,7 @@ struct BaselineSetResult {
   double tail_nu[kUnitKinds] = {};    // the tail each kind was judged under (0: normal)
   double level_alpha = 0;             // the false-discovery rate each level was judged at
   int count(UnitKind kind, SetVerdict v) const;
-  bool regressed() const;             // any point or family regressed
+  bool regressed() const;  // any point or family regressed
 };
 
 // Judges every point and family. Needs at least two baseline runs, or one with rounds;

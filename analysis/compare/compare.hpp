@@ -18,10 +18,10 @@
 namespace meshbench::analysis {
 
 struct CompareOptions {
-  double threshold = 0.05;  // relative change of the median that matters
-  double alpha = 0.05;      // false-discovery rate over the compared rows
-  double confidence = 0.95; // of the bootstrap interval of the median ratio
-  int bootstrap = 1000;     // resamples (0: no interval)
+  double threshold = 0.05;   // relative change of the median that matters
+  double alpha = 0.05;       // false-discovery rate over the compared rows
+  double confidence = 0.95;  // of the bootstrap interval of the median ratio
+  int bootstrap = 1000;      // resamples (0: no interval)
   std::uint64_t seed = 1;
   bool all_environment = false;  // also list per-launch variables (job ids, ports, URIs)
 };
@@ -42,16 +42,16 @@ struct RowComparison {
   std::string dim, op, backend, dtype, timing, concurrency;
   std::uint64_t bytes = 0;
   double base_median_us = 0, new_median_us = 0;
-  double ratio = 1;                       // new median / base median
+  double ratio = 1;  // new median / base median
   std::size_t base_samples = 0, new_samples = 0;
-  bool tested = false;                    // both runs kept enough samples for the within-run test
+  bool tested = false;  // both runs kept enough samples for the within-run test
   MannWhitney test;
-  double q_slower = 1, q_faster = 1;      // Benjamini–Hochberg over the tested rows
+  double q_slower = 1, q_faster = 1;  // Benjamini–Hochberg over the tested rows
   // Against how all compared points of the same timing mode moved: z = (log ratio - their
   // median) / their robust sigma, one-sided under their tail, Benjamini–Hochberg over all rows.
   double z_between = 0;
   double q_between_slower = 1, q_between_faster = 1;
-  RatioInterval interval;                 // bootstrap interval of the ratio (0,0 when none)
+  RatioInterval interval;  // bootstrap interval of the ratio (0,0 when none)
   std::int64_t base_wrong = -1, new_wrong = -1;
   Verdict verdict = Verdict::unchanged;
 };
@@ -80,11 +80,11 @@ struct FamilyFinding {
   std::string timing, dim, op;  // dim empty: every dimension
   std::uint64_t bytes = 0;      // 0: every size
   int points = 0;
-  double median_ratio = 1;      // the family's median new/base
-  double rest_ratio = 1;        // the other points'
+  double median_ratio = 1;  // the family's median new/base
+  double rest_ratio = 1;    // the other points'
   double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
   Verdict verdict = Verdict::unchanged;
-  std::string name() const;     // "ep all_to_all" or "all_reduce at 64 MiB"
+  std::string name() const;  // "ep all_to_all" or "all_reduce at 64 MiB"
 };
 
 struct RunSide {

@@ -18,9 +18,9 @@ struct SetPoint {
   std::string mapping;  // the first baseline's name
   std::string dim, op, backend, dtype, timing, concurrency;
   std::uint64_t bytes = 0;
-  double base_median_us = 0, new_median_us = 0;  // medians over the runs of each side
-  int rounds = 0;                                // fewest rounds any run kept (0: none)
-  std::int64_t base_wrong = -1, new_wrong = -1;  // most wrong elements in any run of each side (-1: unchecked)
+  double base_median_us = 0, new_median_us = 0;                    // medians over the runs of each side
+  int rounds = 0;                                                  // fewest rounds any run kept (0: none)
+  std::int64_t base_wrong = -1, new_wrong = -1;                    // most wrong elements in any run of each side (-1: unchecked)
   bool wrong() const { return new_wrong > 0 && base_wrong <= 0; }  // wrong results are a regression of their own
 };
 

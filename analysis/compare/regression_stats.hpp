@@ -40,9 +40,9 @@ MannWhitney mann_whitney_unordered(std::span<const double> a, std::span<const do
 // above 0.2 each): a quiet cluster keeps the normal tail and its power, a noisy machine gets the
 // tail it shows. Regressions among the points make the tail heavier, never lighter.
 struct Scatter {
-  double centre = 0;  // median log ratio: the run-level shift
-  double sigma = 0;   // 1.4826 * MAD of the log ratios
-  double tail_nu = 0; // degrees of freedom of the tail; 0 for the normal
+  double centre = 0;      // median log ratio: the run-level shift
+  double sigma = 0;       // 1.4826 * MAD of the log ratios
+  double tail_nu = 0;     // degrees of freedom of the tail; 0 for the normal
   double tail_scale = 1;  // standardised point -> t value (1 for the normal)
   std::size_t points = 0;
   bool estimated = false;  // false below `min_points`

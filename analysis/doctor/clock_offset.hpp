@@ -37,7 +37,7 @@ ClockOffset best_clock_offset(std::span<const ClockSample> samples, std::string 
 // The outcome of the measurement over MPI, kept in the report whatever the check concludes.
 struct ClockMeasurement {
   bool measured = false;
-  std::string note;  // why nothing was measured, or what was ("one node: ...")
+  std::string note;        // why nothing was measured, or what was ("one node: ...")
   bool same_node = false;  // one node only: rank 0 against another rank on the same clock
   std::vector<ClockOffset> offsets;
 };

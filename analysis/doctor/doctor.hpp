@@ -61,7 +61,7 @@ struct DoctorFindings {
 
 // Pure: the checks from gathered facts, in the order they are printed.
 DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
-                             const DoctorOptions& options);
+                               const DoctorOptions& options);
 
 // JSON both ways, for the results file (run) and for compare. from_json accepts what to_json
 // writes and refuses another schema_version with an InputError.

@@ -8,7 +8,7 @@ namespace meshbench::analysis {
 // Ordered by severity so that the worst of several is their maximum.
 enum class CheckStatus { pass, skip, warn, fail };
 
-std::string_view to_string(CheckStatus status);  // "PASS", "SKIP", "WARN", "FAIL"
+std::string_view to_string(CheckStatus status);         // "PASS", "SKIP", "WARN", "FAIL"
 CheckStatus parse_check_status(std::string_view text);  // inverse of to_string; throws InputError
 CheckStatus worst(CheckStatus a, CheckStatus b);
 
@@ -18,8 +18,8 @@ struct Check {
   std::string id;
   std::string title;
   CheckStatus status = CheckStatus::skip;
-  std::string reason;  // what was found, with the values and the hosts/ranks it concerns
-  std::string fix;     // what to do about it; empty for PASS
+  std::string reason;                          // what was found, with the values and the hosts/ranks it concerns
+  std::string fix;                             // what to do about it; empty for PASS
   std::map<std::string, std::string> details;  // per-rank / per-node values, thresholds, sources
 };
 

@@ -20,8 +20,7 @@ Check check_env_identical(const std::vector<RankFacts>& ranks);
 // env.legacy: legacy_env_findings over every rank, given the versions found; WARN, or FAIL for a
 // known-failing combination. Findings on a variable the template sets to that value are noted
 // in details but do not count: the template check is where the team's choice is judged.
-Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes,
-                       const EnvTemplate& tmpl);
+Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes, const EnvTemplate& tmpl);
 
 // versions.<component>: one check per component. Different across ranks/nodes: FAIL; absent
 // everywhere: SKIP with the probe's reason; libfabric below 1.17: FAIL where a node has EFA,

@@ -25,7 +25,7 @@ std::vector<NetInterface> read_net_interfaces(const std::filesystem::path& sysfs
 
 // What an EFA node type of topology's catalog has; --node-type takes the short or the full name.
 struct NodeTypeSpec {
-  std::string_view name;  // "p5"
+  std::string_view name;           // "p5"
   std::string_view instance_type;  // "p5.48xlarge"
   int gpus = 0;
   int efa = 0;

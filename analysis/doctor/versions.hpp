@@ -25,10 +25,10 @@ VersionMap probe_process_versions();
 VersionMap probe_node_versions();
 
 // Pure helpers, unit-tested on canned input.
-std::vector<int> parse_version(std::string_view text);          // "2.27.7+cuda12.9" -> {2, 27, 7}
-int compare_versions(std::string_view a, std::string_view b);   // <0, 0, >0; missing parts count as 0
-std::string decode_nccl_version(int code);   // ncclGetVersion: 22707 -> "2.27.7", 2708 (pre-2.9) -> "2.7.8"
-std::string decode_cuda_version(int code);   // cuDriverGetVersion / cudaRuntimeGetVersion: 12090 -> "12.9"
+std::vector<int> parse_version(std::string_view text);         // "2.27.7+cuda12.9" -> {2, 27, 7}
+int compare_versions(std::string_view a, std::string_view b);  // <0, 0, >0; missing parts count as 0
+std::string decode_nccl_version(int code);                     // ncclGetVersion: 22707 -> "2.27.7", 2708 (pre-2.9) -> "2.7.8"
+std::string decode_cuda_version(int code);                     // cuDriverGetVersion / cudaRuntimeGetVersion: 12090 -> "12.9"
 // "NET/OFI Initializing aws-ofi-nccl 1.16.3" inside the plugin binary (what `strings` would show).
 std::string parse_ofi_plugin_version(std::string_view binary);
 // "# EFA installer version: 1.47.0" from /opt/amazon/efa_installed_packages.

@@ -12,15 +12,15 @@
 namespace meshbench::analysis {
 
 struct ChangePointOptions {
-  double p_value = 0.01;      // a split counts when its permutation p-value is at most this
-  int permutations = 999;     // p = (1 + shuffles scoring at least as high) / (1 + permutations)
-  int min_segment = 3;        // runs on each side of a change, at least
-  double min_change = 0.05;   // and the sides' medians differ by at least this fraction
-  std::uint64_t seed = 1;     // of the shuffles; the same series and seed give the same answer
+  double p_value = 0.01;     // a split counts when its permutation p-value is at most this
+  int permutations = 999;    // p = (1 + shuffles scoring at least as high) / (1 + permutations)
+  int min_segment = 3;       // runs on each side of a change, at least
+  double min_change = 0.05;  // and the sides' medians differ by at least this fraction
+  std::uint64_t seed = 1;    // of the shuffles; the same series and seed give the same answer
 };
 
 struct ChangePoint {
-  std::size_t index = 0;      // the first run of the new level
+  std::size_t index = 0;  // the first run of the new level
   double p_value = 1;
   double before = 0, after = 0;  // medians of the segments on either side (in the series' units)
 };

@@ -28,7 +28,7 @@ struct SeriesChange {
 };
 
 struct Series {
-  SetFamily family;  // kind point: one point (mapping, dim, op, size, timing, concurrency)
+  SetFamily family;     // kind point: one point (mapping, dim, op, size, timing, concurrency)
   std::string mapping;  // points only: the first run's name for the mapping
   // Per run, in time order. A point: its median in µs. A family: its members' median ratio to
   // their own usual level (each member's median over the runs), so 1.0 is the family's usual level.

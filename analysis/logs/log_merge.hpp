@@ -36,7 +36,7 @@ std::optional<LogTimestamp> parse_log_timestamp(std::string_view line, const Mer
 
 struct MergedLine {
   std::optional<std::int64_t> time_ns;  // empty: the file has no timestamp at all
-  bool inherited = false;  // no timestamp of its own: the previous line's (or the file's first)
+  bool inherited = false;               // no timestamp of its own: the previous line's (or the file's first)
   std::string source;
   std::size_t line_no = 0;
   std::string text;

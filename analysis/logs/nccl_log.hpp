@@ -27,7 +27,7 @@ enum class NcclTransport {
   net_gdrdma,  // NET/<plugin>/<dev>/GDRDMA: NIC reads/writes GPU memory directly
   other,
 };
-std::string_view to_string(NcclTransport t);  // "P2P", "P2P/MNNVL", "SHM", "NET", "NET/GDRDMA", "other"
+std::string_view to_string(NcclTransport t);                  // "P2P", "P2P/MNNVL", "SHM", "NET", "NET/GDRDMA", "other"
 NcclTransport classify_nccl_transport(std::string_view via);  // the text after "via "
 
 // One line of NCCL's debug output, split: "[ts] host:pid:tid [dev] NCCL INFO msg" or
@@ -69,7 +69,7 @@ struct NcclCommunicator {
   int coll_channels = -1;
   int nvls_channels = -1;
   int p2p_channels = -1;
-  std::map<NcclTransport, int> transport_counts;  // connection lines per class
+  std::map<NcclTransport, int> transport_counts;                 // connection lines per class
   std::map<std::pair<int, int>, std::set<NcclTransport>> pairs;  // (from, to) comm ranks -> classes
 };
 
@@ -82,17 +82,17 @@ struct NcclWarning {
 };
 
 struct NcclLogSummary {
-  std::string nccl_version;  // "2.27.7"
-  std::string nccl_cuda;     // "12.9", from "+cuda12.9"
+  std::string nccl_version;             // "2.27.7"
+  std::string nccl_cuda;                // "12.9", from "+cuda12.9"
   std::set<std::string> nccl_versions;  // all seen: more than one means mixed installs
-  std::string cuda_driver;   // "cudaDriverVersion 12090" -> "12090"
+  std::string cuda_driver;              // "cudaDriverVersion 12090" -> "12090"
   std::set<std::string> hosts;
-  std::set<std::string> processes;  // "host:pid"
+  std::set<std::string> processes;       // "host:pid"
   std::vector<std::string> net_plugins;  // "Libfabric (v9)", or "none (internal)"
-  std::set<std::string> networks;  // "Using network X"
-  std::string ofi_plugin_version;     // "NET/OFI Initializing aws-ofi-nccl 1.16.3"
-  std::string ofi_libfabric_version;  // "NET/OFI Using Libfabric version 1.22"
-  std::string ofi_provider;           // "NET/OFI Selected provider is efa, fabric is efa (found 16 nics)"
+  std::set<std::string> networks;        // "Using network X"
+  std::string ofi_plugin_version;        // "NET/OFI Initializing aws-ofi-nccl 1.16.3"
+  std::string ofi_libfabric_version;     // "NET/OFI Using Libfabric version 1.22"
+  std::string ofi_provider;              // "NET/OFI Selected provider is efa, fabric is efa (found 16 nics)"
   std::string ofi_fabric;
   int ofi_nics = -1;
   std::string ofi_platform;  // "NET/OFI Plugin selected platform: AWS"
@@ -126,8 +126,7 @@ NcclLogSummary parse_nccl_log(std::istream& in);
 // Which transport classes were used: by the whole log, or by the communicators `select` picks
 // (e.g. by nranks, nnodes or comm_id) — how run/report tell what a dimension's groups used.
 std::set<NcclTransport> transports_used(const NcclLogSummary& summary);
-std::set<NcclTransport> transports_used(const NcclLogSummary& summary,
-                                        const std::function<bool(const NcclCommunicator&)>& select);
+std::set<NcclTransport> transports_used(const NcclLogSummary& summary, const std::function<bool(const NcclCommunicator&)>& select);
 
 nlohmann::json to_json(const NcclLogSummary& summary);
 void print_nccl_summary(const NcclLogSummary& summary, std::ostream& out);

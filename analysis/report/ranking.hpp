@@ -19,10 +19,10 @@ struct OpEstimate {
   std::uint64_t bytes = 0;
   double calls_per_step = 0;
   double per_call_us = 0;
-  double step_us = 0;              // per_call_us × calls_per_step
-  std::string source_dim;          // the dimension whose curve was read (another's when borrowed)
+  double step_us = 0;      // per_call_us × calls_per_step
+  std::string source_dim;  // the dimension whose curve was read (another's when borrowed)
   ReadHow how = ReadHow::measured;
-  bool missing = false;            // no curve for this op: left out of the total
+  bool missing = false;  // no curve for this op: left out of the total
 };
 
 struct DimScore {
@@ -32,7 +32,7 @@ struct DimScore {
 };
 
 struct RankedMapping {
-  int rank = 0;                 // 1 = best
+  int rank = 0;  // 1 = best
   std::string name, how;
   std::uint64_t digest = 0;
   double score = 0;             // the ranking key: µs per step, or geometric-mean ratio
@@ -46,12 +46,12 @@ struct RankedMapping {
 struct Ranking {
   enum class Basis { workload, default_ratio } basis = Basis::default_ratio;
   std::string workload_name;
-  std::string workload_source;         // "results file" or the --workload path
+  std::string workload_source;  // "results file" or the --workload path
   std::string timing = "per_iteration";
   std::string concurrency = "concurrent";
-  std::vector<std::string> dims;       // dimensions with a score, in kAllDims order
-  std::vector<RankedMapping> mappings; // best first
-  std::vector<std::string> notes;      // borrowed curves, extrapolation, left-out points
+  std::vector<std::string> dims;        // dimensions with a score, in kAllDims order
+  std::vector<RankedMapping> mappings;  // best first
+  std::vector<std::string> notes;       // borrowed curves, extrapolation, left-out points
   std::string unit() const { return basis == Basis::workload ? "us/step" : "x best"; }
 };
 

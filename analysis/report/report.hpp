@@ -26,7 +26,7 @@ struct RunSummary {
 struct PredictionRow {
   std::string mapping, dim;
   double predicted_us = 0;
-  double measured = 0;     // µs per step when like for like, else the ranking's score
+  double measured = 0;        // µs per step when like for like, else the ranking's score
   double predicted_rank = 0;  // "step" rows: the mapping's place by prediction and by measurement
   double measured_rank = 0;   // (ties share the mean place, e.g. 2.5)
 };
@@ -51,9 +51,9 @@ struct WrongRow {
 struct Report {
   RunSummary run;
   Ranking ranking;
-  std::vector<Curve> curves;               // all of them, for busbw against size
-  std::vector<GroupSpread> spreads;        // every point with group timings
-  std::vector<GroupSpread> largest_spreads;// one per (mapping, dim, op, timing, concurrency)
+  std::vector<Curve> curves;                 // all of them, for busbw against size
+  std::vector<GroupSpread> spreads;          // every point with group timings
+  std::vector<GroupSpread> largest_spreads;  // one per (mapping, dim, op, timing, concurrency)
   std::vector<HostTally> slow_hosts;
   std::optional<PredictionCheck> predictions;  // when the plan predicted
   std::optional<ApplyHint> best;               // for the best-ranked mapping
@@ -64,8 +64,7 @@ struct Report {
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from
 // ("results file" or a path). InputError when the file holds no measurement, or the workload
 // does not fit the layout.
-Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload,
-                     const std::string& workload_source);
+Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source);
 
 // The workload to rank with: `path` when given (mapping::load_workload), else the one stored in
 // the file (/layout attr workload_json), else none. `source` says which.

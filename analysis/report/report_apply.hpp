@@ -21,9 +21,9 @@ struct ApplyHint {
   // mpirun --map-by slot give) yields exactly this mapping's groups; empty when none does and
   // the rankfile or hostfile is needed.
   std::string pure_order;
-  std::string megatron;  // mapping::megatron_arguments: arguments, order and how to set it
-  std::vector<std::string> rankfile;        // Open MPI, one line per rank
-  std::vector<std::string> slurm_hostfile;  // line r: rank r's host
+  std::string megatron;                                                   // mapping::megatron_arguments: arguments, order and how to set it
+  std::vector<std::string> rankfile;                                      // Open MPI, one line per rank
+  std::vector<std::string> slurm_hostfile;                                // line r: rank r's host
   std::vector<std::pair<std::string, std::string>> cuda_visible_devices;  // host -> devices (GPU slots only)
   bool needs_placement() const { return pure_order.empty(); }
 };

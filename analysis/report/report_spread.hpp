@@ -16,7 +16,7 @@ struct GroupSpread {
   std::uint64_t bytes = 0;
   int groups = 0;
   double min_us = 0, median_us = 0, max_us = 0;
-  double spread = 1;                       // max / min (1 = all groups alike)
+  double spread = 1;  // max / min (1 = all groups alike)
   int slowest_group = -1, fastest_group = -1;
   std::vector<int> slowest_ranks;          // logical ranks of the slowest group
   std::vector<int> slowest_slots;          // their slots (mapping's slot_of_rank)
@@ -36,8 +36,8 @@ std::vector<GroupSpread> spreads_at_largest_size(const std::vector<GroupSpread>&
 struct HostTally {
   std::string host;
   int slowest_only = 0;
-  int points = 0;          // points whose groups included the host
-  double worst_spread = 1; // the largest spread among the points it is blamed for
+  int points = 0;           // points whose groups included the host
+  double worst_spread = 1;  // the largest spread among the points it is blamed for
 };
 // Hosts with at least one blame, most blamed first.
 std::vector<HostTally> slow_host_tally(const results::ResultsFile& file, const std::vector<GroupSpread>& spreads);

@@ -69,7 +69,8 @@ DeviceChoice choose_device(const DeviceRequest& r) {
   const int count = static_cast<int>(r.device_pci.size());
   const std::string visible_note = r.visible ? " (CUDA_VISIBLE_DEVICES=" + *r.visible + ")" : "";
   if (count == 0) {
-    c.error = "no CUDA device is visible to this rank" + visible_note + "; the NCCL backend needs one GPU per rank (use --backend mpi without GPUs)";
+    c.error = "no CUDA device is visible to this rank" + visible_note +
+              "; the NCCL backend needs one GPU per rank (use --backend mpi without GPUs)";
     return c;
   }
   if (r.slot_index < 0) {

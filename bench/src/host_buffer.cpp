@@ -14,8 +14,7 @@ HostBuffer::HostBuffer(std::size_t floats) : size_(floats == 0 ? 1 : floats) {
   data_ = static_cast<float*>(p);
 }
 
-HostBuffer::HostBuffer(HostBuffer&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
   if (this != &other) {

@@ -6,9 +6,9 @@
 
 #include "bench/backend_error.hpp"
 #include "bench/src/stopping_rule.hpp"
-#include "common/mpi/strings.hpp"
 #include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
+#include "common/mpi/strings.hpp"
 
 namespace meshbench::bench {
 
@@ -254,10 +254,10 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
     MPI_Barrier(ctx.world);
   }
   PointResult r;
-  const auto records = gather_group_records(
-      ctx, {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters), static_cast<double>(mine.count),
-           static_cast<double>(my_warmup)},
-      comm_rank(ctx.group_comm) == 0);
+  const auto records = gather_group_records(ctx,
+                                            {mine.min, mine.median, mine.p90, mine.p99, mine.max, mine.mean, static_cast<double>(my_iters),
+                                             static_cast<double>(mine.count), static_cast<double>(my_warmup)},
+                                            comm_rank(ctx.group_comm) == 0);
   for (const auto& rec : records) r.groups.push_back({static_cast<int>(rec[0]), rec[2], rec[3]});
   r.slowest_group = slowest_of(r.groups);
   for (const auto& rec : records) {

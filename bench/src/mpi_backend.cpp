@@ -18,7 +18,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int as_int(std::size_t n) {
-  if (n > static_cast<std::size_t>(INT_MAX)) throw std::runtime_error("a count above 2^31 elements does not fit MPI's int counts; lower the largest size (-e)");
+  if (n > static_cast<std::size_t>(INT_MAX))
+    throw std::runtime_error("a count above 2^31 elements does not fit MPI's int counts; lower the largest size (-e)");
   return static_cast<int>(n);
 }
 
@@ -40,7 +41,8 @@ class MpiGroup final : public GroupComm {
       recv_ = HostBuffer(layout.recv);
     } catch (const std::bad_alloc&) {
       throw BufferAllocationError("host memory ran out for the " + std::string(mapping::to_string(layout.op)) + " buffers of " +
-                                  format_bytes(layout.bytes) + " (" + format_bytes((layout.send + layout.recv) * kElementBytes) + " per rank)");
+                                  format_bytes(layout.bytes) + " (" + format_bytes((layout.send + layout.recv) * kElementBytes) +
+                                  " per rank)");
     }
     fill_send(layout_, std::span(send_.data(), layout.send));
     count_ = as_int(layout.count);
@@ -82,7 +84,8 @@ class MpiGroup final : public GroupComm {
       case Op::reduce_scatter: MPI_Reduce_scatter_block(send_.data(), recv_.data(), count_, MPI_FLOAT, MPI_SUM, comm_); break;
       case Op::all_to_all: MPI_Alltoall(send_.data(), count_, MPI_FLOAT, recv_.data(), count_, MPI_FLOAT, comm_); break;
       case Op::all_to_allv:
-        MPI_Alltoallv(send_.data(), scounts_.data(), sdispls_.data(), MPI_FLOAT, recv_.data(), rcounts_.data(), rdispls_.data(), MPI_FLOAT, comm_);
+        MPI_Alltoallv(send_.data(), scounts_.data(), sdispls_.data(), MPI_FLOAT, recv_.data(), rcounts_.data(), rdispls_.data(), MPI_FLOAT,
+                      comm_);
         break;
       case Op::send_recv: {
         // Both directions at once: every stage exchanges with its previous and next stage.

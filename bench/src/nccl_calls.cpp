@@ -68,7 +68,9 @@ NcclState await_settled(const std::function<NcclState()>& state, std::chrono::du
   return last;
 }
 
-bool native_all_to_all(int runtime_version_code, bool symbol_found) { return symbol_found && runtime_version_code >= kFirstNcclWithAllToAll; }
+bool native_all_to_all(int runtime_version_code, bool symbol_found) {
+  return symbol_found && runtime_version_code >= kFirstNcclWithAllToAll;
+}
 
 std::optional<std::string> nccl_environment_refusal(const char* comm_blocking) {
   if (comm_blocking == nullptr || *comm_blocking == '\0' || std::atoi(comm_blocking) != 0) return std::nullopt;

@@ -31,9 +31,9 @@ void ConsoleReporter::point(const results::PointRecord& p) {
   const auto& r = p.row;
   char line[240];
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
-  std::snprintf(line, sizeof line, "   %10s %-14s %-13s %6d %10.2f %10.2f %10.2f %10.3f %10.3f %8s%s\n", format_bytes(r.bytes).c_str(), r.op.c_str(),
-                (r.timing + (r.concurrency == "isolated" ? "/iso" : "")).c_str(), r.iters, r.t_min_us, r.t_median_us, r.t_p99_us, r.algbw_gbps,
-                r.busbw_gbps, wrong.c_str(), r.wrong > 0 ? "  <-- WRONG RESULTS" : "");
+  std::snprintf(line, sizeof line, "   %10s %-14s %-13s %6d %10.2f %10.2f %10.2f %10.3f %10.3f %8s%s\n", format_bytes(r.bytes).c_str(),
+                r.op.c_str(), (r.timing + (r.concurrency == "isolated" ? "/iso" : "")).c_str(), r.iters, r.t_min_us, r.t_median_us,
+                r.t_p99_us, r.algbw_gbps, r.busbw_gbps, wrong.c_str(), r.wrong > 0 ? "  <-- WRONG RESULTS" : "");
   out_ << line << std::flush;
   if (r.wrong > 0) wrong_total_ += r.wrong;
   ++points_;

@@ -15,26 +15,26 @@
 #include "analysis/doctor/doctor_run.hpp"
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
+#include "bench/commands.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
-#include "bench/commands.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
 #include "bench/runner.hpp"
 #include "bench/src/mpi_util.hpp"
-#include "common/mpi/session.hpp"
-#include "common/mpi/strings.hpp"
 #include "bench/src/run_mappings.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/mpi/session.hpp"
+#include "common/mpi/strings.hpp"
 #include "common/sizes.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
-#include "topology/json.hpp"
-#include "topology/options.hpp"
 #include "results/environment.hpp"
 #include "results/reader.hpp"
 #include "results/writer.hpp"
+#include "topology/json.hpp"
+#include "topology/options.hpp"
 
 namespace meshbench::bench {
 
@@ -97,7 +97,8 @@ results::RunHeader make_header(const RunConfig& config, const RunMappings& plan,
 
 std::vector<std::string> keys_to_lines(const std::vector<results::PointKey>& keys) {
   std::vector<std::string> out;
-  for (const auto& k : keys) out.push_back(k.mapping + "\t" + k.dim + "\t" + k.op + "\t" + k.timing + "\t" + k.concurrency + "\t" + std::to_string(k.bytes));
+  for (const auto& k : keys)
+    out.push_back(k.mapping + "\t" + k.dim + "\t" + k.op + "\t" + k.timing + "\t" + k.concurrency + "\t" + std::to_string(k.bytes));
   return out;
 }
 
@@ -203,7 +204,8 @@ std::optional<StartedBackend> start_backend(const RunConfig& config, const Launc
   nccl.grace_s = config.grace_s;
   std::string error;
   try {
-    started.backend = make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !config.topology.given()), nccl);
+    started.backend =
+        make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !config.topology.given()), nccl);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -289,8 +291,8 @@ struct RunReporters {
 
 // Rank 0 says what the run will do before anything runs, so that nobody waits for a point that
 // cannot be measured.
-void announce_points(const Runner& runner, const RunMappings& plan, const RunConfig& config, const std::vector<results::PointKey>& completed,
-                     RunReporters& reporters) {
+void announce_points(const Runner& runner, const RunMappings& plan, const RunConfig& config,
+                     const std::vector<results::PointKey>& completed, RunReporters& reporters) {
   reporters.progress = std::make_unique<ProgressReporter>(runner.count_points(plan.mappings));
   reporters.all.add(reporters.progress.get());
   if (!completed.empty()) std::cout << "# resuming " << config.resume << ": " << completed.size() << " point(s) already measured\n";

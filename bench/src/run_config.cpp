@@ -35,6 +35,7 @@ void read_test_kill(const char* spec, RunOptions& run) {
 
 po::options_description run_options_description(RunConfig& c) {
   po::options_description out("output");
+  // clang-format off
   out.add_options()
       ("out,o", po::value(&c.out)->default_value(""), "results file to write (HDF5)")
       ("force", po::bool_switch(&c.force), "replace an existing --out file")
@@ -44,9 +45,11 @@ po::options_description run_options_description(RunConfig& c) {
        "per point, every group's timing is stored up to this many groups; past it this many that stand for them "
        "(the slowest quarter, the fastest, the median, even steps between); 0 keeps every group")
       ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)");
+  // clang-format on
 
   const std::string ops_help = "comma-separated ops: " + ops::op_names(",") + " (default: each dimension's typical ops)";
   po::options_description plan("what to measure");
+  // clang-format off
   plan.add_options()
       ("plan", po::value(&c.plan_file)->default_value(""), "plan file from 'meshbench plan --out'; otherwise planned here")
       ("tp", po::value(&c.layout.tp)->default_value(1), "tensor parallel size")
@@ -63,16 +66,20 @@ po::options_description run_options_description(RunConfig& c) {
       ("nccl-debug", po::value(&c.nccl_debug)->default_value(""),
        "NCCL backend: capture NCCL's INFO log of every process in this folder and record which transport each dimension used")
       ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
+  // clang-format on
   topology::add_topology_options(plan, c.topology);
 
   po::options_description sizes("sizes (nccl-tests convention: bytes of the per-rank buffer; K, M, G are binary)");
+  // clang-format off
   sizes.add_options()
       ("minbytes,b", po::value<std::string>()->default_value("1K"), "smallest size of the sweep")
       ("maxbytes,e", po::value<std::string>()->default_value("16M"), "largest size of the sweep")
       ("stepfactor,f", po::value<std::string>()->default_value("4"), "multiplicative step of the sweep")
       ("sizes", po::value<std::string>()->default_value(""), "explicit comma-separated sizes instead of the sweep, or 'workload' for the workload's sizes");
+  // clang-format on
 
   po::options_description timing("timing");
+  // clang-format off
   timing.add_options()
       ("timing", po::value<std::string>()->default_value("per_iteration,batched"), "timing modes: per_iteration, batched")
       ("isolated", po::bool_switch(&c.run.isolated), "also measure each group alone, to show what contention costs")
@@ -94,6 +101,7 @@ po::options_description run_options_description(RunConfig& c) {
        "an iteration's time over the ranks: max (the slowest rank, what a training step waits for) or avg (nccl-tests' default)")
       ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP")
       ("test-device-memory", po::value<std::string>()->default_value(""), "test only: device bytes per rank instead of the backend's free memory");
+  // clang-format on
 
   po::options_description all;
   all.add(out).add(plan).add(sizes).add(timing);
@@ -106,8 +114,10 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.doctor = vm.count("no-doctor") == 0;
   read_test_kill(std::getenv("MESHBENCH_TEST_KILL_AFTER"), c.run);
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
-  if (!c.out.empty() && !c.resume.empty() && c.out != c.resume) throw InputError("--out and --resume name different files; give one of them");
-  if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl") throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");
+  if (!c.out.empty() && !c.resume.empty() && c.out != c.resume)
+    throw InputError("--out and --resume name different files; give one of them");
+  if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl")
+    throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");
 
   c.mapping_names = split_list(vm["mappings"].as<std::string>());
   for (const auto& name : split_list(vm["dims"].as<std::string>())) {
@@ -131,11 +141,13 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (rank_time == "max") c.run.policy.rank_time = RankTime::max;
   else if (rank_time == "avg") c.run.policy.rank_time = RankTime::avg;
   else throw InputError("unknown --rank-time '" + rank_time + "'; use max or avg");
-  if (const std::string memory = vm["test-device-memory"].as<std::string>(); !memory.empty()) c.run.test_device_memory = parse_bytes(memory);
+  if (const std::string memory = vm["test-device-memory"].as<std::string>(); !memory.empty())
+    c.run.test_device_memory = parse_bytes(memory);
 
   const std::string sizes = vm["sizes"].as<std::string>();
   if (sizes == "workload") {
-    if (c.workload_file.empty() && c.plan_file.empty()) throw InputError("--sizes workload needs --workload FILE (or a plan with a workload)");
+    if (c.workload_file.empty() && c.plan_file.empty())
+      throw InputError("--sizes workload needs --workload FILE (or a plan with a workload)");
     c.workload_sizes = true;
   } else if (!sizes.empty()) {
     c.run.sizes = parse_size_list(sizes);

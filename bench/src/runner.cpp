@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <csignal>
-#include <string>
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "bench/comm_groups.hpp"
@@ -43,8 +43,13 @@ mapping::RankGroups measured_groups(const mapping::Mapping& m, Dim dim) {
 
 std::string_view to_string(Timing timing) { return timing == Timing::per_iteration ? "per_iteration" : "batched"; }
 
-Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog, Reporter* reporter)
-    : world_(world), backend_(backend), options_(std::move(options)), slot_of_world_rank_(std::move(slot_of_world_rank)), watchdog_(watchdog),
+Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog,
+               Reporter* reporter)
+    : world_(world),
+      backend_(backend),
+      options_(std::move(options)),
+      slot_of_world_rank_(std::move(slot_of_world_rank)),
+      watchdog_(watchdog),
       reporter_(reporter) {
   MPI_Comm_rank(world_, &rank_);
   memory_limit_ = options_.test_device_memory > 0 ? options_.test_device_memory : backend_.device_memory_bytes();
@@ -78,8 +83,8 @@ std::vector<std::string> Runner::points_over_memory(const std::vector<mapping::M
   for_each_op_size(mappings, [&](Dim dim, Op op, std::uint64_t requested, int group_size) {
     std::uint64_t need = 0;
     if (fits(op, requested, group_size, &need) || !seen.emplace(dim, op, requested).second) return;
-    out.push_back(std::string(mapping::to_string(dim)) + " " + std::string(mapping::to_string(op)) + " " + format_bytes(requested) + " needs " +
-                  format_bytes(need));
+    out.push_back(std::string(mapping::to_string(dim)) + " " + std::string(mapping::to_string(op)) + " " + format_bytes(requested) +
+                  " needs " + format_bytes(need));
   });
   return out;
 }
@@ -163,7 +168,8 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
   for (const auto& plan : plan_dimensions(m)) {
     if (!plan.skipped.empty()) {
       const auto groups = measured_groups(m, plan.dim);
-      if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()), plan.skipped);
+      if (reporter_ != nullptr)
+        reporter_->begin_dimension(plan.dim, static_cast<int>(groups.size()), static_cast<int>(groups.front().size()), plan.skipped);
       continue;
     }
     const auto d = open_dimension(m, plan);
@@ -241,8 +247,8 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
       const auto& v = visits[index];
       const auto& d = *v.dimension;
       if (watchdog_ != nullptr) {
-        watchdog_->set_point(describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ", round " + std::to_string(round + 1) +
-                             " of " + std::to_string(options_.rounds));
+        watchdog_->set_point(describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ", round " +
+                             std::to_string(round + 1) + " of " + std::to_string(options_.rounds));
       }
       if (not_measured[index]) continue;
       const auto measured = measure_visit(v, policy);
@@ -280,7 +286,8 @@ std::vector<Runner::Visit> Runner::open_every_dimension(const std::vector<mappin
 
 // A point's pooled row with its round medians; the console's tables follow the last round's
 // order, a new table wherever the mapping or dimension changes.
-void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians, ReportedSoFar& reported) const {
+void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
+                           ReportedSoFar& reported) const {
   const auto& d = *v.dimension;
   if (d.mapping != reported.mapping) {
     reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
@@ -292,7 +299,8 @@ void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std:
   }
   auto rec = record_of(d, v, pooled);
   for (std::size_t k = 0; k < round_medians.size(); ++k) {
-    rec.rounds.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
+    rec.rounds.push_back(
+        {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
   }
   reporter_->point(rec);
 }
@@ -310,12 +318,14 @@ std::optional<PointResult> Runner::measure_visit(const Visit& v, const TimingPol
   ctx.op_limit_s = default_op_limit_s(options_.watchdog_base_s, v.layout.bytes);
   const bool corrupt = rank_ == 0 && options_.test_corrupt == v.key.mapping + ":" + v.key.dim + ":" + v.key.op;
   try {
-    return v.isolated ? measure_isolated(ctx, v.layout, v.timing, policy) : measure_concurrent(ctx, v.layout, v.timing, policy, options_.check, corrupt);
+    return v.isolated ? measure_isolated(ctx, v.layout, v.timing, policy)
+                      : measure_concurrent(ctx, v.layout, v.timing, policy, options_.check, corrupt);
   } catch (const PointNotMeasured& e) {
     // Some rank could not allocate the buffers (the device-memory figure was too hopeful).
     if (reporter_ != nullptr) {
-      reporter_->point_skipped({results::utc_now_iso8601(), v.key.mapping, v.key.dim, v.key.op, v.layout.bytes,
-                                describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ": " + e.what() + "; not measured"});
+      reporter_->point_skipped(
+          {results::utc_now_iso8601(), v.key.mapping, v.key.dim, v.key.op, v.layout.bytes,
+           describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ": " + e.what() + "; not measured"});
     }
     return std::nullopt;
   }
@@ -370,7 +380,8 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
     const std::string op_name(mapping::to_string(op));
     for (std::uint64_t requested : sizes_for(d.plan.dim)) {
       TrafficMatrix matrix;
-      if (ops::info(op).traffic_matrix) matrix = alltoallv_matrix(d.group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
+      if (ops::info(op).traffic_matrix)
+        matrix = alltoallv_matrix(d.group_size, requested / kElementBytes, options_.a2av_skew, options_.seed);
       const OpLayout layout = op_layout(op, requested, d.position, d.group_size, ops::info(op).traffic_matrix ? &matrix : nullptr);
       if (layout.count == 0) continue;  // smaller than one element per rank: nothing to move
       // Too big for the device memory of the tightest rank: skipped, with a recorded failure
@@ -379,11 +390,13 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
         for (Timing timing : options_.timings) {
           for (bool isolated : {false, true}) {
             if (isolated && !options_.isolated) continue;
-            const results::PointKey key{d.mapping->name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
+            const results::PointKey key{
+                d.mapping->name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
             if (completed_.count(key) != 0 || reporter_ == nullptr) continue;
             reporter_->point_skipped({results::utc_now_iso8601(), d.mapping->name, dim_name, op_name, layout.bytes,
-                                      describe(*d.mapping, d.plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " + format_bytes(need) +
-                                          " of device memory per rank but only " + format_bytes(memory_limit_) + " are free; not measured"});
+                                      describe(*d.mapping, d.plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " +
+                                          format_bytes(need) + " of device memory per rank but only " + format_bytes(memory_limit_) +
+                                          " are free; not measured"});
           }
         }
         continue;
@@ -430,7 +443,8 @@ results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, c
   row.slowest_group = r.slowest_group;
   for (const auto& g : representative_groups(r.groups, options_.group_rows)) {
     const double algbw = g.median_us > 0 ? static_cast<double>(v.layout.algbw_bytes) / g.median_us / 1e3 : 0;
-    rec.groups.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
+    rec.groups.push_back(
+        {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
   }
   if (options_.keep_samples) {
     for (std::size_t i = 0; i < r.samples_us.size(); ++i) {

@@ -282,7 +282,8 @@ void Watchdog::serve() {
           [[maybe_unused]] const auto n = ::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
         } else if (line.rfind("ABORT ", 0) == 0) {
           const auto msg = line.substr(6, line.find('\n') - 6);
-          std::fprintf(stderr, "meshbench run: rank %d (%s): stopping: %s\n", rank_, hosts_.empty() ? "" : hosts_[static_cast<std::size_t>(rank_)].c_str(), msg.c_str());
+          std::fprintf(stderr, "meshbench run: rank %d (%s): stopping: %s\n", rank_,
+                       hosts_.empty() ? "" : hosts_[static_cast<std::size_t>(rank_)].c_str(), msg.c_str());
           std::fflush(stderr);
           ::_exit(kExitStatus);
         }
@@ -302,7 +303,7 @@ void Watchdog::serve() {
         point = point_;
       }
       exit_run(point + " did not finish within " + std::to_string(static_cast<int>(limit_ns_.load() / 1000000000)) +
-               " s and rank 0 did not end the run",
+                   " s and rank 0 did not end the run",
                false);
     }
   }
@@ -320,9 +321,9 @@ std::vector<Watchdog::PeerStatus> Watchdog::query_all(double timeout_s) {
     PeerStatus s;
     s.rank = p.rank;
     s.reach = p.reply.find('\n') != std::string::npos ? Reach::answered
-              : p.connected                            ? Reach::silent
-              : p.refused                              ? Reach::refused
-                                                       : Reach::unreachable;
+              : p.connected                           ? Reach::silent
+              : p.refused                             ? Reach::refused
+                                                      : Reach::unreachable;
     if (s.reach == Reach::answered) {
       std::istringstream in(p.reply);
       int rank = 0, armed = 0;

@@ -25,8 +25,8 @@ struct OpLayout {
   std::vector<std::size_t> send_counts, send_displs, recv_counts, recv_displs;  // all_to_allv; displacements 16-byte aligned
   std::vector<std::size_t> sender_displs;  // all_to_allv: where each sender's block for this rank starts in its send buffer
   std::vector<int> peers;                  // send_recv: neighbouring stages (group-local ranks)
-  std::uint64_t bytes = 0;        // the size column: per-rank buffer bytes as nccl-tests prints them
-  std::uint64_t algbw_bytes = 0;  // what algbw divides by the time
+  std::uint64_t bytes = 0;                 // the size column: per-rank buffer bytes as nccl-tests prints them
+  std::uint64_t algbw_bytes = 0;           // what algbw divides by the time
 };
 
 // `matrix` is the group's traffic matrix, for an op whose table row says it uses one.

@@ -77,12 +77,18 @@ std::int64_t send_recv(const OpLayout&, std::span<const float>);
 }  // namespace check
 
 inline constexpr std::array kOps = {
-    OpInfo{Op::all_reduce, "all_reduce", BusFactor::two_shares, Family::ring_all_reduce, false, shape::all_reduce, fill::rank_pattern, check::all_reduce},
-    OpInfo{Op::all_gather, "all_gather", BusFactor::one_share, Family::ring_gather, false, shape::all_gather, fill::rank_pattern, check::all_gather},
-    OpInfo{Op::reduce_scatter, "reduce_scatter", BusFactor::one_share, Family::ring_gather, false, shape::reduce_scatter, fill::rank_pattern, check::reduce_scatter},
-    OpInfo{Op::all_to_all, "all_to_all", BusFactor::one_share, Family::all_to_all, false, shape::all_to_all, fill::rank_pattern, check::all_to_all},
-    OpInfo{Op::all_to_allv, "all_to_allv", BusFactor::one_share, Family::all_to_all, true, shape::all_to_allv, fill::rank_pattern, check::all_to_allv},
-    OpInfo{Op::send_recv, "send_recv", BusFactor::whole, Family::point_to_point, false, shape::send_recv, fill::rank_pattern, check::send_recv},
+    OpInfo{Op::all_reduce, "all_reduce", BusFactor::two_shares, Family::ring_all_reduce, false, shape::all_reduce, fill::rank_pattern,
+           check::all_reduce},
+    OpInfo{Op::all_gather, "all_gather", BusFactor::one_share, Family::ring_gather, false, shape::all_gather, fill::rank_pattern,
+           check::all_gather},
+    OpInfo{Op::reduce_scatter, "reduce_scatter", BusFactor::one_share, Family::ring_gather, false, shape::reduce_scatter,
+           fill::rank_pattern, check::reduce_scatter},
+    OpInfo{Op::all_to_all, "all_to_all", BusFactor::one_share, Family::all_to_all, false, shape::all_to_all, fill::rank_pattern,
+           check::all_to_all},
+    OpInfo{Op::all_to_allv, "all_to_allv", BusFactor::one_share, Family::all_to_all, true, shape::all_to_allv, fill::rank_pattern,
+           check::all_to_allv},
+    OpInfo{Op::send_recv, "send_recv", BusFactor::whole, Family::point_to_point, false, shape::send_recv, fill::rank_pattern,
+           check::send_recv},
 };
 
 // Row i describes the enumerator of value i, so that info() is an index.

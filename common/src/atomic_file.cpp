@@ -79,7 +79,8 @@ void write_file_atomically(const std::string& path, std::string_view content, co
   try {
     try {
       write_all(fd, content, temp);
-      if (options.mode && ::fchmod(fd, static_cast<mode_t>(*options.mode)) != 0) throw AtomicWriteError(Step::write, "chmod", std::strerror(errno), temp);
+      if (options.mode && ::fchmod(fd, static_cast<mode_t>(*options.mode)) != 0)
+        throw AtomicWriteError(Step::write, "chmod", std::strerror(errno), temp);
       if (::fsync(fd) != 0) throw AtomicWriteError(Step::write, "fsync", std::strerror(errno), temp);
     } catch (...) {
       ::close(fd);

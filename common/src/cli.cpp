@@ -8,12 +8,13 @@
 
 namespace meshbench {
 
-std::optional<po::variables_map> parse_command(std::string_view command, std::string_view summary,
-                                               const po::options_description& options, const Args& args,
-                                               std::ostream& out, const po::positional_options_description* positional) {
+std::optional<po::variables_map> parse_command(std::string_view command, std::string_view summary, const po::options_description& options,
+                                               const Args& args, std::ostream& out, const po::positional_options_description* positional) {
   po::options_description all;
   all.add(options);
+  // clang-format off
   all.add_options()("help,h", "print this help and exit");
+  // clang-format on
   po::variables_map vm;
   try {
     po::command_line_parser parser(args);

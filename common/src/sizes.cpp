@@ -1,8 +1,8 @@
 #include "common/sizes.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <cctype>
 #include <limits>
 
 #include "common/error.hpp"
@@ -70,7 +70,10 @@ std::string format_bytes(std::uint64_t bytes) {
   }
   if (unit == 0 && bytes >= 1024) {  // not a power-of-two multiple: one decimal
     double v = static_cast<double>(bytes);
-    while (unit < 4 && v >= 1024.0) { v /= 1024.0; ++unit; }
+    while (unit < 4 && v >= 1024.0) {
+      v /= 1024.0;
+      ++unit;
+    }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
     return buf;

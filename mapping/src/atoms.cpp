@@ -84,7 +84,8 @@ std::vector<int> place(const std::vector<Atom>& atoms, const AtomPlacement& plac
   const bool local = !placement.local_order.empty() && topo.homogeneous() && static_cast<int>(placement.local_order.size()) == per_node;
   int pos = 0;
   for (int r = 0; r < world; ++r) {
-    slot_of_rank[static_cast<std::size_t>(r)] = local ? (pos / per_node) * per_node + placement.local_order[static_cast<std::size_t>(pos % per_node)] : pos;
+    slot_of_rank[static_cast<std::size_t>(r)] =
+        local ? (pos / per_node) * per_node + placement.local_order[static_cast<std::size_t>(pos % per_node)] : pos;
     for (std::size_t j = 0; j < atoms.size(); ++j) {
       pos += weight[j];
       if (++value[j] < atoms[j].size) break;

@@ -14,9 +14,9 @@
 namespace meshbench::mapping::detail {
 
 struct Atom {
-  int digit = 0;     // which digit of the rank it belongs to
+  int digit = 0;  // which digit of the rank it belongs to
   int size = 1;
-  int stride = 1;    // value = (rank / stride) % size
+  int stride = 1;  // value = (rank / stride) % size
   Dim dense = Dim::tp;
   Dim expert = Dim::etp;
 };

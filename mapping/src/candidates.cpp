@@ -181,7 +181,8 @@ void add_heuristics(Drafts& drafts, const Layout& layout, const topology::Cluste
 
 // Where GPUs share a NIC: the heaviest dimension that crosses nodes gets the pairs under one
 // PCIe switch, so one of its groups, not two, drives each shared NIC.
-void add_pairs_under_switch(Drafts& drafts, const Layout& layout, const topology::ClusterTopology& topo, const std::vector<int>& local_order) {
+void add_pairs_under_switch(Drafts& drafts, const Layout& layout, const topology::ClusterTopology& topo,
+                            const std::vector<int>& local_order) {
   if (!topo.homogeneous() || topo.node_count() <= 1 || !shares_nics(topo.node(0))) return;
   const auto& atoms = drafts.atoms_of(layout);
   const Draft& best = drafts.best();
@@ -209,8 +210,9 @@ void add_pairs_under_switch(Drafts& drafts, const Layout& layout, const topology
 }
 
 void add_random(Drafts& drafts, const Layout& layout, std::uint64_t seed) {
-  Draft d = draft("random(seed=" + std::to_string(seed) + ")",
-                  "A uniformly random placement (splitmix64 Fisher-Yates, seed " + std::to_string(seed) + "): the baseline.", "random", layout);
+  Draft d =
+      draft("random(seed=" + std::to_string(seed) + ")",
+            "A uniformly random placement (splitmix64 Fisher-Yates, seed " + std::to_string(seed) + "): the baseline.", "random", layout);
   d.slot_of_rank = detail::random_placement(layout.world, seed);
   drafts.add(std::move(d));
 }
@@ -230,12 +232,14 @@ int add_search(Drafts& drafts, const Layout& layout, const topology::ClusterTopo
     start.local_order.resize(local_order.size());
     std::iota(start.local_order.begin(), start.local_order.end(), 0);
   }
-  const auto found = detail::local_search(*seed->atoms, start, seed->score, seed->layout, *seed->groups, topo, model, drafts.scratch(), budget);
-  Draft d = draft("search(from=" + seed->name + ")",
-                  "Steepest descent over block swaps (whole digits of the rank numbering, and local GPU positions on asymmetric nodes) from " +
-                      seed->name + ": " + std::to_string(found.evaluations) + " placements scored, " +
-                      percent_faster(seed->score.total_us, found.score.total_us) + " faster than its seed.",
-                  "search", seed->layout);
+  const auto found =
+      detail::local_search(*seed->atoms, start, seed->score, seed->layout, *seed->groups, topo, model, drafts.scratch(), budget);
+  Draft d =
+      draft("search(from=" + seed->name + ")",
+            "Steepest descent over block swaps (whole digits of the rank numbering, and local GPU positions on asymmetric nodes) from " +
+                seed->name + ": " + std::to_string(found.evaluations) + " placements scored, " +
+                percent_faster(seed->score.total_us, found.score.total_us) + " faster than its seed.",
+            "search", seed->layout);
   d.groups = seed->groups;
   d.slot_of_rank = found.slot_of_rank;
   d.score = found.score;
@@ -270,7 +274,8 @@ std::vector<std::size_t> drop_duplicates(std::vector<Draft>& drafts, std::vector
 // The kept drafts as candidates, fastest first (ties in generation order).
 std::vector<Candidate> ranked(std::vector<Draft>& drafts, std::vector<std::size_t> kept, const std::vector<std::uint64_t>& digests,
                               bool with_groups) {
-  std::stable_sort(kept.begin(), kept.end(), [&drafts](std::size_t a, std::size_t b) { return drafts[a].score.total_us < drafts[b].score.total_us; });
+  std::stable_sort(kept.begin(), kept.end(),
+                   [&drafts](std::size_t a, std::size_t b) { return drafts[a].score.total_us < drafts[b].score.total_us; });
   std::vector<Candidate> out;
   for (std::size_t i : kept) {
     Draft& d = drafts[i];

@@ -99,9 +99,9 @@ struct CostModel::Fabric {
     std::vector<std::uint64_t> rail;  // per slot
     std::vector<double> class_gbps;   // per class: its NICs' bandwidth together
     double node_gbps = 0;
-    std::vector<LinkClass> link;      // slots × slots
-    std::vector<double> link_gbps;    // slots × slots, from the class parameters
-    std::vector<int> pcie_switch;     // per slot: dense switch id, -1 unknown
+    std::vector<LinkClass> link;    // slots × slots
+    std::vector<double> link_gbps;  // slots × slots, from the class parameters
+    std::vector<int> pcie_switch;   // per slot: dense switch id, -1 unknown
     int switches = 0;
     // For nodes of up to kTabulated slots: per set of local slots (bit mask), the slowest link
     // class between two of them and its bandwidth, so a run costs no pair loop.
@@ -187,7 +187,8 @@ void tabulate_slot_sets(CostModel::Fabric::NodeLayout& l) {
 }
 
 CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
-  if (node.nics.size() > 64) throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
+  if (node.nics.size() > 64)
+    throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
   CostModel::Fabric::NodeLayout l;
   l.slots = node.slot_count();
   nic_classes(node, params, l);
@@ -356,7 +357,8 @@ int switch_sharing(const Fabric& f, const Scratch& s, const Run& r) {
   int sharing = 1;
   for (int i = r.begin; i < r.end; ++i) {
     const int sw = l.pcie_switch[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(s.members[static_cast<std::size_t>(i)])])];
-    if (sw >= 0 && sw < 64) sharing = std::max(sharing, s.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
+    if (sw >= 0 && sw < 64)
+      sharing = std::max(sharing, s.switch_users[static_cast<std::size_t>(f.switch_base[static_cast<std::size_t>(r.node)] + sw)]);
   }
   return sharing;
 }
@@ -465,7 +467,8 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
   };
   for_pairs([&](int a, int b) {
     const int na = f.node_of[static_cast<std::size_t>(a)];
-    if (na != f.node_of[static_cast<std::size_t>(b)]) count_users(f, s, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
+    if (na != f.node_of[static_cast<std::size_t>(b)])
+      count_users(f, s, na, f.at(na).rail[static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)])]);
   });
   shape.max_nic_flows = std::max(shape.max_nic_flows, max_users(s));
   for_pairs([&](int a, int b) {
@@ -488,7 +491,8 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
 
 }  // namespace
 
-Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric) const {
+Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank,
+                       bool node_symmetric) const {
   CostScratch scratch;
   return score(layout, groups, slot_of_rank, scratch, node_symmetric);
 }

@@ -98,7 +98,7 @@ json to_json(const CostParams& p) {
   json links = json::object();
   for (std::size_t c = 0; c < p.links.size(); ++c) {
     links[std::string(topology::to_string(static_cast<LinkClass>(c)))] = {{"alpha_us", p.links[c].alpha_us},
-                                                                         {"bandwidth_gbps", p.links[c].bandwidth_gbps}};
+                                                                          {"bandwidth_gbps", p.links[c].bandwidth_gbps}};
   }
   return {{"contention", p.contention}, {"alltoallv_imbalance", p.alltoallv_imbalance}, {"sweep_bytes", p.sweep_bytes}, {"links", links}};
 }

@@ -13,7 +13,8 @@ namespace {
 // local ranks of a node.
 std::vector<std::vector<int>> ranks_by_node(const PlanTopology& t, const Mapping& m) {
   std::vector<std::vector<int>> out(t.hostnames.size());
-  for (std::size_t r = 0; r < m.slot_of_rank.size(); ++r) out[static_cast<std::size_t>(t.node_of(m.slot_of_rank[r]))].push_back(static_cast<int>(r));
+  for (std::size_t r = 0; r < m.slot_of_rank.size(); ++r)
+    out[static_cast<std::size_t>(t.node_of(m.slot_of_rank[r]))].push_back(static_cast<int>(r));
   return out;
 }
 
@@ -76,9 +77,10 @@ std::string megatron_arguments(const Plan& p, const PlannedMapping& pm) {
   if (pure) {
     out += "# A pure Megatron order: launch the ranks in slot order (node by node, GPU 0 first); no rankfile needed.\n";
   } else {
-    out += "# Not a pure order: launch with the rankfile (mpirun --rankfile rankfile) or SLURM_HOSTFILE=slurm_hostfile\n"
-           "# (srun --distribution=arbitrary), set each node's CUDA_VISIBLE_DEVICES from cuda_visible_devices.sh, and\n"
-           "# pick the GPU by local rank; Megatron then numbers ranks with the order below.\n";
+    out +=
+        "# Not a pure order: launch with the rankfile (mpirun --rankfile rankfile) or SLURM_HOSTFILE=slurm_hostfile\n"
+        "# (srun --distribution=arbitrary), set each node's CUDA_VISIBLE_DEVICES from cuda_visible_devices.sh, and\n"
+        "# pick the GPU by local rank; Megatron then numbers ranks with the order below.\n";
   }
   out += "--tensor-model-parallel-size " + std::to_string(l.tp) + " --context-parallel-size " + std::to_string(l.cp) +
          " --pipeline-model-parallel-size " + std::to_string(l.pp) + " --expert-model-parallel-size " + std::to_string(l.ep) +
@@ -91,8 +93,10 @@ std::string megatron_arguments(const Plan& p, const PlannedMapping& pm) {
   } else if (order == "tp-cp-ep-pp-dp") {
     out += " --use-tp-pp-dp-mapping\n# order: tp-cp-ep-pp-dp (what --use-tp-pp-dp-mapping selects)\n";
   } else {
-    out += "\n# order: " + order + " -- Megatron's command line offers only tp-cp-ep-dp-pp (default) and tp-cp-ep-pp-dp\n"
-           "# (--use-tp-pp-dp-mapping): pass order=\"" + order + "\" to megatron.core.parallel_state.initialize_model_parallel.\n";
+    out += "\n# order: " + order +
+           " -- Megatron's command line offers only tp-cp-ep-dp-pp (default) and tp-cp-ep-pp-dp\n"
+           "# (--use-tp-pp-dp-mapping): pass order=\"" +
+           order + "\" to megatron.core.parallel_state.initialize_model_parallel.\n";
   }
   return out;
 }
@@ -108,7 +112,9 @@ std::vector<std::string> export_mapping(const Plan& p, const PlannedMapping& pm,
     const auto devices = cuda_visible_devices(p.topology, pm.mapping);
     std::string table, script =
                            "# Source on each node before starting the ranks: local rank i (ranks on a node numbered by increasing\n"
-                           "# global rank) then uses device i of CUDA_VISIBLE_DEVICES, the GPU mapping " + pm.mapping.name + " gives it.\n"
+                           "# global rank) then uses device i of CUDA_VISIBLE_DEVICES, the GPU mapping " +
+                           pm.mapping.name +
+                           " gives it.\n"
                            "case \"$(hostname)\" in\n";
     for (std::size_t n = 0; n < devices.size(); ++n) {
       const std::string& host = p.topology.hostnames[n];

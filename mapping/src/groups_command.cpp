@@ -16,7 +16,8 @@ namespace {
 std::string groups_json(const ParallelGroups& g) {
   std::string out = "{\n";
   for (std::size_t i = 0; i < kAllDims.size(); ++i) {
-    out += "  \"" + std::string(to_string(kAllDims[i])) + "\": " + nlohmann::json(g[kAllDims[i]]).dump() + (i + 1 < kAllDims.size() ? ",\n" : "\n");
+    out += "  \"" + std::string(to_string(kAllDims[i])) + "\": " + nlohmann::json(g[kAllDims[i]]).dump() +
+           (i + 1 < kAllDims.size() ? ",\n" : "\n");
   }
   return out + "}\n";
 }
@@ -41,9 +42,13 @@ int groups_command(const Args& args) {
   Layout layout;
   std::string format;
   po::options_description options("options");
+  // clang-format off
   options.add_options()("world", po::value<int>(&layout.world)->required()->value_name("W"), "world size (required)");
+  // clang-format on
   detail::add_layout_options(options, layout);
+  // clang-format off
   options.add_options()("format", po::value<std::string>(&format)->default_value("text"), "output format: text|json");
+  // clang-format on
   const auto vm = parse_command("groups", "Prints every dimension's rank groups exactly as Megatron-Core's RankGenerator lists them.",
                                 options, args, std::cout);
   if (!vm) return kExitOk;

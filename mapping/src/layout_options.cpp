@@ -3,6 +3,7 @@
 namespace meshbench::mapping::detail {
 
 void add_layout_options(po::options_description& options, Layout& l) {
+  // clang-format off
   options.add_options()
       ("tp", po::value<int>(&l.tp)->default_value(1)->value_name("T"), "tensor-parallel size")
       ("cp", po::value<int>(&l.cp)->default_value(1)->value_name("C"), "context-parallel size")
@@ -11,6 +12,7 @@ void add_layout_options(po::options_description& options, Layout& l) {
       ("etp", po::value<int>(&l.etp)->default_value(0, "same as --tp")->value_name("X"), "expert tensor-parallel size")
       ("order", po::value<std::string>(&l.order)->default_value(kDefaultOrder)->value_name("O"),
        "Megatron-Core's order string: tp, cp, ep, dp, pp joined by '-', the first varying fastest");
+  // clang-format on
 }
 
 }  // namespace meshbench::mapping::detail

@@ -2,13 +2,12 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "mapping/candidates.hpp"
 #include "common/strings.hpp"
+#include "mapping/candidates.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
-
 
 // A name is worth permuting when it has size > 1 on either grid.
 bool nontrivial(const Layout& l, const std::string& token) {

@@ -48,8 +48,8 @@ void apply_hosts(const std::string& path, PlanTopology& t) {
     names.push_back(line.substr(b, line.find_last_not_of(" \t\r") + 1 - b));
   }
   if (names.size() != t.hostnames.size()) {
-    throw InputError("hosts file '" + path + "' names " + std::to_string(names.size()) + " hosts for " + std::to_string(t.hostnames.size()) +
-                     " nodes; give one hostname per node");
+    throw InputError("hosts file '" + path + "' names " + std::to_string(names.size()) + " hosts for " +
+                     std::to_string(t.hostnames.size()) + " nodes; give one hostname per node");
   }
   t.hostnames = std::move(names);
 }
@@ -60,9 +60,12 @@ int plan_command(const Args& args) {
   PlanOptions o;
   po::options_description options("options");
   topology::add_topology_options(options, o.topology);
+  // clang-format off
   options.add_options()("cpu-slots", po::value<int>(&o.cpu_slots)->default_value(0, "hardware threads")->value_name("N"),
                         "without topology options and without GPUs: how many CPU slots this node has");
+  // clang-format on
   detail::add_layout_options(options, o.layout);
+  // clang-format off
   options.add_options()
       ("workload", po::value<std::string>(&o.workload)->default_value("", "none")->value_name("FILE"),
        "model sizes as JSON (docs/mapping.md); times become per training step. Without: a size sweep per dimension")
@@ -81,15 +84,18 @@ int plan_command(const Args& args) {
       ("hosts", po::value<std::string>(&o.hosts)->default_value("", "the topology's")->value_name("FILE"),
        "hostnames for the exports and the plan, one per line, one per node")
       ("force", po::bool_switch(&o.force), "overwrite --out and --export files that exist");
-  const auto vm = parse_command("plan", "Generates candidate mappings of a parallel layout onto the cluster, ranks them with a contention-aware cost model.",
-                                options, args, std::cout);
+  // clang-format on
+  const auto vm = parse_command(
+      "plan", "Generates candidate mappings of a parallel layout onto the cluster, ranks them with a contention-aware cost model.", options,
+      args, std::cout);
   if (!vm) return kExitOk;
   const OutputFormat format = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
   if (o.top < 0) throw InputError("--top must be 0 (all) or more (got " + std::to_string(o.top) + ")");
   if (!o.mapping.empty() && o.export_dir.empty()) throw InputError("--mapping chooses what --export writes; add --export DIR");
 
   // Everything the user gave is read and checked before any work.
-  if (!o.out.empty() && !o.force && std::filesystem::exists(o.out)) throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
+  if (!o.out.empty() && !o.force && std::filesystem::exists(o.out))
+    throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
   std::optional<Workload> workload;
   if (!o.workload.empty()) workload = load_workload(o.workload);
   const auto topo = load_topology(o);
@@ -119,7 +125,8 @@ int plan_command(const Args& args) {
 
   if (format == OutputFormat::json) {
     auto j = plan_to_json(plan, false);
-    if (o.top > 0 && j["mappings"].size() > static_cast<std::size_t>(o.top)) j["mappings"].erase(j["mappings"].begin() + o.top, j["mappings"].end());
+    if (o.top > 0 && j["mappings"].size() > static_cast<std::size_t>(o.top))
+      j["mappings"].erase(j["mappings"].begin() + o.top, j["mappings"].end());
     j["why"] = why_best(plan);
     std::cout << j.dump(2) << "\n";
   } else {

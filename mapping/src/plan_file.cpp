@@ -23,15 +23,17 @@ std::string hex(std::uint64_t v) {
 using ordered = nlohmann::ordered_json;
 
 ordered layout_json(const Layout& l) {
-  return {{"world", l.world}, {"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"etp", l.expert_tp()},
-          {"dp", l.dp()},     {"edp", l.edp()}, {"order", l.order}};
+  return {{"world", l.world},     {"tp", l.tp},   {"cp", l.cp},     {"pp", l.pp},      {"ep", l.ep},
+          {"etp", l.expert_tp()}, {"dp", l.dp()}, {"edp", l.edp()}, {"order", l.order}};
 }
 
 // Reads what the JSON holds at `key`, or says in one line where and what is wrong.
 class Reader {
  public:
   explicit Reader(std::string where) : where_(std::move(where)) {}
-  [[noreturn]] void fail(const std::string& what) const { throw InputError("plan " + where_ + ": " + what + "; make it again with 'meshbench plan --out'"); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError("plan " + where_ + ": " + what + "; make it again with 'meshbench plan --out'");
+  }
   const json& at(const json& j, const std::string& key, const std::string& context) const {
     if (!j.is_object() || !j.contains(key)) fail(context + " lacks '" + key + "'");
     return j.at(key);
@@ -163,32 +165,38 @@ ordered plan_to_json(const Plan& p, bool with_placements) {
     ordered predicted = ordered::object();
     for (Dim d : kAllDims) {
       const auto& x = m[d];
-      predicted[std::string(to_string(d))] = {{"time_us", x.time_us}, {"crosses_nodes", x.crosses_nodes}, {"nodes_per_group", x.nodes_per_group},
-                                              {"nic_flows", x.nic_flows}, {"worst_link", x.worst_link}};
+      predicted[std::string(to_string(d))] = {{"time_us", x.time_us},
+                                              {"crosses_nodes", x.crosses_nodes},
+                                              {"nodes_per_group", x.nodes_per_group},
+                                              {"nic_flows", x.nic_flows},
+                                              {"worst_link", x.worst_link}};
     }
     ordered j = {{"rank", m.rank},
-              {"name", m.mapping.name},
-              {"how", m.mapping.how},
-              {"kind", m.kind},
-              {"aliases", m.mapping.aliases},
-              {"order", m.mapping.layout.order},
-              {"identity_placement", m.mapping.identity_placement()},
-              {"digest", hex(m.digest)},
-              {"predicted_total_us", m.predicted_total_us},
-              {"predicted", predicted}};
+                 {"name", m.mapping.name},
+                 {"how", m.mapping.how},
+                 {"kind", m.kind},
+                 {"aliases", m.mapping.aliases},
+                 {"order", m.mapping.layout.order},
+                 {"identity_placement", m.mapping.identity_placement()},
+                 {"digest", hex(m.digest)},
+                 {"predicted_total_us", m.predicted_total_us},
+                 {"predicted", predicted}};
     if (with_placements) j["slot_of_rank"] = m.mapping.slot_of_rank;
     mappings.push_back(std::move(j));
   }
-  return {{"format", "meshbench-plan"},
-          {"version", p.version},
-          {"created_by", p.created_by},
-          {"layout", layout_json(p.layout)},
-          {"workload", p.workload ? ordered(to_json(*p.workload)) : ordered(nullptr)},
-          {"time_basis", p.time_basis},
-          {"cost_model", ordered(to_json(p.cost_model))},
-          {"candidates", {{"generated", p.stats.generated}, {"distinct", p.stats.distinct}, {"search_evaluations", p.stats.search_evaluations}}},
-          {"topology", {{"nodes", p.topology.hostnames.size()}, {"slots", p.topology.slot_count()}, {"slot_kind", p.topology.slot_kind}, {"hosts", hosts}}},
-          {"mappings", mappings}};
+  return {
+      {"format", "meshbench-plan"},
+      {"version", p.version},
+      {"created_by", p.created_by},
+      {"layout", layout_json(p.layout)},
+      {"workload", p.workload ? ordered(to_json(*p.workload)) : ordered(nullptr)},
+      {"time_basis", p.time_basis},
+      {"cost_model", ordered(to_json(p.cost_model))},
+      {"candidates",
+       {{"generated", p.stats.generated}, {"distinct", p.stats.distinct}, {"search_evaluations", p.stats.search_evaluations}}},
+      {"topology",
+       {{"nodes", p.topology.hostnames.size()}, {"slots", p.topology.slot_count()}, {"slot_kind", p.topology.slot_kind}, {"hosts", hosts}}},
+      {"mappings", mappings}};
 }
 
 namespace {
@@ -204,8 +212,12 @@ Plan read_plan(const json& j, const std::string& where) {
   }
   p.created_by = j.value("created_by", "");
   const json& l = r.at(j, "layout", "plan");
-  p.layout = {.world = r.integer(l, "world", "layout"), .tp = r.integer(l, "tp", "layout"), .cp = r.integer(l, "cp", "layout"),
-              .pp = r.integer(l, "pp", "layout"), .ep = r.integer(l, "ep", "layout"), .etp = r.integer(l, "etp", "layout"),
+  p.layout = {.world = r.integer(l, "world", "layout"),
+              .tp = r.integer(l, "tp", "layout"),
+              .cp = r.integer(l, "cp", "layout"),
+              .pp = r.integer(l, "pp", "layout"),
+              .ep = r.integer(l, "ep", "layout"),
+              .etp = r.integer(l, "etp", "layout"),
               .order = r.text(l, "order", "layout")};
   validate(p.layout);
   const json& w = r.at(j, "workload", "plan");
@@ -230,12 +242,13 @@ Plan read_plan(const json& j, const std::string& where) {
     p.topology.gpu_index.push_back(r.integers(h, "device_index", "host"));
     p.topology.numa.push_back(r.integers(h, "numa", "host"));
     if (static_cast<int>(p.topology.gpu_index.back().size()) != p.topology.slots_per_node.back()) {
-      r.fail("host '" + p.topology.hostnames.back() + "' lists " + std::to_string(p.topology.gpu_index.back().size()) + " device indices for " +
-             std::to_string(p.topology.slots_per_node.back()) + " slots");
+      r.fail("host '" + p.topology.hostnames.back() + "' lists " + std::to_string(p.topology.gpu_index.back().size()) +
+             " device indices for " + std::to_string(p.topology.slots_per_node.back()) + " slots");
     }
   }
   if (p.topology.slot_count() != p.layout.world) {
-    r.fail("the topology has " + std::to_string(p.topology.slot_count()) + " slots but the layout's world is " + std::to_string(p.layout.world));
+    r.fail("the topology has " + std::to_string(p.topology.slot_count()) + " slots but the layout's world is " +
+           std::to_string(p.layout.world));
   }
   const json& ms = r.at(j, "mappings", "plan");
   if (!ms.is_array() || ms.empty()) r.fail("lists no mappings");
@@ -285,13 +298,10 @@ void write_output_file(const std::string& path, const std::string& text, bool fo
     write_file_atomically(path, text, {.replace = force, .mode = std::nullopt});
   } catch (const AtomicWriteError& e) {
     switch (e.step()) {
-      case AtomicWriteError::Step::exists:
-        throw InputError("'" + path + "' exists; pass --force to overwrite it");
+      case AtomicWriteError::Step::exists: throw InputError("'" + path + "' exists; pass --force to overwrite it");
       case AtomicWriteError::Step::create:
-      case AtomicWriteError::Step::write:
-        throw InputError("cannot write '" + path + "'; check that its folder exists and is writable");
-      case AtomicWriteError::Step::rename:
-        break;
+      case AtomicWriteError::Step::write: throw InputError("cannot write '" + path + "'; check that its folder exists and is writable");
+      case AtomicWriteError::Step::rename: break;
     }
     throw InputError("cannot write '" + path + "': " + e.reason());
   }

@@ -11,7 +11,6 @@ namespace meshbench::mapping {
 
 namespace {
 
-
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -71,8 +70,8 @@ std::string why_best(const Plan& p) {
   if (!crossing.empty()) {
     int flows = 0;
     for (Dim d : active_dims(p)) flows = std::max(flows, best[d].crosses_nodes ? best[d].nic_flows : 0);
-    s += std::string(inside.empty() ? "" : " and") + " sends " + (inside.empty() ? "" : "only ") + join(crossing, ", ") + " across nodes (" +
-         std::to_string(flows) + (flows == 1 ? " flow" : " flows") + " per NIC at most)";
+    s += std::string(inside.empty() ? "" : " and") + " sends " + (inside.empty() ? "" : "only ") + join(crossing, ", ") +
+         " across nodes (" + std::to_string(flows) + (flows == 1 ? " flow" : " flows") + " per NIC at most)";
   } else if (inside.empty()) {
     s += " has no groups of more than one rank";
   }
@@ -98,8 +97,8 @@ std::string why_best(const Plan& p) {
     s += " puts " + std::to_string(next[worst].nic_flows) + " " + std::string(to_string(worst)) + " flows on a NIC instead of " +
          std::to_string(best[worst].nic_flows);
   } else if (next[worst].nodes_per_group > best[worst].nodes_per_group) {
-    s += " spreads " + std::string(to_string(worst)) + " groups over " + std::to_string(next[worst].nodes_per_group) + " nodes instead of " +
-         std::to_string(best[worst].nodes_per_group);
+    s += " spreads " + std::string(to_string(worst)) + " groups over " + std::to_string(next[worst].nodes_per_group) +
+         " nodes instead of " + std::to_string(best[worst].nodes_per_group);
   } else {
     s += " places " + std::string(to_string(worst)) + " on slower paths";
   }
@@ -122,7 +121,8 @@ std::string plan_text(const Plan& p, int top) {
       << l.edp() << " (W=" << l.world << "), order " << l.order << "\n";
   out << "model: alpha-beta per link class, NIC and PCIe contention " << (p.cost_model.contention ? "on" : "off") << "; ";
   if (p.workload) {
-    out << "times per training step of workload '" << (p.workload->name.empty() ? "unnamed" : p.workload->name) << "' (communication only, not overlapped)\n";
+    out << "times per training step of workload '" << (p.workload->name.empty() ? "unnamed" : p.workload->name)
+        << "' (communication only, not overlapped)\n";
   } else {
     std::vector<std::string> sizes;
     for (auto b : p.cost_model.sweep_bytes) sizes.push_back(format_bytes(b));
@@ -159,7 +159,8 @@ std::string plan_text(const Plan& p, int top) {
     if (!m.mapping.aliases.empty()) out << "; same as " << join(m.mapping.aliases, ", ");
     out << "\n";
   }
-  if (shown < static_cast<int>(p.mappings.size())) out << "(" << p.mappings.size() - static_cast<std::size_t>(shown) << " more; --top 0 lists all)\n";
+  if (shown < static_cast<int>(p.mappings.size()))
+    out << "(" << p.mappings.size() - static_cast<std::size_t>(shown) << " more; --top 0 lists all)\n";
   out << "\nwhy: " << why_best(p) << "\n";
   if (!p.mappings.empty() && l.tp > 1) {
     const auto& tp = p.mappings.front()[Dim::tp];

@@ -93,9 +93,10 @@ void check_sizes(const Layout& l) {
 void check_expert_sizes(const Layout& l) {
   const long long expert = product_within(l.world, l.expert_tp(), l.ep, l.pp);
   if (expert == 0 || l.world % expert != 0) {
-    throw InputError("world size " + std::to_string(l.world) + " is not divisible by ETP*EP*PP = " +
-                     (expert == 0 ? std::to_string(l.expert_tp()) + "*" + std::to_string(l.ep) + "*" + std::to_string(l.pp) : std::to_string(expert)) +
-                     "; choose expert sizes whose product divides the world size");
+    throw InputError(
+        "world size " + std::to_string(l.world) + " is not divisible by ETP*EP*PP = " +
+        (expert == 0 ? std::to_string(l.expert_tp()) + "*" + std::to_string(l.ep) + "*" + std::to_string(l.pp) : std::to_string(expert)) +
+        "; choose expert sizes whose product divides the world size");
   }
 }
 

@@ -26,7 +26,6 @@ bool symmetric_node(const topology::NodeTopology& node) {
   return same || disjoint;
 }
 
-
 SearchResult local_search(const std::vector<Atom>& atoms, const AtomPlacement& seed, const Score& seed_score, const Layout& layout,
                           const FlatParallelGroups& groups, const topology::ClusterTopology& topo, const CostModel& model,
                           CostScratch& scratch, int max_evaluations) {

@@ -52,9 +52,13 @@ bool boolean(const json& v, const std::string& where, const std::string& key) {
   return v.get<bool>();
 }
 
-#define MESHBENCH_INT_KEY(field, minimum)                                                                          \
-  Key { #field, [](Workload& w, const json& v, const std::string& where) { w.field = positive_int(v, where, #field, minimum); }, \
-        [](const Workload& w) { return json(w.field); } }
+#define MESHBENCH_INT_KEY(field, minimum)                                                                                                 \
+  Key {                                                                                                                                   \
+#field,                                                                                                                               \
+        [](Workload & w, const json& v,                                                                                                   \
+           const std::string& where) { w.field = positive_int(v, where, #field, minimum); },                                              \
+                                                                                          [](const Workload& w) { return json(w.field); } \
+  }
 
 const Key kKeys[] = {
     {"name",
@@ -74,7 +78,9 @@ const Key kKeys[] = {
     MESHBENCH_INT_KEY(top_k, 1),
     MESHBENCH_INT_KEY(vocab, 1),
     {"moe_layers",
-     [](Workload& w, const json& v, const std::string& where) { w.moe_layers = v.is_number_integer() && v.get<long long>() == -1 ? -1 : positive_int(v, where, "moe_layers", 0); },
+     [](Workload& w, const json& v, const std::string& where) {
+       w.moe_layers = v.is_number_integer() && v.get<long long>() == -1 ? -1 : positive_int(v, where, "moe_layers", 0);
+     },
      [](const Workload& w) { return json(w.moe_layers); }},
     {"dtype", [](Workload& w, const json& v, const std::string& where) { w.dtype = dtype_name(v, where, "dtype"); },
      [](const Workload& w) { return json(w.dtype); }},
@@ -82,7 +88,8 @@ const Key kKeys[] = {
      [](const Workload& w) { return json(w.grad_dtype); }},
     {"dense_params", [](Workload& w, const json& v, const std::string& where) { w.dense_params = nonneg_number(v, where, "dense_params"); },
      [](const Workload& w) { return json(w.dense_params); }},
-    {"expert_params", [](Workload& w, const json& v, const std::string& where) { w.expert_params = nonneg_number(v, where, "expert_params"); },
+    {"expert_params",
+     [](Workload& w, const json& v, const std::string& where) { w.expert_params = nonneg_number(v, where, "expert_params"); },
      [](const Workload& w) { return json(w.expert_params); }},
     {"capacity_factor",
      [](Workload& w, const json& v, const std::string& where) {
@@ -90,7 +97,8 @@ const Key kKeys[] = {
        if (w.capacity_factor <= 0) bad(where, "capacity_factor", "must be above 0");
      },
      [](const Workload& w) { return json(w.capacity_factor); }},
-    {"sequence_parallel", [](Workload& w, const json& v, const std::string& where) { w.sequence_parallel = boolean(v, where, "sequence_parallel"); },
+    {"sequence_parallel",
+     [](Workload& w, const json& v, const std::string& where) { w.sequence_parallel = boolean(v, where, "sequence_parallel"); },
      [](const Workload& w) { return json(w.sequence_parallel); }},
     {"distributed_optimizer",
      [](Workload& w, const json& v, const std::string& where) { w.distributed_optimizer = boolean(v, where, "distributed_optimizer"); },
@@ -121,9 +129,7 @@ Workload workload_from_json(const json& j, const std::string& where) {
   return w;
 }
 
-Workload load_workload(const std::string& path) {
-  return workload_from_json(detail::read_json_file(path, "workload"), "'" + path + "'");
-}
+Workload load_workload(const std::string& path) { return workload_from_json(detail::read_json_file(path, "workload"), "'" + path + "'"); }
 
 nlohmann::json to_json(const Workload& w) {
   json j = json::object();

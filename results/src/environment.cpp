@@ -13,15 +13,14 @@ namespace {
 
 // What the allow-list keeps: the variables that change how NCCL, libfabric/EFA, MPI, CUDA and
 // Slurm behave, and the ones that say where a run happened.
-constexpr std::array<std::string_view, 17> kPrefixes = {
-    "NCCL_", "FI_", "OFI_NCCL_", "OMPI_", "OPAL_", "PMIX_", "UCX_", "CUDA_", "NVIDIA_", "SLURM_", "HWLOC_",
-    "RDMAV_", "MESHBENCH_", "TORCH_NCCL_", "NVSHMEM_", "MV2_", "I_MPI_"};
+constexpr std::array<std::string_view, 17> kPrefixes = {"NCCL_",      "FI_",         "OFI_NCCL_", "OMPI_",  "OPAL_",  "PMIX_",
+                                                        "UCX_",       "CUDA_",       "NVIDIA_",   "SLURM_", "HWLOC_", "RDMAV_",
+                                                        "MESHBENCH_", "TORCH_NCCL_", "NVSHMEM_",  "MV2_",   "I_MPI_"};
 constexpr std::array<std::string_view, 4> kExact = {"LD_LIBRARY_PATH", "LD_PRELOAD", "HOSTNAME", "CUDA_VISIBLE_DEVICES"};
 // Marks of a secret, checked case-insensitively even under an allowed prefix: long marks anywhere
 // in the name, short ones only as a whole '_'-separated word (KEY would otherwise drop NCCL_IB_PKEY).
-constexpr std::array<std::string_view, 11> kSecretParts = {"SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE",
-                                                           "CREDENTIAL", "APIKEY", "ACCESSKEY", "PRIVATEKEY",
-                                                           "COOKIE", "JWT"};
+constexpr std::array<std::string_view, 11> kSecretParts = {"SECRET", "TOKEN",     "PASSWORD",   "PASSWD", "PASSPHRASE", "CREDENTIAL",
+                                                           "APIKEY", "ACCESSKEY", "PRIVATEKEY", "COOKIE", "JWT"};
 constexpr std::array<std::string_view, 7> kSecretWords = {"KEY", "KEYS", "AUTH", "AUTHORIZATION", "PASS", "PWD", "PW"};
 
 std::string upper(std::string_view s) {

@@ -38,7 +38,8 @@ MappingRecord read_mapping(hid_t mappings, int index) {
     const auto flat = h5::read_ints(gg, name, &dims);
     std::vector<std::vector<int>> groups;
     const std::size_t cols = dims.size() == 2 ? dims[1] : 0;
-    for (std::size_t r = 0; cols > 0 && r < dims[0]; ++r) groups.emplace_back(flat.begin() + static_cast<long>(r * cols), flat.begin() + static_cast<long>((r + 1) * cols));
+    for (std::size_t r = 0; cols > 0 && r < dims[0]; ++r)
+      groups.emplace_back(flat.begin() + static_cast<long>(r * cols), flat.begin() + static_cast<long>((r + 1) * cols));
     m.groups.emplace_back(name, std::move(groups));
   }
   const Handle pg = h5::open_group(g, "predicted_us");
@@ -67,22 +68,26 @@ ResultsFile ResultsFile::open(const std::string& path) {
 ResultsFile ResultsFile::open_in_mpi_job(const std::string& path) { return read(path); }
 
 ResultsFile ResultsFile::read(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InputError("'" + path + "' does not exist; give the path of a results file written by 'meshbench run'");
+  if (!std::filesystem::exists(path))
+    throw InputError("'" + path + "' does not exist; give the path of a results file written by 'meshbench run'");
   const h5::QuietErrors quiet;
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError("'" + path + "' is not an HDF5 file; give a results file written by 'meshbench run'");
   const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError("'" + path + "' cannot be opened as HDF5 (damaged or locked by a writer); check the file");
   if (!h5::has_attribute(file, "schema_version") || !h5::has_attribute(file, "created_by") ||
       h5::read_string_attribute(file, "created_by") != "meshbench") {
-    throw InputError("'" + path + "' is an HDF5 file but not a meshbench results file (no meshbench schema_version); give a file written by 'meshbench run'");
+    throw InputError(
+        "'" + path +
+        "' is an HDF5 file but not a meshbench results file (no meshbench schema_version); give a file written by 'meshbench run'");
   }
   ResultsFile r;
   r.path_ = path;
   r.schema_version_ = static_cast<int>(h5::read_int_attribute(file, "schema_version"));
   if (r.schema_version_ != kSchemaVersion) {
-    throw InputError("'" + path + "' has results schema version " + std::to_string(r.schema_version_) + " but this meshbench reads version " +
-                     std::to_string(kSchemaVersion) + "; read it with the meshbench release that wrote it (" +
-                     (h5::has_attribute(file, "meshbench_version") ? h5::read_string_attribute(file, "meshbench_version") : "unknown") + ")");
+    throw InputError(
+        "'" + path + "' has results schema version " + std::to_string(r.schema_version_) + " but this meshbench reads version " +
+        std::to_string(kSchemaVersion) + "; read it with the meshbench release that wrote it (" +
+        (h5::has_attribute(file, "meshbench_version") ? h5::read_string_attribute(file, "meshbench_version") : "unknown") + ")");
   }
   try {
     r.run_.meshbench_version = h5::read_string_attribute(file, "meshbench_version");
@@ -116,8 +121,8 @@ ResultsFile ResultsFile::read(const std::string& path) {
 
     const Handle layout = h5::open_group(file, "layout");
     auto& l = r.layout_;
-    const std::pair<const char*, int*> sizes[] = {{"world", &l.world}, {"tp", &l.tp}, {"cp", &l.cp}, {"pp", &l.pp},
-                                                  {"ep", &l.ep}, {"etp", &l.etp}, {"dp", &l.dp}, {"edp", &l.edp}};
+    const std::pair<const char*, int*> sizes[] = {{"world", &l.world}, {"tp", &l.tp},   {"cp", &l.cp}, {"pp", &l.pp},
+                                                  {"ep", &l.ep},       {"etp", &l.etp}, {"dp", &l.dp}, {"edp", &l.edp}};
     for (const auto& [name, field] : sizes) *field = static_cast<int>(h5::read_int_attribute(layout, name));
     l.order = h5::read_string_attribute(layout, "order");
     l.workload_json = h5::read_string_attribute(layout, "workload_json");
@@ -132,20 +137,21 @@ ResultsFile ResultsFile::read(const std::string& path) {
     for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));
 
     r.measurements_ = tables::read_table<tables::MeasurementH5, MeasurementRow>(file, tables::kMeasurements, tables::measurement_type(),
-                                                                                 [](const auto& h) { return tables::from_h5(h); });
+                                                                                [](const auto& h) { return tables::from_h5(h); });
     r.group_timings_ = tables::read_table<tables::GroupTimingH5, GroupTiming>(file, tables::kGroupTimings, tables::group_timing_type(),
                                                                               [](const auto& h) { return tables::from_h5(h); });
     r.samples_ = tables::read_table<tables::SampleH5, Sample>(file, tables::kSamples, tables::sample_type(),
                                                               [](const auto& h) { return tables::from_h5(h); });
     // Absent in files of one round and in files written before rounds existed.
     r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
-                                                                             [](const auto& h) { return tables::from_h5(h); });
+                                                                              [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),
                                                                           [](const auto& h) { return tables::from_h5(h); });
   } catch (const h5::Error& e) {
-    throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() + "); rerun, or continue it with 'meshbench run --resume'");
+    throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() +
+                     "); rerun, or continue it with 'meshbench run --resume'");
   }
   return r;
 }

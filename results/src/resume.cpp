@@ -14,8 +14,9 @@ ResultsWriter ResultsWriter::resume(const std::string& path, const RunHeader& ex
                      "); resume with the same options, or start a new file");
   }
   if (existing.run().rounds != expected.run.rounds) {
-    throw InputError("--resume: '" + path + "' was measured with --rounds " + std::to_string(existing.run().rounds) + ", this run asks for " +
-                     std::to_string(expected.run.rounds) + "; resume with --rounds " + std::to_string(existing.run().rounds));
+    throw InputError("--resume: '" + path + "' was measured with --rounds " + std::to_string(existing.run().rounds) +
+                     ", this run asks for " + std::to_string(expected.run.rounds) + "; resume with --rounds " +
+                     std::to_string(existing.run().rounds));
   }
   if (existing.mappings().size() != expected.mappings.size()) {
     throw InputError("--resume: '" + path + "' holds " + std::to_string(existing.mappings().size()) + " mappings but this run plans " +

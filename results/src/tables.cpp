@@ -11,12 +11,27 @@ std::string str(const char* p) { return p != nullptr ? p : ""; }
 h5::Compound<MeasurementH5> measurement_type() {
   using R = MeasurementH5;
   h5::Compound<R> t;
-  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("backend", &R::backend).add("dtype", &R::dtype)
-      .add("bytes", &R::bytes).add("groups", &R::groups).add("group_size", &R::group_size).add("iters", &R::iters)
-      .add("warmup", &R::warmup).add("timing", &R::timing).add("concurrency", &R::concurrency)
-      .add("t_min_us", &R::t_min_us).add("t_median_us", &R::t_median_us).add("t_p90_us", &R::t_p90_us)
-      .add("t_p99_us", &R::t_p99_us).add("t_max_us", &R::t_max_us).add("t_mean_us", &R::t_mean_us)
-      .add("algbw_gbps", &R::algbw_gbps).add("busbw_gbps", &R::busbw_gbps).add("wrong", &R::wrong)
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("backend", &R::backend)
+      .add("dtype", &R::dtype)
+      .add("bytes", &R::bytes)
+      .add("groups", &R::groups)
+      .add("group_size", &R::group_size)
+      .add("iters", &R::iters)
+      .add("warmup", &R::warmup)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("t_min_us", &R::t_min_us)
+      .add("t_median_us", &R::t_median_us)
+      .add("t_p90_us", &R::t_p90_us)
+      .add("t_p99_us", &R::t_p99_us)
+      .add("t_max_us", &R::t_max_us)
+      .add("t_mean_us", &R::t_mean_us)
+      .add("algbw_gbps", &R::algbw_gbps)
+      .add("busbw_gbps", &R::busbw_gbps)
+      .add("wrong", &R::wrong)
       .add("slowest_group", &R::slowest_group);
   return t;
 }
@@ -24,39 +39,60 @@ h5::Compound<MeasurementH5> measurement_type() {
 h5::Compound<GroupTimingH5> group_timing_type() {
   using R = GroupTimingH5;
   h5::Compound<R> t;
-  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
-      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("group", &R::group)
-      .add("t_median_us", &R::t_median_us).add("t_p90_us", &R::t_p90_us).add("busbw_gbps", &R::busbw_gbps);
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("group", &R::group)
+      .add("t_median_us", &R::t_median_us)
+      .add("t_p90_us", &R::t_p90_us)
+      .add("busbw_gbps", &R::busbw_gbps);
   return t;
 }
 
 h5::Compound<SampleH5> sample_type() {
   using R = SampleH5;
   h5::Compound<R> t;
-  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
-      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("iteration", &R::iteration).add("t_us", &R::t_us);
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("iteration", &R::iteration)
+      .add("t_us", &R::t_us);
   return t;
 }
 
 h5::Compound<RoundMedianH5> round_median_type() {
   using R = RoundMedianH5;
   h5::Compound<R> t;
-  t.add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("timing", &R::timing)
-      .add("concurrency", &R::concurrency).add("bytes", &R::bytes).add("round", &R::round).add("t_median_us", &R::t_median_us);
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("round", &R::round)
+      .add("t_median_us", &R::t_median_us);
   return t;
 }
 
 h5::Compound<FailureH5> failure_type() {
   using R = FailureH5;
   h5::Compound<R> t;
-  t.add("at", &R::at).add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("bytes", &R::bytes)
-      .add("message", &R::message);
+  t.add("at", &R::at).add("mapping", &R::mapping).add("dim", &R::dim).add("op", &R::op).add("bytes", &R::bytes).add("message", &R::message);
   return t;
 }
 
 h5::Compound<TransportH5> transport_type() {
   h5::Compound<TransportH5> t;
-  t.add("mapping", &TransportH5::mapping).add("dim", &TransportH5::dim).add("transport", &TransportH5::transport).add("ranks", &TransportH5::ranks);
+  t.add("mapping", &TransportH5::mapping)
+      .add("dim", &TransportH5::dim)
+      .add("transport", &TransportH5::transport)
+      .add("ranks", &TransportH5::ranks);
   return t;
 }
 
@@ -73,7 +109,10 @@ h5::Compound<NameValueH5> name_value_type() {
 h5::Compound<MappingH5> mapping_type() {
   using R = MappingH5;
   h5::Compound<R> t;
-  t.add("index", &R::index).add("name", &R::name).add("how", &R::how).add("digest", &R::digest)
+  t.add("index", &R::index)
+      .add("name", &R::name)
+      .add("how", &R::how)
+      .add("digest", &R::digest)
       .add("predicted_step_us", &R::predicted_step_us);
   return t;
 }
@@ -133,12 +172,13 @@ MeasurementRow from_h5(const MeasurementH5& h) {
 }
 
 GroupTimingH5 to_h5(const GroupTiming& g) {
-  return {g.mapping.c_str(), g.dim.c_str(), g.op.c_str(), g.timing.c_str(), g.concurrency.c_str(), g.bytes, g.group,
-          g.t_median_us, g.t_p90_us, g.busbw_gbps};
+  return {g.mapping.c_str(), g.dim.c_str(), g.op.c_str(),  g.timing.c_str(), g.concurrency.c_str(),
+          g.bytes,           g.group,       g.t_median_us, g.t_p90_us,       g.busbw_gbps};
 }
 
 GroupTiming from_h5(const GroupTimingH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.group, h.t_median_us, h.t_p90_us, h.busbw_gbps};
+  return {str(h.mapping), str(h.dim), str(h.op),     str(h.timing), str(h.concurrency),
+          h.bytes,        h.group,    h.t_median_us, h.t_p90_us,    h.busbw_gbps};
 }
 
 SampleH5 to_h5(const Sample& s) {

@@ -76,7 +76,11 @@ void write_topology_layout(hid_t parent, const std::string& name, const topology
   h5::write_attribute(g, "numa_nodes", static_cast<std::int64_t>(node.numa_nodes));
 
   h5::Compound<SlotH5> slot_type;
-  slot_type.add("index", &SlotH5::index).add("kind", &SlotH5::kind).add("pci", &SlotH5::pci).add("numa", &SlotH5::numa).add("model", &SlotH5::model);
+  slot_type.add("index", &SlotH5::index)
+      .add("kind", &SlotH5::kind)
+      .add("pci", &SlotH5::pci)
+      .add("numa", &SlotH5::numa)
+      .add("model", &SlotH5::model);
   std::vector<std::string> kinds;
   for (const auto& s : node.slots) kinds.emplace_back(topology::to_string(s.kind));
   std::vector<SlotH5> slots;
@@ -87,7 +91,11 @@ void write_topology_layout(hid_t parent, const std::string& name, const topology
   write_table(g, "slots", slot_type.type(), slots.data(), slots.size(), 64);
 
   h5::Compound<NicH5> nic_type;
-  nic_type.add("name", &NicH5::name).add("kind", &NicH5::kind).add("pci", &NicH5::pci).add("numa", &NicH5::numa).add("speed_gbps", &NicH5::speed_gbps);
+  nic_type.add("name", &NicH5::name)
+      .add("kind", &NicH5::kind)
+      .add("pci", &NicH5::pci)
+      .add("numa", &NicH5::numa)
+      .add("speed_gbps", &NicH5::speed_gbps);
   std::vector<std::string> nic_kinds;
   for (const auto& n : node.nics) nic_kinds.emplace_back(topology::to_string(n.kind));
   std::vector<NicH5> nics;
@@ -135,8 +143,8 @@ void write_topology(hid_t file, const RunHeader& header) {
 
 void write_layout(hid_t file, const LayoutRecord& l) {
   const Handle g = h5::create_group(file, "layout");
-  const std::pair<const char*, int> sizes[] = {{"world", l.world}, {"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep},
-                                               {"etp", l.etp}, {"dp", l.dp}, {"edp", l.edp}};
+  const std::pair<const char*, int> sizes[] = {{"world", l.world}, {"tp", l.tp},   {"cp", l.cp}, {"pp", l.pp},
+                                               {"ep", l.ep},       {"etp", l.etp}, {"dp", l.dp}, {"edp", l.edp}};
   for (const auto& [name, v] : sizes) h5::write_attribute(g, name, static_cast<std::int64_t>(v));
   h5::write_attribute(g, "order", l.order);
   h5::write_attribute(g, "workload_json", l.workload_json);
@@ -188,7 +196,9 @@ void write_header(hid_t file, const RunHeader& h) {
   h5::write_attribute(file, "world_size", static_cast<std::int64_t>(h.run.world_size));
   h5::write_attribute(file, "rounds", static_cast<std::int64_t>(h.run.rounds));
   h5::write_attribute(file, "order_seed", static_cast<std::int64_t>(h.run.order_seed));
-  h5::write_attribute(file, "size_convention", std::string("bytes of the per-rank buffer as nccl-tests prints it; algbw/busbw in GB/s (1e9 B/s) with nccl-tests' formulas"));
+  h5::write_attribute(
+      file, "size_convention",
+      std::string("bytes of the per-rank buffer as nccl-tests prints it; algbw/busbw in GB/s (1e9 B/s) with nccl-tests' formulas"));
   const Handle run = h5::create_group(file, "run");
   h5::write_strings(run, "hosts", h.run.hosts);
   const Handle prov = h5::create_group(file, "provenance");
@@ -244,7 +254,8 @@ void check_output_path(const std::string& path, bool force, bool resume) {
   const fs::path p(path);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError("output folder '" + dir.string() + "' does not exist; create it or choose another --out");
+  if (!fs::is_directory(dir, ec))
+    throw InputError("output folder '" + dir.string() + "' does not exist; create it or choose another --out");
   if (::access(dir.c_str(), W_OK) != 0) throw InputError("output folder '" + dir.string() + "' is not writable; choose another --out");
   const bool present = fs::exists(p, ec);
   if (resume) {
@@ -252,7 +263,8 @@ void check_output_path(const std::string& path, bool force, bool resume) {
     if (::access(p.c_str(), W_OK) != 0) throw InputError("--resume: '" + path + "' is not writable");
     return;
   }
-  if (present && !force) throw InputError("'" + path + "' exists; continue it with --resume, replace it with --force, or choose another --out");
+  if (present && !force)
+    throw InputError("'" + path + "' exists; continue it with --resume, replace it with --force, or choose another --out");
 }
 
 ResultsWriter ResultsWriter::create(const std::string& path, const RunHeader& header, bool force) {

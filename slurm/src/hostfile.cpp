@@ -54,9 +54,8 @@ Hostfile parse_hostfile(const std::string& path, std::string_view text) {
   hf.tasks_per_node = count[hf.nodes.front()];
   for (const auto& node : hf.nodes) {
     if (count[node] != hf.tasks_per_node) {
-      throw InputError("hostfile " + path + " gives " + hf.nodes.front() + " " + std::to_string(hf.tasks_per_node) +
-                       " task(s) but " + node + " " + std::to_string(count[node]) +
-                       "; a placement uses every slot of every node once");
+      throw InputError("hostfile " + path + " gives " + hf.nodes.front() + " " + std::to_string(hf.tasks_per_node) + " task(s) but " +
+                       node + " " + std::to_string(count[node]) + "; a placement uses every slot of every node once");
     }
   }
   return hf;

@@ -28,9 +28,7 @@ bool plain_slurm_value(std::string_view v) {
   });
 }
 
-std::string bash_array(const std::vector<std::string>& words) {
-  return "(" + join(words | std::views::transform(shell_word), " ") + ")";
-}
+std::string bash_array(const std::vector<std::string>& words) { return "(" + join(words | std::views::transform(shell_word), " ") + ")"; }
 
 // "%" starts a filename pattern in --output (%j, %x); a literal one is "%%".
 std::string escape_percent(std::string_view path) {
@@ -113,12 +111,12 @@ void validate_job(const JobSpec& job) {
   if (job.hostfile) {
     const Hostfile& hf = *job.hostfile;
     if (static_cast<int>(hf.nodes.size()) != job.nodes) {
-      throw InputError("hostfile " + hf.path + " places tasks on " + std::to_string(hf.nodes.size()) +
-                       " node(s) but --nodes is " + std::to_string(job.nodes));
+      throw InputError("hostfile " + hf.path + " places tasks on " + std::to_string(hf.nodes.size()) + " node(s) but --nodes is " +
+                       std::to_string(job.nodes));
     }
     if (hf.tasks_per_node != job.tasks_per_node) {
-      throw InputError("hostfile " + hf.path + " has " + std::to_string(hf.tasks_per_node) +
-                       " task(s) per node but --gpus-per-node is " + std::to_string(job.tasks_per_node));
+      throw InputError("hostfile " + hf.path + " has " + std::to_string(hf.tasks_per_node) + " task(s) per node but --gpus-per-node is " +
+                       std::to_string(job.tasks_per_node));
     }
   }
 }
@@ -142,9 +140,8 @@ void write_sbatch_header(std::ostream& s, const JobSpec& job) {
   if (job.gpu_gres) s << "#SBATCH --gpus-per-node=" << job.tasks_per_node << "\n";
   s << "#SBATCH --exclusive\n"
     << "#SBATCH --wait-all-nodes=1\n"
-    << "#SBATCH --output=" << sbatch_quote("--output-dir", escape_percent(job.output_dir) + "/" +
-                                           std::string(to_string(job.kind)) + "-%j.out")
-    << "\n";
+    << "#SBATCH --output="
+    << sbatch_quote("--output-dir", escape_percent(job.output_dir) + "/" + std::string(to_string(job.kind)) + "-%j.out") << "\n";
   if (!job.partition.empty()) s << "#SBATCH --partition=" << job.partition << "\n";
   if (!job.time_limit.empty()) s << "#SBATCH --time=" << job.time_limit << "\n";
   if (job.hostfile) s << "#SBATCH --nodelist=" << join(job.hostfile->nodes, ",") << "\n";

@@ -64,8 +64,7 @@ std::string shell_word(std::string_view value) {
 std::string sbatch_quote(std::string_view option, std::string_view value) {
   reject_nul(value);
   if (has_control_character(value)) {
-    throw InputError(std::string(option) +
-                     " holds a newline or another control character, which an #SBATCH line cannot carry; remove it");
+    throw InputError(std::string(option) + " holds a newline or another control character, which an #SBATCH line cannot carry; remove it");
   }
   std::string out = "\"";
   for (char c : value) {

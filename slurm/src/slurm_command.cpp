@@ -31,6 +31,7 @@ bool parse_gres(const std::string& value, bool platform_default) {
 
 po::options_description options() {
   po::options_description o("options");
+  // clang-format off
   o.add_options()
       ("platform", po::value<std::string>(),
        "hyperpod | parallelcluster | generic (required): output directory, GRES line and srun flags follow it")
@@ -69,6 +70,7 @@ po::options_description options() {
       ("hostfile", po::value<std::string>(),
        "SLURM_HOSTFILE of the chosen mapping (one host per task, in rank order): the job runs with "
        "srun --distribution=arbitrary on exactly those nodes");
+  // clang-format on
   return o;
 }
 
@@ -99,8 +101,8 @@ JobSpec job_from_options(const po::variables_map& vm) {
   const std::string kind = vm["job"].as<std::string>();
   if (kind == "train") job.kind = JobKind::train;
   else if (kind != "bench") throw InputError("--job must be bench or train (got '" + kind + "')");
-  job.job_name = vm.count("job-name") != 0U ? vm["job-name"].as<std::string>()
-                                           : (job.kind == JobKind::train ? "meshbench-train" : "meshbench");
+  job.job_name =
+      vm.count("job-name") != 0U ? vm["job-name"].as<std::string>() : (job.kind == JobKind::train ? "meshbench-train" : "meshbench");
   job.nodes = vm["nodes"].as<int>();
   job.tasks_per_node = vm["gpus-per-node"].as<int>();
   job.gpu_gres = parse_gres(vm["gpu-gres"].as<std::string>(), job.gpu_gres);
@@ -127,8 +129,8 @@ struct ScriptTarget {
 };
 
 ScriptTarget script_target(const po::variables_map& vm, const JobSpec& job) {
-  const std::string output = vm.count("output") != 0U ? vm["output"].as<std::string>()
-                                                      : "meshbench-" + std::string(to_string(job.kind)) + ".sbatch";
+  const std::string output =
+      vm.count("output") != 0U ? vm["output"].as<std::string>() : "meshbench-" + std::string(to_string(job.kind)) + ".sbatch";
   ScriptTarget t;
   t.to_stdout = output == "-";
   t.path = t.to_stdout ? std::string() : absolute_path(output);
@@ -148,16 +150,15 @@ void print_script(const std::string& script, const JobSpec& job, const EnvTempla
 // Writes the script, and the environment file when there is none yet, and says how to submit.
 void write_script(const std::string& script, const std::string& script_path, const JobSpec& job, const EnvTemplate& env, bool force) {
   write_job_file(script_path, script, 0755, force);
-  std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(job.platform) << ", "
-            << job.nodes << " node(s) x " << job.tasks_per_node << " task(s)"
+  std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(job.platform) << ", " << job.nodes
+            << " node(s) x " << job.tasks_per_node << " task(s)"
             << (job.hostfile ? ", placement from " + job.hostfile->path : std::string()) << "\n";
   if (fs::exists(job.env_file)) {
     std::cout << "environment: " << job.env_file << " (existing file kept; the job sources it)\n";
   } else {
     // Never replaced once there: it is the reviewed, shared file (even with --force).
     write_job_file(job.env_file, env.text, 0644, false);
-    std::cout << "environment: " << job.env_file << " (new, from the '" << env.name
-              << "' template; review it, every job sources it)\n";
+    std::cout << "environment: " << job.env_file << " (new, from the '" << env.name << "' template; review it, every job sources it)\n";
   }
   if (!fs::is_directory(job.output_dir)) {
     std::cout << "note: " << job.output_dir << " does not exist here; create it on the shared filesystem before "
@@ -169,8 +170,8 @@ void write_script(const std::string& script, const std::string& script_path, con
 }  // namespace
 
 int slurm_command(const Args& args) {
-  const auto parsed = parse_command("slurm", "Writes an sbatch script for HyperPod, ParallelCluster or any Slurm cluster.",
-                                    options(), args, std::cout);
+  const auto parsed =
+      parse_command("slurm", "Writes an sbatch script for HyperPod, ParallelCluster or any Slurm cluster.", options(), args, std::cout);
   if (!parsed) return kExitOk;
   const po::variables_map& vm = *parsed;
 
@@ -181,8 +182,8 @@ int slurm_command(const Args& args) {
   }
   JobSpec job = job_from_options(vm);
   const ScriptTarget target = script_target(vm, job);
-  job.env_file = absolute_path(vm.count("env-file") != 0U ? vm["env-file"].as<std::string>()
-                                                          : (fs::path(target.dir) / "meshbench.env").string());
+  job.env_file =
+      absolute_path(vm.count("env-file") != 0U ? vm["env-file"].as<std::string>() : (fs::path(target.dir) / "meshbench.env").string());
   job.generated_by = args;
   const std::string script = render_job_script(job);  // validates everything first
   if (target.to_stdout) {

@@ -10,13 +10,11 @@ void write_job_file(const std::string& path, std::string_view content, unsigned 
     write_file_atomically(path, content, {.replace = replace, .mode = mode});
   } catch (const AtomicWriteError& e) {
     switch (e.step()) {
-      case AtomicWriteError::Step::exists:
-        throw InputError(path + " exists; pass --force to replace it");
+      case AtomicWriteError::Step::exists: throw InputError(path + " exists; pass --force to replace it");
       case AtomicWriteError::Step::create:
         throw InputError("cannot write " + path + ": " + e.reason() + "; check that its directory exists and is writable");
       case AtomicWriteError::Step::write:
-      case AtomicWriteError::Step::rename:
-        break;
+      case AtomicWriteError::Step::rename: break;
     }
     throw InputError("cannot write " + path + " (" + e.what() + ")");
   }

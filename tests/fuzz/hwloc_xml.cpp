@@ -13,9 +13,7 @@ namespace {
 // not name the library of a leak inside it. Held open, such a leak names libxml2 or the plugin
 // and tests/fuzz/lsan.supp can tell it from one of meshbench's. Where the plugin is elsewhere
 // or absent, hwloc uses its own parser and nothing changes.
-const bool kPluginHeld = [] {
-  return dlopen("/usr/lib/x86_64-linux-gnu/hwloc/hwloc_xml_libxml.so", RTLD_NOW | RTLD_GLOBAL) != nullptr;
-}();
+const bool kPluginHeld = [] { return dlopen("/usr/lib/x86_64-linux-gnu/hwloc/hwloc_xml_libxml.so", RTLD_NOW | RTLD_GLOBAL) != nullptr; }();
 
 }  // namespace
 

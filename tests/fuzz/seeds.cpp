@@ -68,11 +68,23 @@ int main(int argc, char** argv) {
     const std::filesystem::path dir = argv[1];
     const auto topo = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 2);
     results::RunHeader h;
-    h.run = {"0.1.0", "meshbench run --out run.h5", "2026-12-01T09:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
+    h.run = {"0.1.0",
+             "meshbench run --out run.h5",
+             "2026-12-01T09:00:00Z",
+             "",
+             "running",
+             "mpi",
+             4,
+             {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
     h.provenance.versions = {{"mpi", "Open MPI 4.1.4"}};
     h.provenance.environment = {{"NCCL_PROTO", "LL128"}};
     h.layout = {4, 2, 1, 1, 1, 2, 2, 2, "tp-cp-ep-dp-pp", ""};
-    h.mappings = {{"identity", "order tp-cp-ep-dp-pp", 0x1234abcdULL, {0, 1, 2, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"tp", 1.5}}},
+    h.mappings = {{"identity",
+                   "order tp-cp-ep-dp-pp",
+                   0x1234abcdULL,
+                   {0, 1, 2, 3},
+                   {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}},
+                   {{"tp", 1.5}}},
                   {"tp-across", "swap", 0x99ULL, {0, 2, 1, 3}, {{"tp", {{0, 2}, {1, 3}}}, {"dp", {{0, 1}, {2, 3}}}}, {{"tp", 9.0}}}};
     h.topology = &topo;
     h.topology_json = topology::to_json(topo, {.node_details = false}).dump();

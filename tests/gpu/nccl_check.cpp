@@ -169,7 +169,8 @@ int check_all(MPI_Comm world, const Options& o) {
       if (layout.count == 0) continue;
       ctx.op_limit_s = bench::default_op_limit_s(o.watchdog_s, layout.bytes);
       for (bench::Timing timing : {bench::Timing::per_iteration, bench::Timing::batched}) {
-        watchdog.set_point(std::string(mb::mapping::to_string(op)) + " " + mb::format_bytes(layout.bytes) + " " + std::string(bench::to_string(timing)));
+        watchdog.set_point(std::string(mb::mapping::to_string(op)) + " " + mb::format_bytes(layout.bytes) + " " +
+                           std::string(bench::to_string(timing)));
         const auto r = bench::measure_concurrent(ctx, layout, timing, policy, true, false);
         if (root) print_row(layout, timing, r);
         wrong += r.wrong != 0 ? 1 : 0;
@@ -185,7 +186,9 @@ int check_all(MPI_Comm world, const Options& o) {
     group->prepare(l);
     std::int64_t damaged = group->check(root);
     MPI_Allreduce(MPI_IN_PLACE, &damaged, 1, MPI_INT64_T, MPI_SUM, world);
-    if (root) std::printf("# corrupt probe: %lld wrong element(s) with one damaged (expected 1): %s\n", static_cast<long long>(damaged), damaged == 1 ? "OK" : "FAILED");
+    if (root)
+      std::printf("# corrupt probe: %lld wrong element(s) with one damaged (expected 1): %s\n", static_cast<long long>(damaged),
+                  damaged == 1 ? "OK" : "FAILED");
     if (damaged != 1) ++failures;
   }
   // Error probe: a size no GPU holds must fail as one line naming the op, size and group.

@@ -80,11 +80,13 @@ int main(int argc, char** argv) {
     ScriptedGroup slow_first({rank == 1 ? 500e3 : 100.0, 100.0}, 1.0, ~0ULL);
     const auto a = measure(steady, bench::Timing::batched, p), b = measure(slow_first, bench::Timing::batched, p);
     expect(a.warmup == 5 && b.warmup == a.warmup, "batched warm-up count " + std::to_string(a.warmup) + " and " + std::to_string(b.warmup));
-    expect(a.iters == 100 && b.iters == a.iters, "batched ops " + std::to_string(a.iters) + " and " + std::to_string(b.iters) + " (20 per batch)");
+    expect(a.iters == 100 && b.iters == a.iters,
+           "batched ops " + std::to_string(a.iters) + " and " + std::to_string(b.iters) + " (20 per batch)");
     expect(b.summary.median == 100.0, "batched median " + std::to_string(b.summary.median) + " us");
     const auto c = measure(steady, bench::Timing::per_iteration, p), d = measure(slow_first, bench::Timing::per_iteration, p);
-    expect(c.warmup == d.warmup && c.iters == d.iters && d.summary.max == 100.0,
-           "per-iteration warm-up " + std::to_string(d.warmup) + ", iterations " + std::to_string(d.iters) + ", slowest " + std::to_string(d.summary.max));
+    expect(c.warmup == d.warmup && c.iters == d.iters && d.summary.max == 100.0, "per-iteration warm-up " + std::to_string(d.warmup) +
+                                                                                     ", iterations " + std::to_string(d.iters) +
+                                                                                     ", slowest " + std::to_string(d.summary.max));
   }
 
   // 2. Rank 1 cannot allocate 1 MiB: both ranks skip the point with rank 1's message; 1 KiB still runs.
@@ -112,9 +114,10 @@ int main(int argc, char** argv) {
     const auto mean = measure(g, bench::Timing::per_iteration, p);
     const auto mean_batched = measure(g, bench::Timing::batched, p);
     expect(slowest.summary.median == 30e3 && mean.summary.median == 20e3 && mean_batched.summary.median == 20e3,
-           "rank time max " + std::to_string(slowest.summary.median) + " us, avg " + std::to_string(mean.summary.median) + " us, batched avg " +
-               std::to_string(mean_batched.summary.median) + " us");
-    expect(mean_batched.iters == 5 * 6, "avg batches sized from the slowest rank: " + std::to_string(mean_batched.iters / 5) + " ops per batch");
+           "rank time max " + std::to_string(slowest.summary.median) + " us, avg " + std::to_string(mean.summary.median) +
+               " us, batched avg " + std::to_string(mean_batched.summary.median) + " us");
+    expect(mean_batched.iters == 5 * 6,
+           "avg batches sized from the slowest rank: " + std::to_string(mean_batched.iters / 5) + " ops per batch");
   }
 
   MPI_Finalize();

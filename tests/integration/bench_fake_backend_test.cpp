@@ -145,9 +145,14 @@ TEST(Measure, TheSlowestRankIsThePointsTime) {
 
 TEST(Measure, WrongElementsAreSummedOverTheWorld) {
   ScriptedGroup g(constant(100.0));
-  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, false).wrong, 0);
-  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, true).wrong, world_size());
-  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, world_rank() == 1).wrong, 1);
+  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, false).wrong,
+            0);
+  EXPECT_EQ(measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, true).wrong,
+            world_size());
+  EXPECT_EQ(
+      measure_world(g, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6}, Timing::per_iteration, true, world_rank() == 1)
+          .wrong,
+      1);
 }
 
 TEST(Measure, BatchesAreSizedFromTheWarmUp) {
@@ -170,7 +175,8 @@ TEST(Measure, IsolatedGroupsReportTheSlowestGroupsPoint) {
   ctx.group_index = world_rank();
   ctx.group_count = world_size();
   ctx.group = &g;
-  const auto r = measure_isolated(ctx, op_layout(Op::all_reduce, 1024, 0, 1), Timing::per_iteration, TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
+  const auto r = measure_isolated(ctx, op_layout(Op::all_reduce, 1024, 0, 1), Timing::per_iteration,
+                                  TimingPolicy{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6});
   if (world_rank() == 0) {
     ASSERT_EQ(r.groups.size(), 2U);
     EXPECT_EQ(r.groups[0].median_us, 100.0);
@@ -349,7 +355,8 @@ TEST(Runner, PointsTooBigForTheDeviceAreSkippedAndSaidOnce) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   testing::InitGoogleTest(&argc, argv);
-  if (meshbench::bench::world_rank() != 0) delete testing::UnitTest::GetInstance()->listeners().Release(testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  if (meshbench::bench::world_rank() != 0)
+    delete testing::UnitTest::GetInstance()->listeners().Release(testing::UnitTest::GetInstance()->listeners().default_result_printer());
   int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();

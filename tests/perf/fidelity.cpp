@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
   const std::uint64_t min_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 8;
   const std::uint64_t max_bytes = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : (4U << 20U);
   if (iters <= 0 || rounds <= 0 || unknown_op || ops.empty() || min_bytes < 8 || max_bytes < min_bytes) {
-    if (rank == 0) std::fprintf(stderr, "perf_fidelity: expected ITERS>0 ROUNDS>0 OPS (all_reduce,all_to_all,send_recv) 8<=MIN_BYTES<=MAX_BYTES\n");
+    if (rank == 0)
+      std::fprintf(stderr, "perf_fidelity: expected ITERS>0 ROUNDS>0 OPS (all_reduce,all_to_all,send_recv) 8<=MIN_BYTES<=MAX_BYTES\n");
     MPI_Finalize();
     return 2;
   }
@@ -113,7 +114,8 @@ int main(int argc, char** argv) {
   MPI_Sendrecv(host, sizeof host, MPI_CHAR, 1 - rank, 7, peer_host, sizeof peer_host, MPI_CHAR, 1 - rank, 7, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
   if (rank == 0) std::printf("hosts %s %s\n", host, peer_host);
-  mb::Watchdog watchdog(MPI_COMM_WORLD, rank == 0 ? std::vector<std::string>{host, peer_host} : std::vector<std::string>{peer_host, host}, 10.0, [](const std::string&, bool) {});
+  mb::Watchdog watchdog(MPI_COMM_WORLD, rank == 0 ? std::vector<std::string>{host, peer_host} : std::vector<std::string>{peer_host, host},
+                        10.0, [](const std::string&, bool) {});
   MPI_Comm group_comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &group_comm);
   auto backend = mb::make_mpi_backend();
@@ -132,8 +134,10 @@ int main(int argc, char** argv) {
   // shaped TCP link the per-round medians flip between link states that both harnesses see
   // alike (slurm/localcluster), and the best iteration is the one figure those states leave alone.
   if (rank == 0) {
-    std::printf("%-12s %9s %11s %14s %7s %11s %14s %7s   (medians over %d interleaved rounds of %d iterations, ratio: median of the rounds' ratios; best iteration)\n", "op", "size",
-                "plain(us)", "meshbench(us)", "ratio", "plain_best", "meshbench_best", "ratio", rounds, iters);
+    std::printf(
+        "%-12s %9s %11s %14s %7s %11s %14s %7s   (medians over %d interleaved rounds of %d iterations, ratio: median of the rounds' "
+        "ratios; best iteration)\n",
+        "op", "size", "plain(us)", "meshbench(us)", "ratio", "plain_best", "meshbench_best", "ratio", rounds, iters);
   }
   double worst = 0;
   for (Op op : ops) {
@@ -193,8 +197,8 @@ int main(int argc, char** argv) {
       const double p = median(plain), m = median(mesh), ratio = median(round_ratios);
       worst = std::max(worst, std::abs(ratio - 1));
       if (rank == 0) {
-        std::printf("%-12s %9llu %11.2f %14.2f %7.3f %11.2f %14.2f %7.3f\n", to_string(op).data(), static_cast<unsigned long long>(bytes), p, m,
-                    ratio, plain_best, mesh_best, mesh_best / plain_best);
+        std::printf("%-12s %9llu %11.2f %14.2f %7.3f %11.2f %14.2f %7.3f\n", to_string(op).data(), static_cast<unsigned long long>(bytes),
+                    p, m, ratio, plain_best, mesh_best, mesh_best / plain_best);
       }
     }
   }

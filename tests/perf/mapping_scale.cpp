@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
               r.stats.generated, r.stats.distinct);
   std::printf("  nested group lists of one mapping (for run, not plan) %.3f s\n", nested_s);
   std::printf("  best: %s  %.1f us (sweep)\n", r.ranked.front().mapping.name.c_str(), r.ranked.front().score.total_us);
-  std::printf("  peak memory (ru_maxrss)     %8.1f MiB (at start %.1f MiB)\n", static_cast<double>(max_rss_kib()) / 1024.0, static_cast<double>(rss_start) / 1024.0);
+  std::printf("  peak memory (ru_maxrss)     %8.1f MiB (at start %.1f MiB)\n", static_cast<double>(max_rss_kib()) / 1024.0,
+              static_cast<double>(rss_start) / 1024.0);
   const bool ok = plan_s + model_s < 1.0 && max_rss_kib() < 2L * 1024 * 1024;
   std::printf("  target (< 1 s, < 2 GiB): %s\n", ok ? "met" : "MISSED");
   return ok ? 0 : 1;

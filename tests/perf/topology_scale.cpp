@@ -41,7 +41,8 @@ double peak_rss_mib() {
 NodeTopology p5_node() {
   namespace topo = meshbench::topology;
   const std::string file = std::string(MESHBENCH_TEST_DATA) + "/nccl-topo/p5.48xl-topo.xml";
-  topo::Machine m = std::filesystem::exists(file) ? topo::load_topology_file(file) : topo::machine_from_node_type(topo::find_node_type("p5.48xlarge"));
+  topo::Machine m =
+      std::filesystem::exists(file) ? topo::load_topology_file(file) : topo::machine_from_node_type(topo::find_node_type("p5.48xlarge"));
   if (m.count(topo::PciKind::gpu) == 0) topo::apply_node_type(m, topo::find_node_type("p5.48xlarge"));
   m.name = "p5";
   return topo::build_gpu_node(m);
@@ -104,21 +105,25 @@ int run_one(int nodes, long long queries) {
 
   const NodeTopology& node = cluster.layout(0);
   const double table_bytes = static_cast<double>(node.links.size()) * (sizeof(LinkClass) + sizeof(double));
-  std::printf("nodes %d: %d slots (%d per node), %d layout(s), per-layout tables %.0f bytes (a slots x slots table would be %.1f GiB)\n", nodes,
-              cluster.slot_count(), node.slot_count(), cluster.layout_count(), table_bytes,
+  std::printf("nodes %d: %d slots (%d per node), %d layout(s), per-layout tables %.0f bytes (a slots x slots table would be %.1f GiB)\n",
+              nodes, cluster.slot_count(), node.slot_count(), cluster.layout_count(), table_bytes,
               static_cast<double>(cluster.slot_count()) * cluster.slot_count() * 9.0 / (1 << 30));
   std::printf("  build (file + node type, x%d):   %.3f ms\n", nodes, build * 1e3);
-  std::printf("  queries: %lld random pairs in %.3f s = %.1f M link+bandwidth lookups/s\n", queries, q.seconds, static_cast<double>(queries) / q.seconds / 1e6);
+  std::printf("  queries: %lld random pairs in %.3f s = %.1f M link+bandwidth lookups/s\n", queries, q.seconds,
+              static_cast<double>(queries) / q.seconds / 1e6);
   std::printf("  classes seen:");
   for (int k = 0; k < meshbench::topology::kLinkClassCount; ++k) {
-    if (q.classes[static_cast<std::size_t>(k)] > 0) std::printf(" %s %lld", std::string(to_string(static_cast<LinkClass>(k))).c_str(), q.classes[static_cast<std::size_t>(k)]);
+    if (q.classes[static_cast<std::size_t>(k)] > 0)
+      std::printf(" %s %lld", std::string(to_string(static_cast<LinkClass>(k))).c_str(), q.classes[static_cast<std::size_t>(k)]);
   }
   std::printf("  (mean bandwidth %.2f GB/s)\n", q.bandwidth_sum / static_cast<double>(queries));
   std::printf("  queries within one node: %.1f M lookups/s (NVL %lld, LOC %lld)\n", static_cast<double>(queries) / local.seconds / 1e6,
               local.classes[static_cast<std::size_t>(LinkClass::NVL)], local.classes[static_cast<std::size_t>(LinkClass::LOC)]);
   std::printf("  live-style assembly from %d node descriptions: %.3f ms, %d layout(s)\n", nodes, live_build * 1e3, live.layout_count());
-  std::printf("  compact JSON: %.1f MiB, write + parse back %.3f ms (%d slots)\n", static_cast<double>(text.size()) / (1 << 20), json_seconds * 1e3, parsed.slot_count());
-  std::printf("  peak RSS: %.1f MiB at start, %.1f MiB after build, %.1f MiB at end (this process only)\n", rss_before, rss_built, peak_rss_mib());
+  std::printf("  compact JSON: %.1f MiB, write + parse back %.3f ms (%d slots)\n", static_cast<double>(text.size()) / (1 << 20),
+              json_seconds * 1e3, parsed.slot_count());
+  std::printf("  peak RSS: %.1f MiB at start, %.1f MiB after build, %.1f MiB at end (this process only)\n", rss_before, rss_built,
+              peak_rss_mib());
   return 0;
 }
 

@@ -22,9 +22,9 @@
 //  [nv-hgx-h100]   NVIDIA Technical Blog, "Introducing NVIDIA HGX H100": 8 H100, 4 NVSwitch,
 //                  every GPU to all four NVSwitches, 900 GB/s NVLink.
 //  [nv-basepod]    NVIDIA DGX BasePOD reference architecture, "Core Components",
-//                  https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html :
-//                  DGX H100: 8 Hopper GPUs, 4 NVSwitch, 2x Xeon Platinum 8480C, PCIe 5.0,
-//                  8 single-port ConnectX-7 up to 400 Gb/s InfiniBand.
+//                  https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html
+//                  : DGX H100: 8 Hopper GPUs, 4 NVSwitch, 2x Xeon Platinum 8480C, PCIe 5.0, 8 single-port ConnectX-7 up to 400 Gb/s
+//                  InfiniBand.
 //  [nv-dgx-ug]     NVIDIA DGX H100 User Guide, 1.2.3 "Network Modules", Table 6: ConnectX-7
 //                  CX0..CX3 of network module 0 (CPU 0) serve GPUs 0-3, module 1 (CPU 1)
 //                  GPUs 4-7, one per GPU.
@@ -53,9 +53,9 @@ std::vector<DeviceGroup> per_switch(int numa_nodes, int switches, int gpus, int 
 }
 
 constexpr int kIntelFamily = 6;
-constexpr int kCascadeLake = 85;       // 0x55, NCCL's SKL class: 10 GB/s between sockets
-constexpr int kSapphireRapids = 143;   // 0x8F, NCCL's SRP class: 22 GB/s
-constexpr int kEmeraldRapids = 207;    // 0xCF, NCCL's ERP class: 40 GB/s
+constexpr int kCascadeLake = 85;      // 0x55, NCCL's SKL class: 10 GB/s between sockets
+constexpr int kSapphireRapids = 143;  // 0x8F, NCCL's SRP class: 22 GB/s
+constexpr int kEmeraldRapids = 207;   // 0xCF, NCCL's ERP class: 40 GB/s
 
 std::vector<NodeType> build_catalog() {
   std::vector<NodeType> c;
@@ -64,22 +64,22 @@ std::vector<NodeType> build_catalog() {
   // (100 Gbps each = 400/4). Two GPUs and one EFA per PCIe switch, two switches per
   // socket, 8 GT/s x16 links (12 GB/s to NCCL): [aws-ofi-nccl]. 12 NVLinks per A100:
   // [nccl-topo]. sm 80: [nv-mig].
-  c.push_back({"p4d.24xlarge", "NVIDIA A100-SXM4-40GB", 8, 80, 12, NicKind::efa, 4, 100, 12.0, "GenuineIntel", kIntelFamily,
-               kCascadeLake, "Intel Xeon Platinum 8275CL", 2, per_switch(2, 2, 2, 1), "aws-p4d-blog, aws-ofi-nccl p4d-24xl-topo.xml"});
+  c.push_back({"p4d.24xlarge", "NVIDIA A100-SXM4-40GB", 8, 80, 12, NicKind::efa, 4, 100, 12.0, "GenuineIntel", kIntelFamily, kCascadeLake,
+               "Intel Xeon Platinum 8275CL", 2, per_switch(2, 2, 2, 1), "aws-p4d-blog, aws-ofi-nccl p4d-24xl-topo.xml"});
 
   // p4de.24xlarge: the p4d layout with A100 80 GB (device 10de:20b2 in [aws-ofi-nccl]
   // p4de-24xl-topo.xml, otherwise identical to the p4d file). CPU and EFA as p4d: not
   // confirmed by an AWS page found here.
-  c.push_back({"p4de.24xlarge", "NVIDIA A100-SXM4-80GB", 8, 80, 12, NicKind::efa, 4, 100, 12.0, "GenuineIntel", kIntelFamily,
-               kCascadeLake, "Intel Xeon Platinum 8275CL", 2, per_switch(2, 2, 2, 1), "aws-ofi-nccl p4de-24xl-topo.xml"});
+  c.push_back({"p4de.24xlarge", "NVIDIA A100-SXM4-80GB", 8, 80, 12, NicKind::efa, 4, 100, 12.0, "GenuineIntel", kIntelFamily, kCascadeLake,
+               "Intel Xeon Platinum 8275CL", 2, per_switch(2, 2, 2, 1), "aws-ofi-nccl p4de-24xl-topo.xml"});
 
   // p5.48xlarge: 32 EFA [aws-efa-p5], [awsome-hc]; 4 EFA per GPU switch, 4 switches per
   // socket, 32 GT/s x16 (48 GB/s): [aws-ofi-nccl] p5.48xl-topo.xml. 100 Gbps per EFA
   // (3200 Gbps in all): not confirmed by an AWS page found here. H100 with 4 NVSwitches,
   // 18 NVLinks: [nv-hgx-h100], [nccl-topo]. sm 90: [nv-mig]. CPU AMD EPYC 7R13 (3rd gen):
   // not confirmed (vendor AMD is what NCCL's bandwidth rule needs).
-  c.push_back({"p5.48xlarge", "NVIDIA H100 80GB HBM3", 8, 90, 18, NicKind::efa, 32, 100, 48.0, "AuthenticAMD", -1, -1,
-               "AMD EPYC 7R13", 2, per_switch(2, 4, 1, 4), "aws-efa-p5, aws-ofi-nccl p5.48xl-topo.xml, nv-hgx-h100"});
+  c.push_back({"p5.48xlarge", "NVIDIA H100 80GB HBM3", 8, 90, 18, NicKind::efa, 32, 100, 48.0, "AuthenticAMD", -1, -1, "AMD EPYC 7R13", 2,
+               per_switch(2, 4, 1, 4), "aws-efa-p5, aws-ofi-nccl p5.48xl-topo.xml, nv-hgx-h100"});
 
   // p5e.48xlarge: H200 (141 GB) on the P5 platform; 32 EFA [aws-efa-p5] (documented
   // together with P5). Layout, 100 Gbps per EFA and CPU as p5: not confirmed.
@@ -99,8 +99,22 @@ std::vector<NodeType> build_catalog() {
   // g5.48xlarge: 8 A10G, second generation AMD EPYC, up to 100 Gbps [aws-g5]; four GPUs
   // directly on each socket [aws-ofi-nccl] g5.48xl-topo.xml; no NVLink (PCIe only).
   // One EFA NIC on socket 0, sm 86, PCIe Gen4 x16 (24 GB/s): not confirmed.
-  c.push_back({"g5.48xlarge", "NVIDIA A10G", 8, 86, 0, NicKind::efa, 1, 100, 24.0, "AuthenticAMD", -1, -1, "AMD EPYC 7R32", 2,
-               {{0, false, 4, 1}, {1, false, 4, 0}}, "aws-g5, aws-ofi-nccl g5.48xl-topo.xml"});
+  c.push_back({"g5.48xlarge",
+               "NVIDIA A10G",
+               8,
+               86,
+               0,
+               NicKind::efa,
+               1,
+               100,
+               24.0,
+               "AuthenticAMD",
+               -1,
+               -1,
+               "AMD EPYC 7R32",
+               2,
+               {{0, false, 4, 1}, {1, false, 4, 0}},
+               "aws-g5, aws-ofi-nccl g5.48xl-topo.xml"});
 
   // NVIDIA DGX H100: [nv-basepod] (GPUs, 4 NVSwitch, 2x Xeon 8480C Sapphire Rapids,
   // 8x ConnectX-7 400 Gb/s), [nv-dgx-ug] (one ConnectX-7 per GPU, GPUs 0-3 on CPU 0,

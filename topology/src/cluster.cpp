@@ -54,7 +54,8 @@ ClusterTopology ClusterTopology::from_layouts(std::vector<NodeTopology> layouts,
     }
   }
   for (int l : layout_of) {
-    if (l < 0 || l >= static_cast<int>(merged.size())) throw InputError("a node names layout " + std::to_string(l) + ", which does not exist");
+    if (l < 0 || l >= static_cast<int>(merged.size()))
+      throw InputError("a node names layout " + std::to_string(l) + ", which does not exist");
     c.layout_of_.push_back(merged[static_cast<std::size_t>(l)]);
   }
   c.hostnames_ = std::move(hostnames);
@@ -92,8 +93,8 @@ std::vector<std::string> ClusterTopology::differences() const {
   for (std::size_t l = 0; l < nodes_of.size(); ++l) {
     if (l == ref) continue;
     lines.push_back(std::to_string(nodes_of[l].size()) + " node(s) (" + hosts(nodes_of[l]) + ") differ from the " +
-                    std::to_string(nodes_of[ref].size()) + " node(s) like " + hostnames_[static_cast<std::size_t>(nodes_of[ref][0])] + ": " +
-                    describe_layout_difference(*layouts_[ref], *layouts_[l]));
+                    std::to_string(nodes_of[ref].size()) + " node(s) like " + hostnames_[static_cast<std::size_t>(nodes_of[ref][0])] +
+                    ": " + describe_layout_difference(*layouts_[ref], *layouts_[l]));
   }
   return lines;
 }

@@ -115,7 +115,8 @@ class Reader {
       }
     }
     if (unusable_nics_ > 0) {
-      m_.notes.push_back(std::to_string(unusable_nics_) + " PCI network device(s) without a driver here or in another network namespace left out");
+      m_.notes.push_back(std::to_string(unusable_nics_) +
+                         " PCI network device(s) without a driver here or in another network namespace left out");
     }
   }
 
@@ -158,8 +159,8 @@ class Reader {
   // bridge chain hwloc gives, so both sources classify alike.
   int switch_parent(hwloc_obj_t endpoint, int cpu) {
     std::vector<hwloc_obj_t> chain;
-    for (hwloc_obj_t b = endpoint->parent; b != nullptr && b->type == HWLOC_OBJ_BRIDGE && stored_enum(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI;
-         b = b->parent) {
+    for (hwloc_obj_t b = endpoint->parent;
+         b != nullptr && b->type == HWLOC_OBJ_BRIDGE && stored_enum(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI; b = b->parent) {
       chain.push_back(b);
     }
     std::vector<hwloc_obj_t> switches;
@@ -241,7 +242,9 @@ class Reader {
         if (to < 0) continue;  // a CPU (POWER9) or an object this reader does not keep
         const PciKind kind = m_.pci[static_cast<std::size_t>(to)].kind;
         if (kind != PciKind::gpu && kind != PciKind::nvswitch) continue;
-        const double per_link = std::fmod(mbps, kNvlinkMbpsV2) == 0 ? kNvlinkMbpsV2 : std::fmod(mbps, kNvlinkMbpsV1) == 0 ? kNvlinkMbpsV1 : kNvlinkMbpsV2;
+        const double per_link = std::fmod(mbps, kNvlinkMbpsV2) == 0   ? kNvlinkMbpsV2
+                                : std::fmod(mbps, kNvlinkMbpsV1) == 0 ? kNvlinkMbpsV1
+                                                                      : kNvlinkMbpsV2;
         const int count = std::max(1, static_cast<int>(std::lround(mbps / per_link)));
         m_.nvlinks.push_back({from, kind == PciKind::gpu ? to : -1, count});
       }

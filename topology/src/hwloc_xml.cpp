@@ -25,7 +25,8 @@ void check_hwloc_survives(const std::string& path) {
     if (hwloc_topology_set_xml(t.get(), path.c_str()) == 0) (void)hwloc_topology_load(t.get());
   });
   if (!survived) {
-    throw InputError("hwloc crashed reading '" + path + "': it is not an hwloc 2.x XML export as lstopo writes it; export it again with lstopo --of xml");
+    throw InputError("hwloc crashed reading '" + path +
+                     "': it is not an hwloc 2.x XML export as lstopo writes it; export it again with lstopo --of xml");
   }
 }
 
@@ -46,7 +47,8 @@ Machine hwloc_machine_from_file(const std::string& path, const std::string& text
 
 Machine load_hwloc_xml(const std::string& path) {
   const std::string text = read_text_file(path, "--topology");
-  if (detect_xml_format(text, path) != XmlFormat::hwloc) throw InputError("'" + path + "' is not an hwloc XML (its root element is not <topology>)");
+  if (detect_xml_format(text, path) != XmlFormat::hwloc)
+    throw InputError("'" + path + "' is not an hwloc XML (its root element is not <topology>)");
   return hwloc_machine_from_file(path, text);
 }
 

@@ -29,8 +29,13 @@ ojson slot_json(const NodeTopology& node, const Slot& s) {
 }
 
 ojson nic_json(const Nic& n) {
-  return {{"name", n.name}, {"kind", to_string(n.kind)}, {"pci", n.pci}, {"numa", n.numa},
-          {"speed_gbps", tidy(n.speed_gbps)}, {"line_rate_gbit", tidy(n.speed_gbps * 8.0)}, {"pci_switch", n.pci_switch}};
+  return {{"name", n.name},
+          {"kind", to_string(n.kind)},
+          {"pci", n.pci},
+          {"numa", n.numa},
+          {"speed_gbps", tidy(n.speed_gbps)},
+          {"line_rate_gbit", tidy(n.speed_gbps * 8.0)},
+          {"pci_switch", n.pci_switch}};
 }
 
 ojson slots_json(const NodeTopology& node) {
@@ -95,9 +100,11 @@ NicKind parse_nic_kind(const std::string& s) {
 }  // namespace
 
 ojson to_json(const NodeTopology& node, bool raw_xml) {
-  ojson j = {{"hostname", node.hostname}, {"node_type", node.node_type}, {"source", node.source}, {"cpu", node.cpu},
-            {"numa_nodes", node.numa_nodes}, {"notes", node.notes}, {"slots", slots_json(node)}, {"nics", nics_json(node)},
-            {"class", class_matrix(node)}, {"bandwidth_gbps", bandwidth_matrix(node)}};
+  ojson j = {{"hostname", node.hostname},     {"node_type", node.node_type},
+             {"source", node.source},         {"cpu", node.cpu},
+             {"numa_nodes", node.numa_nodes}, {"notes", node.notes},
+             {"slots", slots_json(node)},     {"nics", nics_json(node)},
+             {"class", class_matrix(node)},   {"bandwidth_gbps", bandwidth_matrix(node)}};
   if (raw_xml) j["raw_xml"] = node.raw_xml;
   return j;
 }
@@ -147,11 +154,10 @@ ojson to_json(const ClusterTopology& c, const JsonOptions& options) {
     rails.push_back(std::move(per_slot));
   }
   j["layouts"] = std::move(layouts);
-  j["links"] = {{"within_node", std::move(within)},
-                {"between_nodes",
-                 {{"class", "NET"},
-                  {"bandwidth", "the slower of the two slots' rail bandwidths"},
-                  {"rail_bandwidth_gbps", std::move(rails)}}}};
+  j["links"] = {
+      {"within_node", std::move(within)},
+      {"between_nodes",
+       {{"class", "NET"}, {"bandwidth", "the slower of the two slots' rail bandwidths"}, {"rail_bandwidth_gbps", std::move(rails)}}}};
   return j;
 }
 
@@ -202,9 +208,11 @@ NodeTopology read_node(const json& j) {
   const std::size_t count = node.slots.size();
   const json& classes = need(j, "class", where);
   const json& bandwidth = need(j, "bandwidth_gbps", where);
-  if (classes.size() != count || bandwidth.size() != count) throw InputError("topology JSON: a layout's link matrices are not slots x slots");
+  if (classes.size() != count || bandwidth.size() != count)
+    throw InputError("topology JSON: a layout's link matrices are not slots x slots");
   for (std::size_t a = 0; a < count; ++a) {
-    if (classes[a].size() != count || bandwidth[a].size() != count) throw InputError("topology JSON: a layout's link matrices are not slots x slots");
+    if (classes[a].size() != count || bandwidth[a].size() != count)
+      throw InputError("topology JSON: a layout's link matrices are not slots x slots");
     for (std::size_t b = 0; b < count; ++b) {
       const auto link = parse_link_class(classes[a][b].get<std::string>());
       if (!link) throw InputError("topology JSON: unknown link class '" + classes[a][b].get<std::string>() + "'");
@@ -214,7 +222,8 @@ NodeTopology read_node(const json& j) {
   }
   for (const auto& rail : node.rails) {
     for (int nic : rail) {
-      if (nic < 0 || nic >= static_cast<int>(node.nics.size())) throw InputError("topology JSON: a slot's rail names a NIC that is not listed");
+      if (nic < 0 || nic >= static_cast<int>(node.nics.size()))
+        throw InputError("topology JSON: a slot's rail names a NIC that is not listed");
     }
   }
   return node;
@@ -241,7 +250,8 @@ ClusterTopology read_cluster(const json& j) {
   std::vector<std::string> hostnames;
   for (const json& n : need(j, "nodes", "the topology")) {
     const int l = get<int>(n, "layout", "node");
-    if (l < 0 || l >= static_cast<int>(described.size())) throw InputError("topology JSON: a node names layout " + std::to_string(l) + ", which is not listed");
+    if (l < 0 || l >= static_cast<int>(described.size()))
+      throw InputError("topology JSON: a node names layout " + std::to_string(l) + ", which is not listed");
     layout_of.push_back(l);
     hostnames.push_back(get<std::string>(n, "hostname", "node"));
   }

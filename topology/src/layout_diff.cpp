@@ -36,8 +36,8 @@ std::string describe_layout_difference(const NodeTopology& a, const NodeTopology
     }
     for (std::size_t i = 0; i < a.slots.size(); ++i) {
       if (a.slots[i].numa != b.slots[i].numa || a.slots[i].pci != b.slots[i].pci || a.slots[i].pci_switch != b.slots[i].pci_switch) {
-        parts.push_back("slot " + std::to_string(i) + " sits elsewhere (PCI " + b.slots[i].pci + " NUMA " + std::to_string(b.slots[i].numa) + " vs PCI " +
-                        a.slots[i].pci + " NUMA " + std::to_string(a.slots[i].numa) + ")");
+        parts.push_back("slot " + std::to_string(i) + " sits elsewhere (PCI " + b.slots[i].pci + " NUMA " +
+                        std::to_string(b.slots[i].numa) + " vs PCI " + a.slots[i].pci + " NUMA " + std::to_string(a.slots[i].numa) + ")");
         break;
       }
     }
@@ -63,7 +63,8 @@ std::string describe_layout_difference(const NodeTopology& a, const NodeTopology
     parts.push_back("NIC bandwidth " + num(b.nic_bandwidth_gbps()) + " vs " + num(a.nic_bandwidth_gbps()) + " GB/s");
   } else {
     for (std::size_t i = 0; i < a.nics.size(); ++i) {
-      if (a.nics[i].name != b.nics[i].name || a.nics[i].pci != b.nics[i].pci || a.nics[i].kind != b.nics[i].kind || a.nics[i].numa != b.nics[i].numa) {
+      if (a.nics[i].name != b.nics[i].name || a.nics[i].pci != b.nics[i].pci || a.nics[i].kind != b.nics[i].kind ||
+          a.nics[i].numa != b.nics[i].numa) {
         parts.push_back("NIC " + std::to_string(i) + " is " + b.nics[i].name + " vs " + a.nics[i].name);
         break;
       }

@@ -125,17 +125,20 @@ LiveCluster discover_cluster(MPI_Comm comm) {
       nodes.push_back(i == 0 ? node : node_from_json(m.at("node")));  // rank 0 keeps its raw XML
       for (const auto& w : m.at("warnings")) live.warnings.push_back(w.get<std::string>());
       if (++hosts[nodes.back().hostname] == 2) {
-        live.warnings.push_back("two nodes report the hostname " + nodes.back().hostname + " (they do not share memory, so they are kept apart)");
+        live.warnings.push_back("two nodes report the hostname " + nodes.back().hostname +
+                                " (they do not share memory, so they are kept apart)");
       }
     }
     live.topology = ClusterTopology::from_nodes(std::move(nodes));
     for (const auto& d : live.topology.differences()) live.warnings.push_back(d);
     for (int r = 0; r < size; ++r) {
-      live.slot_of_rank.push_back(live.topology.first_slot_of(placements[static_cast<std::size_t>(2 * r)]) + placements[static_cast<std::size_t>(2 * r + 1)]);
+      live.slot_of_rank.push_back(live.topology.first_slot_of(placements[static_cast<std::size_t>(2 * r)]) +
+                                  placements[static_cast<std::size_t>(2 * r + 1)]);
     }
     JsonOptions compact;
     compact.node_details = false;
-    reply = nlohmann::json{{"topology", to_json(live.topology, compact)}, {"slot_of_rank", live.slot_of_rank}, {"warnings", live.warnings}}.dump();
+    reply = nlohmann::json{{"topology", to_json(live.topology, compact)}, {"slot_of_rank", live.slot_of_rank}, {"warnings", live.warnings}}
+                .dump();
   }
   mpi::broadcast_string(reply, comm);
   if (rank != 0) {

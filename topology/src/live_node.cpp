@@ -2,11 +2,11 @@
 // sysfs, and GPU facts and NVLinks from NVML where the NVIDIA driver is installed.
 #include <unistd.h>
 
+#include <limits.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <limits.h>
 #include <string>
 #include <vector>
 
@@ -54,7 +54,8 @@ void add_virtual_nics(Machine& m) {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     const std::string dir = "/sys/class/net/" + name;
-    if (std::find(known.begin(), known.end(), name) != known.end() || fs::exists(dir + "/device", ec) || fs::exists(dir + "/bridge", ec)) continue;
+    if (std::find(known.begin(), known.end(), name) != known.end() || fs::exists(dir + "/device", ec) || fs::exists(dir + "/bridge", ec))
+      continue;
     if (first_line(dir + "/type") != "1" || first_line(dir + "/operstate") != "up") continue;
     PciDevice nic;
     nic.kind = PciKind::nic;

@@ -11,9 +11,17 @@ namespace {
 // kvDictPciGen (xml.cc): per-lane speed in 100 Mbps units, matched by prefix in this order;
 // anything else counts as 60 (Gen3).
 constexpr std::array<std::pair<std::string_view, int>, 11> kPciGen = {{
-    {"2.5 GT/s", 15}, {"5 GT/s", 30}, {"8 GT/s", 60}, {"16 GT/s", 120}, {"32 GT/s", 240},
-    {"2.5 GT/s PCIe", 15}, {"5.0 GT/s PCIe", 30}, {"8.0 GT/s PCIe", 60}, {"16.0 GT/s PCIe", 120},
-    {"32.0 GT/s PCIe", 240}, {"64.0 GT/s PCIe", 480},
+    {"2.5 GT/s", 15},
+    {"5 GT/s", 30},
+    {"8 GT/s", 60},
+    {"16 GT/s", 120},
+    {"32 GT/s", 240},
+    {"2.5 GT/s PCIe", 15},
+    {"5.0 GT/s PCIe", 30},
+    {"8.0 GT/s PCIe", 60},
+    {"16.0 GT/s PCIe", 120},
+    {"32.0 GT/s PCIe", 240},
+    {"64.0 GT/s PCIe", 480},
 }};
 constexpr int kPciGenDefault = 60;
 
@@ -84,9 +92,10 @@ double inter_cpu_bw(const CpuDomain& cpu) {
   if (is_x86(cpu)) {
     if (cpu.vendor == "GenuineIntel") {
       if (cpu.family != 6) return kBdwQpi;
-      return cpu.model >= kIntelErpModel ? kErpQpi : cpu.model >= kIntelSrpModel ? kSrpQpi
-                                                   : cpu.model >= kIntelSklModel ? kSklQpi
-                                                                                 : kBdwQpi;
+      return cpu.model >= kIntelErpModel   ? kErpQpi
+             : cpu.model >= kIntelSrpModel ? kSrpQpi
+             : cpu.model >= kIntelSklModel ? kSklQpi
+                                           : kBdwQpi;
     }
     if (cpu.vendor == "AuthenticAMD") return kAmd;
     if (is_zhaoxin(cpu.vendor)) return cpu.family == 7 && cpu.model == 0x5B ? kYongfengZpi : kZpi;

@@ -8,8 +8,8 @@
 
 namespace meshbench::topology::nccl {
 
-inline constexpr double kLocBw = 5000.0;         // LOC_BW: a device to itself, NIC placed directly in a CPU
-inline constexpr double kPciBwDefault = 12.0;    // an unknown link: width 16 at NCCL's default speed (60)
+inline constexpr double kLocBw = 5000.0;                 // LOC_BW: a device to itself, NIC placed directly in a CPU
+inline constexpr double kPciBwDefault = 12.0;            // an unknown link: width 16 at NCCL's default speed (60)
 inline constexpr double kNetSpeedDefaultMbps = 10000.0;  // <net speed> <= 0 or missing
 
 // PCI link bandwidth, GB/s: link_width * speed / 80, speed from NCCL's table (prefix match).

@@ -136,8 +136,8 @@ class NcclReader {
     d.gpu_index = int_attr(gpu, "dev", -1, -1, 65535);
     d.sm = int_attr(gpu, "sm", d.sm, 0, 10000);
     for (const pugi::xml_node link : gpu.children("nvlink")) {
-      pending_.push_back({index, lower(link.attribute("target").value()), lower(link.attribute("tclass").value()),
-                          int_attr(link, "count", 1, 1, 1024)});
+      pending_.push_back(
+          {index, lower(link.attribute("target").value()), lower(link.attribute("tclass").value()), int_attr(link, "count", 1, 1, 1024)});
     }
   }
 
@@ -147,7 +147,8 @@ class NcclReader {
       port.name = net.attribute("name").value();
       port.dev = int_attr(net, "dev", -1, -1, 65535);
       const double mbps = net.attribute("speed").as_double(0);
-      if (!(mbps < 1e9)) throw InputError("<net speed=\"" + std::string(net.attribute("speed").value()) + "\"> is not a line rate in Mbit/s");
+      if (!(mbps < 1e9))
+        throw InputError("<net speed=\"" + std::string(net.attribute("speed").value()) + "\"> is not a line rate in Mbit/s");
       port.speed_gbps = mbps > 0 ? nccl::net_bw_from_mbps(mbps) : 0;
       d.ports.push_back(std::move(port));
       // Names tell the kind when the PCI ids are missing (NCCL dumps always carry both).
@@ -186,7 +187,8 @@ Machine parse_nccl_xml(const std::string& text, const std::string& name) {
   }
   const std::string version = system.attribute("version").value();
   if (version != "1") {
-    throw InputError("'" + name + "' is NCCL topology XML version '" + version + "'; meshbench reads version 1 (as NCCL 2.18-2.30 write it)");
+    throw InputError("'" + name + "' is NCCL topology XML version '" + version +
+                     "'; meshbench reads version 1 (as NCCL 2.18-2.30 write it)");
   }
   Machine m;
   m.name = name;
@@ -198,7 +200,8 @@ Machine parse_nccl_xml(const std::string& text, const std::string& name) {
   } catch (const std::logic_error&) {  // std::stoul on a malformed hex attribute
     throw InputError("malformed NCCL topology XML '" + name + "': a class, vendor or device attribute is not hexadecimal");
   } catch (const InputError& e) {  // an attribute out of range: say which file
-    throw InputError("malformed NCCL topology XML '" + name + "': " + e.what() + "; fix the file or dump it again with NCCL_TOPO_DUMP_FILE");
+    throw InputError("malformed NCCL topology XML '" + name + "': " + e.what() +
+                     "; fix the file or dump it again with NCCL_TOPO_DUMP_FILE");
   }
   reader.resolve_nvlinks();
   if (m.cpus.empty()) throw InputError("NCCL topology XML '" + name + "' has no <cpu> element; it describes no node");

@@ -88,8 +88,9 @@ void place_gpus(Machine& m, const NodeType& type) {
       if (g.numa == cpu) wanted.push_back(&g);
     }
     if (mine.size() != wanted.size()) {
-      throw InputError(where + ": its NUMA node " + std::to_string(m.cpus[static_cast<std::size_t>(cpu)].numa) + " has " + shape(groups, cpu) +
-                       ", " + type.name + " has " + std::to_string(wanted.size()) + " group(s) there; check --node-type");
+      throw InputError(where + ": its NUMA node " + std::to_string(m.cpus[static_cast<std::size_t>(cpu)].numa) + " has " +
+                       shape(groups, cpu) + ", " + type.name + " has " + std::to_string(wanted.size()) +
+                       " group(s) there; check --node-type");
     }
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const FileGroup& g = *mine[k];
@@ -113,8 +114,9 @@ void place_gpus(Machine& m, const NodeType& type) {
         }
         new_gpus = 0;
       } else if (unknown != 0) {
-        throw InputError(where + ": cannot tell which of the " + std::to_string(unknown) + " unlabelled devices in one of its PCIe groups are GPUs (" +
-                         std::to_string(want.gpus) + " expected) and which NICs (" + std::to_string(want.nics) + "); check --node-type");
+        throw InputError(where + ": cannot tell which of the " + std::to_string(unknown) +
+                         " unlabelled devices in one of its PCIe groups are GPUs (" + std::to_string(want.gpus) +
+                         " expected) and which NICs (" + std::to_string(want.nics) + "); check --node-type");
       }
       for (int i = 0; i < new_gpus; ++i) m.pci.push_back(new_gpu(type, g.parent, g.cpu));
       for (int i = 0; i < new_nics; ++i) m.pci.push_back(new_nic(type, g.parent, g.cpu));
@@ -150,8 +152,8 @@ void check_reported_devices(const Machine& m, const NodeType& type) {
   int nics = 0;
   for (const auto& d : m.pci) nics += d.kind == PciKind::nic && d.nic_kind == type.nic_kind ? 1 : 0;
   if (nics > 0 && nics != type.nic_count) {
-    throw InputError(where + "has " + std::to_string(nics) + " " + std::string(to_string(type.nic_kind)) + " NICs but node type " + type.name +
-                     " has " + std::to_string(type.nic_count) + "; check --node-type");
+    throw InputError(where + "has " + std::to_string(nics) + " " + std::string(to_string(type.nic_kind)) + " NICs but node type " +
+                     type.name + " has " + std::to_string(type.nic_count) + "; check --node-type");
   }
 }
 

@@ -21,6 +21,7 @@ const char* env(const char* name) {
 }  // namespace
 
 void add_topology_options(po::options_description& options, TopologyOptions& values) {
+  // clang-format off
   options.add_options()
       ("topology", po::value<std::string>(&values.file)->default_value("", "none")->value_name("FILE"),
        "one node's topology: an NCCL topology XML (NCCL_TOPO_DUMP_FILE, AWS's files) or an hwloc XML "
@@ -30,9 +31,10 @@ void add_topology_options(po::options_description& options, TopologyOptions& val
         "); alone it describes a synthetic node, with --topology it completes the file (GPUs, NVLink, NIC speed)").c_str())
       ("nodes", po::value<int>(&values.nodes)->value_name("N")->notifier([](int n) {
          if (n < 1) throw InputError("--nodes must be at least 1 (got " + std::to_string(n) + ")");
-       }),
-       "how many nodes of that description (default: 1 with --topology or --node-type; without any of the "
-       "three options the live cluster is discovered under mpirun/srun, or this node alone)");
+    // clang-format on
+  }),
+                     "how many nodes of that description (default: 1 with --topology or --node-type; without any of the "
+                     "three options the live cluster is discovered under mpirun/srun, or this node alone)");
 }
 
 ClusterTopology load_offline_topology(const TopologyOptions& options, bool require_gpus) {
@@ -68,8 +70,7 @@ ClusterTopology load_offline_topology(const TopologyOptions& options, bool requi
 }
 
 bool launched_by_mpi_launcher() {
-  if (env("OMPI_COMM_WORLD_SIZE") != nullptr || env("PMIX_RANK") != nullptr ||
-      (env("PMI_RANK") != nullptr && env("PMI_SIZE") != nullptr)) {
+  if (env("OMPI_COMM_WORLD_SIZE") != nullptr || env("PMIX_RANK") != nullptr || (env("PMI_RANK") != nullptr && env("PMI_SIZE") != nullptr)) {
     return true;
   }
   // An srun step without an MPI plugin: every task would start MPI as a singleton of its own,

@@ -64,14 +64,17 @@ class Graph {
           const NodeKind from_kind = kind_[static_cast<std::size_t>(node)];
           const NodeKind to_kind = kind_[static_cast<std::size_t>(arc.to)];
           // A path may pass through a GPU only as one NVLink hop to another GPU.
-          if (node != base && from_kind == NodeKind::gpu && (arc.type != ArcType::nvl || to_kind != NodeKind::gpu || here.count > 1)) continue;
+          if (node != base && from_kind == NodeKind::gpu && (arc.type != ArcType::nvl || to_kind != NodeKind::gpu || here.count > 1))
+            continue;
           Path& there = path[static_cast<std::size_t>(arc.to)];
           const double bw = std::min(here.bw, arc.bw);
           if (!((there.bw == 0 || there.count > here.count) && there.bw < bw)) continue;
           there.count = here.count + 1;
           there.bw = bw;
-          LinkClass type = arc.type == ArcType::loc ? LinkClass::LOC : arc.type == ArcType::nvl ? LinkClass::NVL
-                           : arc.type == ArcType::sys ? LinkClass::SYS : LinkClass::PIX;
+          LinkClass type = arc.type == ArcType::loc   ? LinkClass::LOC
+                           : arc.type == ArcType::nvl ? LinkClass::NVL
+                           : arc.type == ArcType::sys ? LinkClass::SYS
+                                                      : LinkClass::PIX;
           if (from_kind == NodeKind::pci && to_kind == NodeKind::pci) type = LinkClass::PXB;
           if (arc.type == ArcType::pci && (from_kind == NodeKind::cpu || to_kind == NodeKind::cpu)) type = LinkClass::PHB;
           if (from_kind == NodeKind::gpu && here.type == LinkClass::NVL && type == LinkClass::NVL && there.count > 1) type = LinkClass::NVB;
@@ -195,7 +198,8 @@ NicList list_nics(const Machine& m, const std::map<int, int>& switch_ordinal, st
     }
   }
   if (defaulted_speed) {
-    notes.emplace_back("NIC line rate not known: NCCL's default of 10 Gb/s (1.25 GB/s) is assumed (for a file, --node-type gives the real one)");
+    notes.emplace_back(
+        "NIC line rate not known: NCCL's default of 10 Gb/s (1.25 GB/s) is assumed (for a file, --node-type gives the real one)");
   }
   if (derived_name) notes.emplace_back("EFA device names derived from bus ids by rdma-core's rule (rdmap<bus>s<slot>)");
   return out;

@@ -15,7 +15,8 @@ namespace meshbench::topology {
 
 namespace {
 
-void print(const ClusterTopology& cluster, const std::vector<std::string>& warnings, const std::vector<int>& slot_of_rank, OutputFormat format) {
+void print(const ClusterTopology& cluster, const std::vector<std::string>& warnings, const std::vector<int>& slot_of_rank,
+           OutputFormat format) {
   if (format == OutputFormat::json) {
     nlohmann::ordered_json j = to_json(cluster);
     j["warnings"] = warnings;
@@ -50,13 +51,16 @@ int topo_command(const Args& args) {
   std::string format_name;
   po::options_description options("topo options");
   add_topology_options(options, topology);
+  // clang-format off
   options.add_options()("format", po::value<std::string>(&format_name)->default_value("text")->value_name("FORMAT"),
                         "output: text (a readable summary) or json (the documented form, docs/topology.md)");
-  const auto vm = parse_command("topo",
-                                "Describe the cluster: nodes, slots (GPUs, or CPU rank slots without GPUs), NICs, NUMA, and the link class\n"
-                                "and expected bandwidth of every slot pair. Offline from --topology/--node-type/--nodes; otherwise the\n"
-                                "live cluster under mpirun/srun, or this node alone.",
-                                options, args, std::cout);
+  // clang-format on
+  const auto vm =
+      parse_command("topo",
+                    "Describe the cluster: nodes, slots (GPUs, or CPU rank slots without GPUs), NICs, NUMA, and the link class\n"
+                    "and expected bandwidth of every slot pair. Offline from --topology/--node-type/--nodes; otherwise the\n"
+                    "live cluster under mpirun/srun, or this node alone.",
+                    options, args, std::cout);
   if (!vm) return kExitOk;
   const OutputFormat format = parse_output_format(format_name, {OutputFormat::text, OutputFormat::json});
   if (topology.given()) {

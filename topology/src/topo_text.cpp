@@ -75,22 +75,26 @@ void print_layout(std::ostream& out, const ClusterTopology& c, int l, const std:
     for (std::size_t i = 0; i < n.nics.size(); ++i) {
       if (n.nics[i].numa == numa) nics.push_back(static_cast<int>(i));
     }
-    out << "    NUMA " << (numa < 0 ? std::string("unknown") : std::to_string(numa)) << ": slots " << ranges(slots) << ", NICs " << ranges(nics) << "\n";
+    out << "    NUMA " << (numa < 0 ? std::string("unknown") : std::to_string(numa)) << ": slots " << ranges(slots) << ", NICs "
+        << ranges(nics) << "\n";
   }
-  out << "  slots:\n    " << pad("slot", 6) << pad("kind", 6) << pad("model", 32) << pad("pci", 15) << pad("numa", 6) << pad("switch", 8) << pad("rail NICs", 11)
-      << "rail GB/s\n";
+  out << "  slots:\n    " << pad("slot", 6) << pad("kind", 6) << pad("model", 32) << pad("pci", 15) << pad("numa", 6) << pad("switch", 8)
+      << pad("rail NICs", 11) << "rail GB/s\n";
   for (const auto& s : n.slots) {
-    out << "    " << pad(std::to_string(s.index), 6) << pad(std::string(to_string(s.kind)), 6) << pad(s.model, 32) << pad(s.pci.empty() ? "-" : s.pci, 15)
-        << pad(std::to_string(s.numa), 6) << pad(s.pci_switch < 0 ? "-" : std::to_string(s.pci_switch), 8)
-        << pad(ranges(n.rails[static_cast<std::size_t>(s.index)]), 11) << num(n.rail_bandwidth_gbps(s.index)) << "\n";
+    out << "    " << pad(std::to_string(s.index), 6) << pad(std::string(to_string(s.kind)), 6) << pad(s.model, 32)
+        << pad(s.pci.empty() ? "-" : s.pci, 15) << pad(std::to_string(s.numa), 6)
+        << pad(s.pci_switch < 0 ? "-" : std::to_string(s.pci_switch), 8) << pad(ranges(n.rails[static_cast<std::size_t>(s.index)]), 11)
+        << num(n.rail_bandwidth_gbps(s.index)) << "\n";
   }
   out << "  NICs:" << (n.nics.empty() ? " none\n" : "\n");
   if (!n.nics.empty()) {
-    out << "    " << pad("nic", 5) << pad("name", 14) << pad("kind", 7) << pad("pci", 15) << pad("numa", 6) << pad("switch", 8) << "speed\n";
+    out << "    " << pad("nic", 5) << pad("name", 14) << pad("kind", 7) << pad("pci", 15) << pad("numa", 6) << pad("switch", 8)
+        << "speed\n";
     for (std::size_t i = 0; i < n.nics.size(); ++i) {
       const Nic& nic = n.nics[i];
-      out << "    " << pad(std::to_string(i), 5) << pad(nic.name, 14) << pad(std::string(to_string(nic.kind)), 7) << pad(nic.pci.empty() ? "-" : nic.pci, 15)
-          << pad(std::to_string(nic.numa), 6) << pad(nic.pci_switch < 0 ? "-" : std::to_string(nic.pci_switch), 8) << num(nic.speed_gbps * 8) << " Gb/s ("
+      out << "    " << pad(std::to_string(i), 5) << pad(nic.name, 14) << pad(std::string(to_string(nic.kind)), 7)
+          << pad(nic.pci.empty() ? "-" : nic.pci, 15) << pad(std::to_string(nic.numa), 6)
+          << pad(nic.pci_switch < 0 ? "-" : std::to_string(nic.pci_switch), 8) << num(nic.speed_gbps * 8) << " Gb/s ("
           << num(nic.speed_gbps) << " GB/s)\n";
     }
   }
@@ -105,8 +109,9 @@ void print_layout(std::ostream& out, const ClusterTopology& c, int l, const std:
 
 void print_topology_text(std::ostream& out, const ClusterTopology& c, const std::vector<std::string>& warnings,
                          const std::vector<int>& slot_of_rank) {
-  out << "cluster: " << c.node_count() << (c.node_count() == 1 ? " node, " : " nodes, ") << c.slot_count() << (c.slot_count() == 1 ? " slot, " : " slots, ") << c.layout_count()
-      << (c.layout_count() == 1 ? " layout" : " distinct layouts") << "\n\n";
+  out << "cluster: " << c.node_count() << (c.node_count() == 1 ? " node, " : " nodes, ") << c.slot_count()
+      << (c.slot_count() == 1 ? " slot, " : " slots, ") << c.layout_count() << (c.layout_count() == 1 ? " layout" : " distinct layouts")
+      << "\n\n";
   for (int l = 0; l < c.layout_count(); ++l) {
     std::vector<int> nodes;
     for (int n = 0; n < c.node_count(); ++n) {

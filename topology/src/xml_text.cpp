@@ -64,7 +64,8 @@ std::size_t first_invalid_utf8(std::string_view text) {
 
 std::string read_text_file(const std::string& path, const std::string& option) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError("topology file '" + path + "' is a directory; give " + option + " an XML file");
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("topology file '" + path + "' is a directory; give " + option + " an XML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError("cannot read topology file '" + path + "': " + std::strerror(errno) + "; check the path given to " + option);
@@ -114,7 +115,8 @@ XmlFormat detect_xml_format(const std::string& text, const std::string& name) {
   const std::string root = doc.document_element().name();
   if (root == "system") return XmlFormat::nccl;
   if (root == "topology") return XmlFormat::hwloc;
-  throw InputError("'" + name + "' is neither an NCCL topology XML (root <system>) nor an hwloc XML (root <topology>); its root is <" + root + ">");
+  throw InputError("'" + name + "' is neither an NCCL topology XML (root <system>) nor an hwloc XML (root <topology>); its root is <" +
+                   root + ">");
 }
 
 }  // namespace meshbench::topology

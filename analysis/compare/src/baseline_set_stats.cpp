@@ -20,13 +20,13 @@ constexpr std::size_t kTailPoints = 20;
 // D(a, b) below the whole-run level. A difference of two runs needs no centre, so a baseline
 // is never compared with a centre it is part of (which would shrink its spread).
 struct UnitValues {
-  std::vector<double> base_pairs;       // D(i, j) for the baseline pairs i < j
-  double effect = 0;                    // median of D(new j, base i) over all such pairs
+  std::vector<double> base_pairs;  // D(i, j) for the baseline pairs i < j
+  double effect = 0;               // median of D(new j, base i) over all such pairs
   // The same with D's lower (upper) median for an even number of points: slower (faster) must
   // hold for more than half of a family's points, not for two of four.
   double effect_slow = 0, effect_fast = 0;
-  std::vector<double> effect_per_new;   // median over i of D_low(new j, base i), per new run
-  double round_var = 0;                 // mean over the runs of the rounds' variance of this value
+  std::vector<double> effect_per_new;  // median over i of D_low(new j, base i), per new run
+  double round_var = 0;                // mean over the runs of the rounds' variance of this value
 };
 
 double mean_round_var(const std::vector<std::vector<double>>& base_var, const std::vector<std::vector<double>>& next_var, std::size_t p) {
@@ -162,7 +162,8 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Each new run on its own, for --confirm: would it have found the regression alone?
   for (std::size_t j = 0; j < k; ++j) {
     std::vector<double> p;
-    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma, single_factor, units[u]->df, 1));
+    for (std::size_t u = 0; u < units.size(); ++u)
+      p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma, single_factor, units[u]->df, 1));
     const auto q = benjamini_hochberg(p);
     for (std::size_t u = 0; u < units.size(); ++u) {
       if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
@@ -295,7 +296,9 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   // present (Bonferroni), Benjamini–Hochberg within each.
   int levels = points > 0 ? 1 : 0;
   for (int kind = 1; kind < kUnitKinds; ++kind) {
-    levels += std::any_of(in.families.begin(), in.families.end(), [kind](const FamilyDef& f) { return static_cast<int>(f.kind) == kind; }) ? 1 : 0;
+    levels += std::any_of(in.families.begin(), in.families.end(), [kind](const FamilyDef& f) { return static_cast<int>(f.kind) == kind; })
+                  ? 1
+                  : 0;
   }
   SetOptions per_level = o;
   per_level.alpha = o.alpha / std::max(levels, 1);

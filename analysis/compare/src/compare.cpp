@@ -237,20 +237,23 @@ std::string Comparison::headline() const {
   };
   std::string tail;
   for (const auto& t : scatter) {
-    if (t.verdict == Verdict::regression) tail += (tail.empty() ? "" : "; ") + ("the whole " + t.timing + " run " + percent(t.shift_ratio) + " slower");
+    if (t.verdict == Verdict::regression)
+      tail += (tail.empty() ? "" : "; ") + ("the whole " + t.timing + " run " + percent(t.shift_ratio) + " slower");
   }
   std::vector<const FamilyFinding*> moved;
   for (const auto& f : families) {
     if (f.verdict == Verdict::regression) moved.push_back(&f);
   }
-  std::stable_sort(moved.begin(), moved.end(), [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
+  std::stable_sort(moved.begin(), moved.end(),
+                   [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
   // One finding per family name (the same op and size in both timing modes is one finding), and
   // points only where no flagged family already covers them.
   std::vector<std::string> names;
   for (const auto* f : moved) {
     const std::string name = f->bytes != 0 ? f->op + " at " + format_bytes(f->bytes) : f->dim + " " + f->op;
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      if (names.empty()) tail += (tail.empty() ? "" : "; ") + name + " " + percent(f->median_ratio) + " slower (" + std::to_string(f->points) + " points)";
+      if (names.empty())
+        tail += (tail.empty() ? "" : "; ") + name + " " + percent(f->median_ratio) + " slower (" + std::to_string(f->points) + " points)";
       names.push_back(name);
     }
   }
@@ -260,7 +263,8 @@ std::string Comparison::headline() const {
       return f->timing == r->timing && f->op == r->op && (f->bytes != 0 ? f->bytes == r->bytes : f->dim == r->dim);
     });
   };
-  bad.erase(std::remove_if(bad.begin(), bad.end(), [&](const RowComparison* r) { return r->verdict != Verdict::wrong && covered(r); }), bad.end());
+  bad.erase(std::remove_if(bad.begin(), bad.end(), [&](const RowComparison* r) { return r->verdict != Verdict::wrong && covered(r); }),
+            bad.end());
   if (!bad.empty()) {
     const auto* w = bad.front();
     tail += (tail.empty() ? "" : "; ") + w->dim + " " + w->op + " at " + format_bytes(w->bytes) + " " +
@@ -333,11 +337,13 @@ Comparison compare_runs(const results::ResultsFile& base, const results::Results
   c.renamed.assign(renamed.begin(), renamed.end());
   if (c.rows.empty()) {
     throw InputError(base.path() + " and " + next.path() +
-                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of the same layout and sizes");
+                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
+                     "the same layout and sizes");
   }
   // A point with so few samples (a batched point's few batches) that no difference could survive
   // the correction is judged without the within-run test, like a point without samples.
-  const auto with_samples = static_cast<double>(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
+  const auto with_samples =
+      static_cast<double>(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
   for (auto& r : c.rows) {
     if (r.tested && mann_whitney_min_p(r.base_samples, r.new_samples) > options.alpha / with_samples) r.tested = false;
   }

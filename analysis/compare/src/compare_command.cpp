@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analysis/compare/compare_command.hpp"
 #include "analysis/compare/compare.hpp"
+#include "analysis/compare/compare_command.hpp"
 #include "analysis/compare/compare_set.hpp"
 #include "analysis/compare/compare_writers.hpp"
 #include "common/error.hpp"
@@ -46,7 +46,8 @@ int compare_sets_command(const std::vector<std::string>& paths, const SetOptions
     expand(paths.begin(), paths.begin() + 1, base_paths);
     expand(paths.begin() + 1, paths.end(), new_paths);
   }
-  if (base_paths.empty() || new_paths.empty()) throw InputError("compare needs baseline runs before -- and new runs after it: meshbench compare BASE.h5... -- NEW.h5...");
+  if (base_paths.empty() || new_paths.empty())
+    throw InputError("compare needs baseline runs before -- and new runs after it: meshbench compare BASE.h5... -- NEW.h5...");
   std::vector<results::ResultsFile> base, next;
   for (const auto& p : base_paths) base.push_back(results::ResultsFile::open(p));
   for (const auto& p : new_paths) next.push_back(results::ResultsFile::open(p));
@@ -66,6 +67,7 @@ int compare_command(const Args& raw_args) {
   Args args = raw_args;
   std::replace(args.begin(), args.end(), std::string("--"), std::string(kSeparator));
   po::options_description options("compare options");
+  // clang-format off
   options.add_options()
       ("paths", po::value(&paths)->value_name("FILE"), "BASE.h5 NEW.h5, or BASE... -- NEW... (files or folders) (positional)")
       ("threshold", po::value(&o.threshold)->default_value(0.05, "0.05")->value_name("FRACTION"),
@@ -77,6 +79,7 @@ int compare_command(const Args& raw_args) {
        "block-bootstrap resamples for the confidence interval of each ratio (0: none)")
       ("all-env", po::bool_switch(&o.all_environment), "also list per-launch variables (job ids, ports, URIs) that differ")
       ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, json or markdown");
+  // clang-format on
   po::positional_options_description positional;
   positional.add("paths", -1);
   const auto vm = parse_command("compare", kSummary, options, args, std::cout, &positional);
@@ -90,9 +93,11 @@ int compare_command(const Args& raw_args) {
   const bool two_files = paths.size() == 2 && std::find(paths.begin(), paths.end(), kSeparator) == paths.end() &&
                          !std::filesystem::is_directory(paths[0], ec) && !std::filesystem::is_directory(paths[1], ec);
   if (!two_files) {
-    if (paths.size() < 2) throw InputError("compare needs two results files (meshbench compare BASE.h5 NEW.h5) or baseline and new runs (BASE... -- NEW...)");
+    if (paths.size() < 2)
+      throw InputError("compare needs two results files (meshbench compare BASE.h5 NEW.h5) or baseline and new runs (BASE... -- NEW...)");
     if (paths.size() > 2 && std::find(paths.begin(), paths.end(), kSeparator) == paths.end()) {
-      throw InputError("compare of more than two files needs -- between the baseline runs and the new runs: meshbench compare BASE... -- NEW...");
+      throw InputError(
+          "compare of more than two files needs -- between the baseline runs and the new runs: meshbench compare BASE... -- NEW...");
     }
     set.threshold = o.threshold;
     if (alpha != -1) set.alpha = alpha;

@@ -53,8 +53,8 @@ NameValues doctor_versions(const std::string& doctor_json) {
   return results::common_versions(by_component);
 }
 
-void diff(const std::string& kind, const NameValues& before, const NameValues& after, std::vector<ProvenanceChange>& out, bool skip_per_launch,
-          int& hidden) {
+void diff(const std::string& kind, const NameValues& before, const NameValues& after, std::vector<ProvenanceChange>& out,
+          bool skip_per_launch, int& hidden) {
   for (auto& c : results::value_changes(before, after, kAbsent)) {
     if (skip_per_launch && is_per_launch_variable(c.name)) {
       ++hidden;
@@ -77,12 +77,12 @@ std::string joined_hosts(const results::ResultsFile& f) {
 bool is_per_launch_variable(const std::string& name) {
   // Open MPI and PMIx hand every launch its own ids, URIs, ports and session paths.
   static constexpr std::array<std::string_view, 18> kPrefixes = {
-      "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_", "OMPI_FIRST_RANKS", "OMPI_FILE_LOCATION", "OMPI_MCA_orte_", "OMPI_MCA_ess_",
-      "OMPI_MCA_initial_wdir", "OMPI_APP_CTX_", "OMPI_NUM_APP_CTX", "OMPI_ARGV", "OMPI_COMMAND", "PMIX_SERVER_", "PMIX_DSTORE_",
-      "PMIX_ID", "PMIX_NAMESPACE", "PMIX_RANK", "PMIX_HOSTNAME", "PMIX_SYSTEM_TMPDIR"};
+      "OMPI_COMM_WORLD_",      "OMPI_UNIVERSE_", "OMPI_FIRST_RANKS", "OMPI_FILE_LOCATION", "OMPI_MCA_orte_", "OMPI_MCA_ess_",
+      "OMPI_MCA_initial_wdir", "OMPI_APP_CTX_",  "OMPI_NUM_APP_CTX", "OMPI_ARGV",          "OMPI_COMMAND",   "PMIX_SERVER_",
+      "PMIX_DSTORE_",          "PMIX_ID",        "PMIX_NAMESPACE",   "PMIX_RANK",          "PMIX_HOSTNAME",  "PMIX_SYSTEM_TMPDIR"};
   // Slurm's job and step ids, a task's own numbers, and times.
-  static constexpr std::array<std::string_view, 14> kParts = {"JOBID", "JOB_ID", "STEP_ID", "STEPID", "TASK_PID", "_PID", "_URI", "_PORT",
-                                                              "PROCID", "LOCALID", "NODEID", "_RANK", "START_TIME", "END_TIME"};
+  static constexpr std::array<std::string_view, 14> kParts = {"JOBID", "JOB_ID", "STEP_ID", "STEPID", "TASK_PID", "_PID",       "_URI",
+                                                              "_PORT", "PROCID", "LOCALID", "NODEID", "_RANK",    "START_TIME", "END_TIME"};
   for (auto p : kPrefixes) {
     if (name.rfind(p, 0) == 0) return true;
   }
@@ -98,8 +98,10 @@ std::vector<ProvenanceChange> provenance_changes(const results::ResultsFile& bas
   hidden = 0;
   diff("version", to_table(base.provenance().versions), to_table(next.provenance().versions), out, false, hidden);
   diff("doctor", doctor_versions(base.provenance().doctor_json), doctor_versions(next.provenance().doctor_json), out, false, hidden);
-  NameValues run_before = {{"world_size", std::to_string(base.run().world_size)}, {"backend", base.run().backend}, {"hosts", joined_hosts(base)}};
-  NameValues run_after = {{"world_size", std::to_string(next.run().world_size)}, {"backend", next.run().backend}, {"hosts", joined_hosts(next)}};
+  NameValues run_before = {
+      {"world_size", std::to_string(base.run().world_size)}, {"backend", base.run().backend}, {"hosts", joined_hosts(base)}};
+  NameValues run_after = {
+      {"world_size", std::to_string(next.run().world_size)}, {"backend", next.run().backend}, {"hosts", joined_hosts(next)}};
   diff("run", run_before, run_after, out, false, hidden);
   diff("environment", to_table(base.provenance().environment), to_table(next.provenance().environment), out, !all_environment, hidden);
   return out;

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "analysis/report/report_table.hpp"
 #include "analysis/compare/point_keys.hpp"
+#include "analysis/report/report_table.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 
@@ -27,12 +27,12 @@ void check_homogeneous(const std::vector<results::ResultsFile>& set, const char*
     const auto& a = set.front();
     const auto& b = set[i];
     if (layout_text(a.layout()) != layout_text(b.layout())) {
-      throw InputError(std::string("the ") + which + " set mixes layouts: " + a.path() + " (" + layout_text(a.layout()) + ") and " + b.path() + " (" +
-                       layout_text(b.layout()) + "); a set must be reruns of one configuration");
+      throw InputError(std::string("the ") + which + " set mixes layouts: " + a.path() + " (" + layout_text(a.layout()) + ") and " +
+                       b.path() + " (" + layout_text(b.layout()) + "); a set must be reruns of one configuration");
     }
     if (topology_text(a) != topology_text(b)) {
-      throw InputError(std::string("the ") + which + " set mixes topologies: " + a.path() + " (" + topology_text(a) + ") and " + b.path() + " (" +
-                       topology_text(b) + "); a set must be reruns on one machine");
+      throw InputError(std::string("the ") + which + " set mixes topologies: " + a.path() + " (" + topology_text(a) + ") and " + b.path() +
+                       " (" + topology_text(b) + "); a set must be reruns on one machine");
     }
   }
 }
@@ -51,7 +51,8 @@ std::map<RoundKey, std::vector<double>> round_log_medians(const results::Results
 
 std::string layout_text(const results::LayoutRecord& l) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp, l.edp);
+  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp,
+                l.edp);
   return buf;
 }
 
@@ -85,11 +86,12 @@ std::vector<std::string> expand_results_paths(const std::string& path) {
   return out;
 }
 
-SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next, const SetOptions& options,
-                           bool all_environment) {
+SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                           const SetOptions& options, bool all_environment) {
   if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
   if (options.confirm && next.size() < 2) {
-    throw InputError("--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
+    throw InputError(
+        "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
   }
   check_homogeneous(base, "baseline");
   check_homogeneous(next, "new");
@@ -112,7 +114,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
   if (keys.empty()) {
     throw InputError(base.front().path() + " and " + next.front().path() +
-                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of the same layout and sizes");
+                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
+                     "the same layout and sizes");
   }
   std::vector<std::map<RoundKey, std::vector<double>>> rounds;
   for (const auto* side : {&base, &next}) {
@@ -120,8 +123,9 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   }
   const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
   if (base.size() < 2 && !have_rounds) {
-    throw InputError("one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
-                     "or compare two files as meshbench compare BASE.h5 NEW.h5");
+    throw InputError(
+        "one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
+        "or compare two files as meshbench compare BASE.h5 NEW.h5");
   }
 
   BaselineSetInput in;
@@ -216,23 +220,28 @@ std::string SetComparison::headline() const {
       if (static_cast<int>(families[f].kind) == kind && result.families[f].verdict == SetVerdict::regressed) hit.push_back(f);
     }
     if (hit.empty()) continue;
-    std::stable_sort(hit.begin(), hit.end(), [this](std::size_t a, std::size_t b) { return result.families[a].effect > result.families[b].effect; });
+    std::stable_sort(hit.begin(), hit.end(),
+                     [this](std::size_t a, std::size_t b) { return result.families[a].effect > result.families[b].effect; });
     const auto& f = families[hit.front()];
     const auto& u = result.families[hit.front()];
     if (f.kind == UnitKind::run) {
-      tail += (tail.empty() ? "" : "; ") + ("whole run regression (" + f.timing + ", " + f.concurrency + "): " + percent(u.effect) + " slower over " +
-                                            std::to_string(f.points) + " points, " + fixed(u.z, 1) + " sigma of the noise between baseline runs");
+      tail += (tail.empty() ? "" : "; ") +
+              ("whole run regression (" + f.timing + ", " + f.concurrency + "): " + percent(u.effect) + " slower over " +
+               std::to_string(f.points) + " points, " + fixed(u.z, 1) + " sigma of the noise between baseline runs");
     } else {
-      tail += (tail.empty() ? "" : "; ") + f.name() + " " + percent(u.effect) + " slower than the rest of the run, " + fixed(u.z, 1) + " sigma";
+      tail +=
+          (tail.empty() ? "" : "; ") + f.name() + " " + percent(u.effect) + " slower than the rest of the run, " + fixed(u.z, 1) + " sigma";
     }
     if (hit.size() > 1) {
-      const std::string more = kind == static_cast<int>(UnitKind::run) ? " other timing mode(s) too" : " more " + std::string(to_string(static_cast<UnitKind>(kind)));
+      const std::string more = kind == static_cast<int>(UnitKind::run) ? " other timing mode(s) too"
+                                                                       : " more " + std::string(to_string(static_cast<UnitKind>(kind)));
       tail += " (+" + std::to_string(hit.size() - 1) + more + ")";
     }
   }
   if (wrong_points() > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(wrong_points()) + " point(s) give WRONG results";
   const int points_regressed = result.count(UnitKind::point, SetVerdict::regressed);
-  if (points_regressed > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
+  if (points_regressed > 0)
+    tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
   if (tail.empty()) {
     const int inconclusive = result.count(UnitKind::point, SetVerdict::inconclusive);
     tail = "no regression in " + std::to_string(points.size()) + " compared points";

@@ -6,16 +6,16 @@
 
 #include "analysis/compare/compare_writers.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
-#include "analysis/report/report_table.hpp"
 #include "analysis/report/report_sink.hpp"
+#include "analysis/report/report_table.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
 
-using nlohmann::ordered_json;
 using detail::Sink;
+using nlohmann::ordered_json;
 
 std::string pct(double log_ratio) { return percent_change(std::exp(log_ratio)); }
 std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
@@ -65,8 +65,10 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   Sink s(out, markdown);
   s.title("meshbench compare (baseline set)");
   s.line("baseline: " + std::to_string(c.base.size()) + " run(s); new: " + std::to_string(c.next.size()) + " run(s)");
-  for (const auto& b : c.base) s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + ")");
-  for (const auto& n : c.next) s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + ")");
+  for (const auto& b : c.base)
+    s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + ")");
+  for (const auto& n : c.next)
+    s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + ")");
   s.line("summary: " + c.headline());
 
   detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
@@ -74,9 +76,13 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   s.heading("method");
   s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
          " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread) and between rounds; "
-         "regressed when slower by more than " + fixed(c.options.threshold * 100, 1) + "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " +
-         sig3(c.result.level_alpha) + " per level, " + sig3(c.options.alpha) + " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
-         "the noise itself exceeds the threshold" + std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
+         "regressed when slower by more than " +
+         fixed(c.options.threshold * 100, 1) +
+         "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " + sig3(c.result.level_alpha) +
+         " per level, " + sig3(c.options.alpha) +
+         " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
+         "the noise itself exceeds the threshold" +
+         std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
 
   Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
   for (std::size_t f = 0; f < c.families.size(); ++f) {
@@ -90,7 +96,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   s.table(whole);
   for (std::size_t f = 0; f < c.families.size(); ++f) {
     if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == SetVerdict::regressed) {
-      s.line("WHOLE RUN REGRESSION: every point moved together beyond the noise between baseline runs; the changes listed above are the first suspects");
+      s.line(
+          "WHOLE RUN REGRESSION: every point moved together beyond the noise between baseline runs; the changes listed above are the first "
+          "suspects");
       break;
     }
   }
@@ -101,8 +109,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     Table t({"", "level", "family", "timing", ">points", ">change", ">noise", ">z", ">q"});
     for (auto f : notable) {
       const auto& u = c.result.families[f];
-      t.add({verdict_text(u), to_string(c.families[f].kind), c.families[f].name(), c.families[f].timing, std::to_string(c.families[f].points),
-             pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1), p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
+      t.add({verdict_text(u), to_string(c.families[f].kind), c.families[f].name(), c.families[f].timing,
+             std::to_string(c.families[f].points), pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1),
+             p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
     }
     s.table(t);
   }
@@ -112,7 +121,8 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     const auto v = c.result.points[p].verdict;
     if (v == SetVerdict::regressed || v == SetVerdict::improved) moved.push_back(p);
   }
-  std::stable_sort(moved.begin(), moved.end(), [&c](std::size_t a, std::size_t b) { return c.result.points[a].effect > c.result.points[b].effect; });
+  std::stable_sort(moved.begin(), moved.end(),
+                   [&c](std::size_t a, std::size_t b) { return c.result.points[a].effect > c.result.points[b].effect; });
   s.heading("points regressed or improved: " + std::to_string(moved.size()) + " of " + std::to_string(c.points.size()) + " (" +
             std::to_string(c.result.count(UnitKind::point, SetVerdict::inconclusive)) + " inconclusive)");
   if (!moved.empty()) {
@@ -126,10 +136,12 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     s.table(t);
   }
   for (const auto& pt : c.points) {
-    if (pt.wrong()) s.bullet("WRONG results: " + pt.mapping + " " + pt.dim + " " + pt.op + " at " + format_bytes(pt.bytes) + " (" + pt.timing + "): " +
-                             std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
+    if (pt.wrong())
+      s.bullet("WRONG results: " + pt.mapping + " " + pt.dim + " " + pt.op + " at " + format_bytes(pt.bytes) + " (" + pt.timing +
+               "): " + std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
   }
-  if (c.skipped_points > 0) s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
+  if (c.skipped_points > 0)
+    s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
   s.line("");
   bool whole_run = false;
   for (std::size_t f = 0; f < c.families.size(); ++f) {
@@ -154,15 +166,17 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
                   {"alpha", c.options.alpha},
                   {"confirm", c.options.confirm},
                   {"alpha_per_level", c.result.level_alpha},
-                  {"method", "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
-                             "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"}};
+                  {"method",
+                   "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
+                   "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"}};
   j["headline"] = c.headline();
   j["regressed"] = c.regressed();
   ordered_json counts;
   for (int k = 0; k < kUnitKinds; ++k) {
     const auto kind = static_cast<UnitKind>(k);
     ordered_json per;
-    for (auto v : {SetVerdict::regressed, SetVerdict::improved, SetVerdict::unchanged, SetVerdict::inconclusive}) per[to_string(v)] = c.result.count(kind, v);
+    for (auto v : {SetVerdict::regressed, SetVerdict::improved, SetVerdict::unchanged, SetVerdict::inconclusive})
+      per[to_string(v)] = c.result.count(kind, v);
     counts[to_string(kind)] = per;
   }
   j["counts"] = counts;
@@ -172,18 +186,34 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["families"] = ordered_json::array();
   for (std::size_t f = 0; f < c.families.size(); ++f) {
     const auto& fam = c.families[f];
-    ordered_json o = {{"level", to_string(fam.kind)}, {"name", fam.name()}, {"timing", fam.timing}, {"concurrency", fam.concurrency},
-                      {"dim", fam.dim},          {"op", fam.op},       {"bytes", fam.bytes},   {"points", fam.points}};
+    ordered_json o = {{"level", to_string(fam.kind)},
+                      {"name", fam.name()},
+                      {"timing", fam.timing},
+                      {"concurrency", fam.concurrency},
+                      {"dim", fam.dim},
+                      {"op", fam.op},
+                      {"bytes", fam.bytes},
+                      {"points", fam.points}};
     o.update(evidence_json(c.result.families[f]));
     j["families"].push_back(o);
   }
   j["points"] = ordered_json::array();
   for (std::size_t p = 0; p < c.points.size(); ++p) {
     const auto& pt = c.points[p];
-    ordered_json o = {{"mapping", pt.mapping}, {"dim", pt.dim}, {"op", pt.op}, {"backend", pt.backend}, {"dtype", pt.dtype}, {"timing", pt.timing},
-                      {"concurrency", pt.concurrency}, {"bytes", pt.bytes}, {"base_median_us", pt.base_median_us},
-                      {"new_median_us", pt.new_median_us}, {"rounds", pt.rounds}, {"base_wrong", pt.base_wrong},
-                      {"new_wrong", pt.new_wrong}, {"wrong", pt.wrong()}};
+    ordered_json o = {{"mapping", pt.mapping},
+                      {"dim", pt.dim},
+                      {"op", pt.op},
+                      {"backend", pt.backend},
+                      {"dtype", pt.dtype},
+                      {"timing", pt.timing},
+                      {"concurrency", pt.concurrency},
+                      {"bytes", pt.bytes},
+                      {"base_median_us", pt.base_median_us},
+                      {"new_median_us", pt.new_median_us},
+                      {"rounds", pt.rounds},
+                      {"base_wrong", pt.base_wrong},
+                      {"new_wrong", pt.new_wrong},
+                      {"wrong", pt.wrong()}};
     o.update(evidence_json(c.result.points[p]));
     j["points"].push_back(o);
   }

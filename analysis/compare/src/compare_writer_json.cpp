@@ -14,8 +14,12 @@ namespace {
 using nlohmann::ordered_json;
 
 ordered_json side_json(const RunSide& s) {
-  return {{"path", s.path}, {"started_at", s.started_at}, {"status", s.status}, {"backend", s.backend},
-          {"meshbench_version", s.meshbench_version}, {"world_size", s.world}};
+  return {{"path", s.path},
+          {"started_at", s.started_at},
+          {"status", s.status},
+          {"backend", s.backend},
+          {"meshbench_version", s.meshbench_version},
+          {"world_size", s.world}};
 }
 
 }  // namespace
@@ -30,8 +34,9 @@ ordered_json comparison_to_json(const Comparison& c) {
                   {"alpha", c.options.alpha},
                   {"confidence", c.options.confidence},
                   {"bootstrap", c.options.bootstrap},
-                  {"test", "one-sided Mann-Whitney U on the samples (variance inflated for autocorrelation), and log(ratio) against how all "
-                           "compared points moved (median, robust sigma, tail fitted from them); Benjamini-Hochberg over the points for each"}};
+                  {"test",
+                   "one-sided Mann-Whitney U on the samples (variance inflated for autocorrelation), and log(ratio) against how all "
+                   "compared points moved (median, robust sigma, tail fitted from them); Benjamini-Hochberg over the points for each"}};
   j["headline"] = c.headline();
   j["regressed"] = c.regressed();
   const auto family_count = [&c](Verdict v) {

@@ -49,13 +49,15 @@ std::vector<std::string> scatter_lines(const Comparison& c) {
   std::vector<std::string> out;
   for (const auto& t : c.scatter) {
     if (!t.scatter.estimated) {
-      out.push_back(t.timing + ": too few points (" + std::to_string(t.scatter.points) + ") to tell how runs move; the within-run test alone decides");
+      out.push_back(t.timing + ": too few points (" + std::to_string(t.scatter.points) +
+                    ") to tell how runs move; the within-run test alone decides");
       continue;
     }
     std::string line = t.timing + ": the points moved by " + percent_change(t.shift_ratio) + " (median) and scatter ±" +
                        fixed((std::exp(t.scatter.sigma) - 1) * 100, 1) + "% around it (robust sigma, " + tail_name(t.scatter) + ", " +
                        std::to_string(t.scatter.points) + " points)";
-    if (t.verdict == Verdict::regression) line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
+    if (t.verdict == Verdict::regression)
+      line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
     if (t.verdict == Verdict::improvement) line += ": the whole run is faster";
     out.push_back(line);
   }
@@ -95,11 +97,13 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
   for (const auto& f : c.families) {
     if (f.verdict != Verdict::unchanged) families.push_back(&f);
   }
-  std::stable_sort(families.begin(), families.end(), [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
+  std::stable_sort(families.begin(), families.end(),
+                   [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
   s.heading("collectives and sizes whose points moved together: " + std::to_string(families.size()) + " of " +
             std::to_string(c.families.size()));
-  s.line("a family (one collective at every size, or one op and size in every dimension) is flagged when its median moved by more "
-         "than the threshold and its points moved more than the others (one-sided Mann-Whitney U, Benjamini-Hochberg over families)");
+  s.line(
+      "a family (one collective at every size, or one op and size in every dimension) is flagged when its median moved by more "
+      "than the threshold and its points moved more than the others (one-sided Mann-Whitney U, Benjamini-Hochberg over families)");
   if (!families.empty()) {
     Table t({"", "family", "timing", ">points", ">median change", ">others", ">q"});
     for (const auto* f : families) {
@@ -118,7 +122,8 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
   s.heading("notes");
   const int untested = static_cast<int>(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return !r.tested; }));
   if (untested > 0) {
-    s.bullet(std::to_string(untested) + " point(s) had too few samples for the within-run test (no samples, or a batched point's few batches):"
+    s.bullet(std::to_string(untested) +
+             " point(s) had too few samples for the within-run test (no samples, or a batched point's few batches):"
              " judged by the threshold and how they stand out alone");
   }
   if (c.only_base > 0 || c.only_new > 0) {

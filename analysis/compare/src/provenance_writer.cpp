@@ -15,7 +15,8 @@ void write_provenance_changes(Sink& s, const std::string& heading, const std::ve
     s.table(t);
   }
   if (hidden > 0) {
-    s.line("(" + std::to_string(hidden) + " per-launch variables differ as they always do" + std::string(hidden_examples) + "; --all-env lists them)");
+    s.line("(" + std::to_string(hidden) + " per-launch variables differ as they always do" + std::string(hidden_examples) +
+           "; --all-env lists them)");
   }
 }
 

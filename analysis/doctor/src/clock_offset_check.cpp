@@ -22,8 +22,8 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
   std::vector<std::string> unresolved;
   std::vector<std::string> listed;
   for (const auto& o : clock.offsets) {
-    const std::string line = "offset " + fixed(o.offset_ms, 3, true) + " ms, rtt " + fixed(o.rtt_ms, 3) +
-                             " ms (rank " + std::to_string(o.rank) + ", " + std::to_string(o.samples) + " samples)";
+    const std::string line = "offset " + fixed(o.offset_ms, 3, true) + " ms, rtt " + fixed(o.rtt_ms, 3) + " ms (rank " +
+                             std::to_string(o.rank) + ", " + std::to_string(o.samples) + " samples)";
     c.details[o.host + " (rank " + std::to_string(o.rank) + ")"] = line;
     listed.push_back(o.host + " " + fixed(o.offset_ms, 3, true) + " ms");
     if (largest == nullptr || std::fabs(o.offset_ms) > std::fabs(largest->offset_ms)) largest = &o;
@@ -39,15 +39,16 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
       unresolved.push_back(o.host + " (rtt " + fixed(o.rtt_ms, 3) + " ms)");
     }
   }
-  const std::string scope = clock.same_node ? "one node, rank 0 against rank " + std::to_string(largest->rank) +
-                                                  " on the same clock (a check of the method): "
-                                            : "";
+  const std::string scope =
+      clock.same_node ? "one node, rank 0 against rank " + std::to_string(largest->rank) + " on the same clock (a check of the method): "
+                      : "";
   if (!stepped.empty() || !over.empty()) {
     c.status = CheckStatus::fail;
     stepped.insert(stepped.end(), over.begin(), over.end());
     c.reason = scope + join(stepped, "; ") + " (threshold " + fixed(threshold_ms, 1) + " ms)";
-    c.fix = "resynchronise the clocks of those nodes (chronyc makestep; check chronyd and the Amazon Time Sync "
-            "Service 169.254.169.123 with chronyc tracking): logs of different nodes cannot be lined up otherwise";
+    c.fix =
+        "resynchronise the clocks of those nodes (chronyc makestep; check chronyd and the Amazon Time Sync "
+        "Service 169.254.169.123 with chronyc tracking): logs of different nodes cannot be lined up otherwise";
     return c;
   }
   if (!unresolved.empty()) {
@@ -56,8 +57,8 @@ Check check_clock(const ClockMeasurement& clock, double threshold_ms) {
     c.fix = "rerun doctor when the network is quiet, or with more samples (--clock-samples)";
     return c;
   }
-  c.reason = scope + "largest offset " + fixed(largest->offset_ms, 3, true) + " ms (" + largest->host +
-             "), threshold " + fixed(threshold_ms, 1) + " ms; " + join(listed, ", ");
+  c.reason = scope + "largest offset " + fixed(largest->offset_ms, 3, true) + " ms (" + largest->host + "), threshold " +
+             fixed(threshold_ms, 1) + " ms; " + join(listed, ", ");
   return c;
 }
 

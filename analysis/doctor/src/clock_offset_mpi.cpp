@@ -10,8 +10,7 @@ constexpr int kTag = 7301;
 constexpr int kWarmup = 8;  // first exchanges pay for connection setup and page faults
 }  // namespace
 
-ClockMeasurement measure_clock_offsets(MPI_Comm comm, const std::vector<std::string>& hosts, int samples,
-                                       std::int64_t injected_ns) {
+ClockMeasurement measure_clock_offsets(MPI_Comm comm, const std::vector<std::string>& hosts, int samples, std::int64_t injected_ns) {
   int rank = 0;
   int size = 1;
   MPI_Comm_rank(comm, &rank);

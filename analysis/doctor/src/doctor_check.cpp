@@ -8,8 +8,8 @@
 namespace meshbench::analysis {
 
 namespace {
-constexpr std::array<std::pair<CheckStatus, std::string_view>, 4> kNames = {{
-    {CheckStatus::pass, "PASS"}, {CheckStatus::skip, "SKIP"}, {CheckStatus::warn, "WARN"}, {CheckStatus::fail, "FAIL"}}};
+constexpr std::array<std::pair<CheckStatus, std::string_view>, 4> kNames = {
+    {{CheckStatus::pass, "PASS"}, {CheckStatus::skip, "SKIP"}, {CheckStatus::warn, "WARN"}, {CheckStatus::fail, "FAIL"}}};
 }
 
 std::string_view to_string(CheckStatus status) {

@@ -29,8 +29,7 @@ enum class Device { gpu, efa };
 Check check_count(const std::vector<NodeFacts>& nodes, const std::vector<std::string>& types, Device device) {
   const bool gpu = device == Device::gpu;
   const std::string word = gpu ? "GPU" : "EFA device";
-  Check c{gpu ? "devices.gpus" : "devices.efa", gpu ? "GPU count per node" : "EFA device count per node",
-          CheckStatus::pass, "", "", {}};
+  Check c{gpu ? "devices.gpus" : "devices.efa", gpu ? "GPU count per node" : "EFA device count per node", CheckStatus::pass, "", "", {}};
   Grouping<std::string> counts;
   std::vector<std::string> wrong_for_type;
   std::set<std::string> type_names;
@@ -43,8 +42,7 @@ Check check_count(const std::vector<NodeFacts>& nodes, const std::vector<std::st
       type_names.insert(type);
       const int expected = gpu ? spec->gpus : spec->efa;
       if (n != expected) {
-        wrong_for_type.push_back(nodes[i].host + " has " + std::to_string(n) + ", " + type + " has " +
-                                 std::to_string(expected));
+        wrong_for_type.push_back(nodes[i].host + " has " + std::to_string(n) + ", " + type + " has " + std::to_string(expected));
       }
     }
   }
@@ -66,25 +64,22 @@ Check check_count(const std::vector<NodeFacts>& nodes, const std::vector<std::st
     return c;
   }
   const int n = counts.values.empty() ? 0 : std::stoi(counts.values.front());
-  const std::string scope = nodes.size() == 1 ? "on " + nodes.front().host
-                                              : "on each of " + std::to_string(nodes.size()) + " nodes";
+  const std::string scope = nodes.size() == 1 ? "on " + nodes.front().host : "on each of " + std::to_string(nodes.size()) + " nodes";
   if (n == 0 && type_names.empty()) {
     if (gpu) {
       c.status = CheckStatus::warn;
-      c.reason = "no NVIDIA GPU (" + pci_id + ") " + scope + ": meshbench run measures CPU slots with the MPI "
+      c.reason = "no NVIDIA GPU (" + pci_id + ") " + scope +
+                 ": meshbench run measures CPU slots with the MPI "
                  "backend here";
       c.fix = "run on GPU nodes for GPU numbers; --node-type says what a node should have";
     } else {
       c.status = CheckStatus::skip;
-      c.reason = "no EFA device (" + pci_id + ") " + scope + ", and no node type that has EFA (--node-type " +
-                 node_type_names() + ")";
+      c.reason = "no EFA device (" + pci_id + ") " + scope + ", and no node type that has EFA (--node-type " + node_type_names() + ")";
     }
     return c;
   }
   c.reason = detail::plural(n, word) + " " + scope +
-             (type_names.empty() ? " (node type unknown: only equality checked)"
-                                 : " as " + join(type_names, ", ") +
-                                       " has");
+             (type_names.empty() ? " (node type unknown: only equality checked)" : " as " + join(type_names, ", ") + " has");
   return c;
 }
 
@@ -131,8 +126,9 @@ Check check_mtu(const std::vector<NodeFacts>& nodes) {
     if (!low.empty()) parts.push_back("below 9001 with EFA: " + join(low, "; "));
     parts.insert(parts.end(), differ.begin(), differ.end());
     c.reason = join(parts, " | ");
-    c.fix = "set MTU 9001 on the ENA interfaces of EFA nodes (ip link set dev IFACE mtu 9001, or the cluster's "
-            "network configuration) and the same MTU on every node";
+    c.fix =
+        "set MTU 9001 on the ENA interfaces of EFA nodes (ip link set dev IFACE mtu 9001, or the cluster's "
+        "network configuration) and the same MTU on every node";
     return c;
   }
   if (!any_efa) {
@@ -140,8 +136,8 @@ Check check_mtu(const std::vector<NodeFacts>& nodes) {
     c.reason = "no EFA on any node: MTU 9001 is expected only with EFA (MTUs recorded in details)";
     return c;
   }
-  c.reason = std::to_string(ena_interfaces) + " ENA interface(s) at MTU 9001 on " +
-             detail::plural(static_cast<long long>(nodes.size()), "node");
+  c.reason =
+      std::to_string(ena_interfaces) + " ENA interface(s) at MTU 9001 on " + detail::plural(static_cast<long long>(nodes.size()), "node");
   return c;
 }
 
@@ -174,9 +170,7 @@ Check check_fabric(const std::vector<NodeFacts>& nodes, const std::vector<std::s
   std::vector<std::string> parts;
   for (const auto& key : outcomes.values) {
     const auto& v = verdicts[key];
-    parts.push_back(outcomes.values.size() == 1 && nodes.size() == 1
-                        ? v.reason
-                        : join(outcomes.members[key], ", ") + ": " + v.reason);
+    parts.push_back(outcomes.values.size() == 1 && nodes.size() == 1 ? v.reason : join(outcomes.members[key], ", ") + ": " + v.reason);
     if (!v.fix.empty() && c.fix.find(v.fix) == std::string::npos) c.fix += (c.fix.empty() ? "" : "; ") + v.fix;
   }
   if (outcomes.values.size() == 1 && nodes.size() > 1) parts = {verdicts[outcomes.values.front()].reason + " (all nodes)"};

@@ -54,8 +54,8 @@ Check check_env_template(const std::vector<RankFacts>& ranks, const EnvTemplate&
         wrong.push_back(e.name + "=" + value + " (template: " + e.value + ") on " + ranks_on_hosts(members, hosts));
       }
     }
-    std::string detail = "template: " + (e.must_be_unset ? std::string("unset") : e.value) +
-                         (e.shell_expansion ? " (shell expansion: presence only)" : "");
+    std::string detail =
+        "template: " + (e.must_be_unset ? std::string("unset") : e.value) + (e.shell_expansion ? " (shell expansion: presence only)" : "");
     for (const auto& value : seen.values) detail += "; " + value + " on " + ranks_on_hosts(seen.members[value], hosts);
     c.details[e.name] = detail;
     if (!unset.empty()) {
@@ -79,10 +79,10 @@ Check check_env_template(const std::vector<RankFacts>& ranks, const EnvTemplate&
     parts.push_back("unset " + std::string(unset_parts.size() == static_cast<std::size_t>(total) ? "(all) " : "") +
                     join(unset_parts, ", "));
   }
-  c.reason = std::to_string(matching) + " of " + std::to_string(total) + " template variables match; " +
-             join(parts, "; ");
-  c.fix = "export the template's values in the job script (source the team's env file, e.g. from slurm/env/) "
-          "so every rank gets them";
+  c.reason = std::to_string(matching) + " of " + std::to_string(total) + " template variables match; " + join(parts, "; ");
+  c.fix =
+      "export the template's values in the job script (source the team's env file, e.g. from slurm/env/) "
+      "so every rank gets them";
   if (tmpl.builtin) c.fix += "; name the team's own template with --env-template FILE";
   if (!strict && c.status == CheckStatus::warn) c.fix += "; --strict makes this a FAIL";
   return c;
@@ -114,20 +114,19 @@ Check check_env_identical(const std::vector<RankFacts>& ranks) {
   }
   c.details["compared"] = names.empty() ? "none set" : join(names, ", ");
   if (differing.empty()) {
-    c.reason = detail::plural(static_cast<long long>(names.size()), "NCCL/FI/CUDA/loader variable") + " identical " +
-               on_all(ranks);
+    c.reason = detail::plural(static_cast<long long>(names.size()), "NCCL/FI/CUDA/loader variable") + " identical " + on_all(ranks);
     return c;
   }
   c.status = CheckStatus::fail;
   c.reason = join(differing, " | ");
-  c.fix = "set these once for the whole job (sbatch --export, srun --export, mpirun -x) rather than per node, and "
-          "look for node-local overrides (/etc/profile.d, ~/.bashrc, container images): a difference between "
-          "ranks is a classic cause of hangs and slowdowns";
+  c.fix =
+      "set these once for the whole job (sbatch --export, srun --export, mpirun -x) rather than per node, and "
+      "look for node-local overrides (/etc/profile.d, ~/.bashrc, container images): a difference between "
+      "ranks is a classic cause of hangs and slowdowns";
   return c;
 }
 
-Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes,
-                       const EnvTemplate& tmpl) {
+Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes, const EnvTemplate& tmpl) {
   Check c{"env.legacy", "legacy or harmful EFA/NCCL settings", CheckStatus::pass, "", "", {}};
   const auto hosts = detail::host_by_rank(ranks);
   std::map<std::string, const NodeFacts*> node_of;
@@ -175,8 +174,9 @@ Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<No
     return c;
   }
   c.reason = join(counted, " | ");
-  c.fix = "remove the legacy settings from the job script and the team template (aws-ofi-nccl doc/efa-env-var.md); "
-          "fix a harmful combination before running";
+  c.fix =
+      "remove the legacy settings from the job script and the team template (aws-ofi-nccl doc/efa-env-var.md); "
+      "fix a harmful combination before running";
   return c;
 }
 

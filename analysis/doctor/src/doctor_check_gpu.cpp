@@ -52,16 +52,17 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
       }
     }
     if (static_cast<int>(n.gpu.gpus.size()) < n.pci.gpus) {
-      failures.push_back(n.host + ": " + n.gpu.source + " sees " + std::to_string(n.gpu.gpus.size()) + " of " +
-                         std::to_string(n.pci.gpus) + " GPUs on PCI");
+      failures.push_back(n.host + ": " + n.gpu.source + " sees " + std::to_string(n.gpu.gpus.size()) + " of " + std::to_string(n.pci.gpus) +
+                         " GPUs on PCI");
     }
     c.details[n.host] = n.gpu.source + ": " + (listed.empty() ? "no GPU" : join(listed, "; "));
   }
   if (!failures.empty()) {
     c.status = CheckStatus::fail;
     c.reason = join(failures, "; ");
-    c.fix = "drain and replace (or reset) the GPU's node: uncorrected ECC errors, overheating and GPUs missing "
-            "from NVML make collectives fail or crawl";
+    c.fix =
+        "drain and replace (or reset) the GPU's node: uncorrected ECC errors, overheating and GPUs missing "
+        "from NVML make collectives fail or crawl";
     return c;
   }
   if (!warnings.empty() || !unknown.empty()) {
@@ -80,12 +81,12 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
   }
   if (probed_nodes == 0) {
     c.status = CheckStatus::skip;
-    c.reason = "neither NVML (libnvidia-ml.so.1) nor nvidia-smi on " +
-               (nodes.size() == 1 ? nodes.front().host : "any node") + ": no GPU health to read";
+    c.reason = "neither NVML (libnvidia-ml.so.1) nor nvidia-smi on " + (nodes.size() == 1 ? nodes.front().host : "any node") +
+               ": no GPU health to read";
     return c;
   }
-  c.reason = detail::plural(gpus, "GPU") + " on " + detail::plural(probed_nodes, "node") +
-             ": no uncorrected ECC error, hottest " + fixed(hottest, 0) + " C";
+  c.reason = detail::plural(gpus, "GPU") + " on " + detail::plural(probed_nodes, "node") + ": no uncorrected ECC error, hottest " +
+             fixed(hottest, 0) + " C";
   return c;
 }
 

@@ -19,12 +19,9 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   } catch (const AtomicWriteError& e) {
     switch (e.step()) {
       case AtomicWriteError::Step::exists:
-      case AtomicWriteError::Step::create:
-        throw InputError("cannot write '" + path + "'; choose a writable --output path");
-      case AtomicWriteError::Step::write:
-        throw InputError("writing '" + path + "' failed");
-      case AtomicWriteError::Step::rename:
-        break;
+      case AtomicWriteError::Step::create: throw InputError("cannot write '" + path + "'; choose a writable --output path");
+      case AtomicWriteError::Step::write: throw InputError("writing '" + path + "' failed");
+      case AtomicWriteError::Step::rename: break;
     }
     throw InputError("cannot rename '" + e.temp() + "' to '" + path + "'");
   }
@@ -38,6 +35,7 @@ int doctor_command(const Args& args) {
   std::string env_template;
   std::string output;
   DoctorOptions options;
+  // clang-format off
   opts.add_options()
       ("format", po::value(&format)->default_value("text"), "output: text or json")
       ("env-template", po::value(&env_template)->default_value(""),
@@ -54,6 +52,7 @@ int doctor_command(const Args& args) {
        "ping-pong exchanges per node for the clock offset (the fastest one counts)")
       ("inject-clock-offset-ms", po::value(&options.inject_clock_offset_ms)->default_value(0.0),
        "TEST ONLY: add this offset to the clock of every rank but rank 0, to prove the clock check detects it");
+  // clang-format on
   auto vm = parse_command("doctor",
                           "Pre-flight checks: environment template, versions, libfabric provider, devices, clock "
                           "offset, GPU health. Under mpirun/srun the whole allocation. Exit status 1 when a check "
@@ -68,7 +67,7 @@ int doctor_command(const Args& args) {
   if (options.clock_samples < 1) throw InputError("--clock-samples must be at least 1");
   if (options.clock_threshold_ms <= 0) throw InputError("--clock-threshold-ms must be positive");
   injected_clock_offset_ns(options.inject_clock_offset_ms, false);  // validates MESHBENCH_TEST_CLOCK_OFFSET_MS
-  injected_clock_step_ns();                                          // and MESHBENCH_TEST_CLOCK_STEP_MS
+  injected_clock_step_ns();                                         // and MESHBENCH_TEST_CLOCK_STEP_MS
 
   const bool verbose = vm->at("verbose").as<bool>();
   auto publish = [&](const DoctorFindings& report) {

@@ -17,13 +17,9 @@ std::optional<std::string> value_of(const EnvLegacyInput& in, std::string_view n
   return std::nullopt;
 }
 
-bool at_least(const std::string& version, std::string_view minimum) {
-  return !version.empty() && compare_versions(version, minimum) >= 0;
-}
+bool at_least(const std::string& version, std::string_view minimum) { return !version.empty() && compare_versions(version, minimum) >= 0; }
 
-bool below(const std::string& version, std::string_view limit) {
-  return !version.empty() && compare_versions(version, limit) < 0;
-}
+bool below(const std::string& version, std::string_view limit) { return !version.empty() && compare_versions(version, limit) < 0; }
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -39,15 +35,15 @@ bool iequals(std::string_view a, std::string_view b) {
 std::vector<EnvFinding> legacy_env_findings(const EnvLegacyInput& in) {
   std::vector<EnvFinding> out;
   const bool new_plugin = !in.aws_ofi_nccl.empty() && compare_versions(in.aws_ofi_nccl, "1.5.0") > 0;
-  if (auto v = value_of(in, "FI_EFA_USE_DEVICE_RDMA"); v && at_least(in.libfabric, "1.18") &&
-                                                       at_least(in.aws_ofi_nccl, "1.7.0")) {
-    out.push_back({"FI_EFA_USE_DEVICE_RDMA", *v, false,
-                   "not needed with libfabric >= 1.18.0 and aws-ofi-nccl >= 1.7.0 (harmless; remove it)"});
+  if (auto v = value_of(in, "FI_EFA_USE_DEVICE_RDMA"); v && at_least(in.libfabric, "1.18") && at_least(in.aws_ofi_nccl, "1.7.0")) {
+    out.push_back(
+        {"FI_EFA_USE_DEVICE_RDMA", *v, false, "not needed with libfabric >= 1.18.0 and aws-ofi-nccl >= 1.7.0 (harmless; remove it)"});
   }
   if (auto v = value_of(in, "FI_PROVIDER"); v && new_plugin) {
     out.push_back({"FI_PROVIDER", *v, false,
-                   "aws-ofi-nccl " + in.aws_ofi_nccl + " selects the efa provider itself; FI_PROVIDER was needed "
-                   "only up to 1.5.0"});
+                   "aws-ofi-nccl " + in.aws_ofi_nccl +
+                       " selects the efa provider itself; FI_PROVIDER was needed "
+                       "only up to 1.5.0"});
   }
   if (auto v = value_of(in, "NCCL_PROTO"); v && iequals(*v, "simple") && new_plugin) {
     out.push_back({"NCCL_PROTO", *v, false,

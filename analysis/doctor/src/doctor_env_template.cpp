@@ -19,13 +19,11 @@ std::string_view trim(std::string_view s) {
 
 bool valid_name(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
 }
 
 bool strip_word(std::string_view& s, std::string_view word) {
-  if (s.size() > word.size() && s.substr(0, word.size()) == word &&
-      std::isspace(static_cast<unsigned char>(s[word.size()])) != 0) {
+  if (s.size() > word.size() && s.substr(0, word.size()) == word && std::isspace(static_cast<unsigned char>(s[word.size()])) != 0) {
     s = trim(s.substr(word.size()));
     return true;
   }
@@ -61,8 +59,7 @@ std::pair<std::string, bool> parse_value(std::string_view raw, const std::string
 void put(EnvTemplate& t, EnvTemplateEntry entry) {
   if (results::looks_like_secret(entry.name)) {
     // A template that carries a credential must not make doctor print or store it.
-    if (std::find(t.ignored_secret_names.begin(), t.ignored_secret_names.end(), entry.name) ==
-        t.ignored_secret_names.end()) {
+    if (std::find(t.ignored_secret_names.begin(), t.ignored_secret_names.end(), entry.name) == t.ignored_secret_names.end()) {
       t.ignored_secret_names.push_back(entry.name);
     }
     return;
@@ -81,13 +78,12 @@ EnvTemplate builtin_env_template() {
   EnvTemplate t;
   t.source = "built-in (seed checklist)";
   t.builtin = true;
-  for (const auto& [name, value] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"FI_PROVIDER", "efa"},
-           {"FI_EFA_USE_DEVICE_RDMA", "1"},
-           {"NCCL_PROTO", "LL128"},
-           {"NCCL_BUFFSIZE", "67108864"},
-           {"NCCL_P2P_NET_CHUNKSIZE", "4194304"},
-           {"NCCL_NET_GDR_LEVEL", "PHB"}}) {
+  for (const auto& [name, value] : std::initializer_list<std::pair<const char*, const char*>>{{"FI_PROVIDER", "efa"},
+                                                                                              {"FI_EFA_USE_DEVICE_RDMA", "1"},
+                                                                                              {"NCCL_PROTO", "LL128"},
+                                                                                              {"NCCL_BUFFSIZE", "67108864"},
+                                                                                              {"NCCL_P2P_NET_CHUNKSIZE", "4194304"},
+                                                                                              {"NCCL_NET_GDR_LEVEL", "PHB"}}) {
     t.entries.push_back({name, value, 0, false, false});
   }
   return t;
@@ -137,8 +133,7 @@ EnvTemplate load_env_template(const std::filesystem::path& path) {
 bool is_behaviour_variable(std::string_view name) {
   if (name == "CUDA_VISIBLE_DEVICES" || name.rfind("MESHBENCH_TEST_", 0) == 0) return false;
   if (name == "LD_LIBRARY_PATH" || name == "LD_PRELOAD") return true;
-  for (std::string_view prefix : {"NCCL_", "FI_", "OFI_NCCL_", "CUDA_", "TORCH_NCCL_", "NVSHMEM_", "RDMAV_",
-                                  "UCX_", "MESHBENCH_"}) {
+  for (std::string_view prefix : {"NCCL_", "FI_", "OFI_NCCL_", "CUDA_", "TORCH_NCCL_", "NVSHMEM_", "RDMAV_", "UCX_", "MESHBENCH_"}) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return false;

@@ -34,9 +34,7 @@ std::string ranks_on_hosts(const std::vector<int>& ranks, const std::map<int, st
   return out;
 }
 
-std::string plural(long long n, const std::string& word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+std::string plural(long long n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 std::string fixed(double value, int digits, bool sign) {
   char buf[64];

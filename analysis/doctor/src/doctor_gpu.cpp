@@ -96,8 +96,7 @@ GpuProbe probe_nvml() {
 
 GpuProbe probe_nvidia_smi(const std::string& nvml_note) {
   GpuProbe probe;
-  const std::string cmd = "nvidia-smi --query-gpu=" + std::string(kNvidiaSmiQuery) +
-                          " --format=csv,noheader,nounits 2>/dev/null";
+  const std::string cmd = "nvidia-smi --query-gpu=" + std::string(kNvidiaSmiQuery) + " --format=csv,noheader,nounits 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   std::string out;
   if (pipe) {

@@ -36,7 +36,7 @@ int DoctorFindings::count(CheckStatus status) const {
 int DoctorFindings::exit_status() const { return failed() ? kExitFailure : kExitOk; }
 
 DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFacts> nodes, ClockMeasurement clock,
-                             const DoctorOptions& options) {
+                               const DoctorOptions& options) {
   DoctorFindings r;
   r.meshbench_version = kVersion;
   r.created_utc = utc_now();
@@ -78,8 +78,7 @@ DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFac
 }
 
 void to_json(nlohmann::json& j, const Check& c) {
-  j = {{"id", c.id},         {"title", c.title}, {"status", to_string(c.status)},
-       {"reason", c.reason}, {"fix", c.fix},     {"details", c.details}};
+  j = {{"id", c.id}, {"title", c.title}, {"status", to_string(c.status)}, {"reason", c.reason}, {"fix", c.fix}, {"details", c.details}};
 }
 
 void from_json(const nlohmann::json& j, Check& c) {
@@ -94,9 +93,12 @@ void from_json(const nlohmann::json& j, Check& c) {
 void to_json(nlohmann::json& j, const DoctorFindings& r) {
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& o : r.clock.offsets) {
-    offsets.push_back(
-        {{"host", o.host}, {"rank", o.rank}, {"offset_ms", o.offset_ms}, {"rtt_ms", o.rtt_ms}, {"samples", o.samples},
-         {"moved_ms", o.moved_ms}});
+    offsets.push_back({{"host", o.host},
+                       {"rank", o.rank},
+                       {"offset_ms", o.offset_ms},
+                       {"rtt_ms", o.rtt_ms},
+                       {"samples", o.samples},
+                       {"moved_ms", o.moved_ms}});
   }
   const std::string overall = r.failed() ? "FAIL" : (r.count(CheckStatus::warn) > 0 ? "WARN" : "PASS");
   j = {{"schema", "meshbench.doctor"},
@@ -125,9 +127,8 @@ void to_json(nlohmann::json& j, const DoctorFindings& r) {
 void from_json(const nlohmann::json& j, DoctorFindings& r) {
   const int version = j.value("schema_version", 0);
   if (j.value("schema", "") != "meshbench.doctor" || version != kDoctorSchemaVersion) {
-    throw InputError("not a meshbench doctor report of schema version " + std::to_string(kDoctorSchemaVersion) +
-                     " (found schema '" + j.value("schema", "") + "' version " + std::to_string(version) +
-                     "); use the meshbench that wrote it");
+    throw InputError("not a meshbench doctor report of schema version " + std::to_string(kDoctorSchemaVersion) + " (found schema '" +
+                     j.value("schema", "") + "' version " + std::to_string(version) + "); use the meshbench that wrote it");
   }
   r.schema_version = version;
   r.meshbench_version = j.value("meshbench_version", "");
@@ -146,8 +147,8 @@ void from_json(const nlohmann::json& j, DoctorFindings& r) {
   r.clock.offsets.clear();
   const nlohmann::json offsets = clock.value("offsets", nlohmann::json::array());
   for (const auto& o : offsets) {
-    r.clock.offsets.push_back({o.value("host", ""), o.value("rank", 0), o.value("offset_ms", 0.0),
-                               o.value("rtt_ms", 0.0), o.value("samples", 0), o.value("moved_ms", 0.0)});
+    r.clock.offsets.push_back({o.value("host", ""), o.value("rank", 0), o.value("offset_ms", 0.0), o.value("rtt_ms", 0.0),
+                               o.value("samples", 0), o.value("moved_ms", 0.0)});
   }
   r.ranks = j.value("ranks", std::vector<RankFacts>{});
   r.nodes = j.value("nodes", std::vector<NodeFacts>{});

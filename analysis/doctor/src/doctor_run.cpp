@@ -18,8 +18,12 @@ std::int64_t injection_or_zero(double option_ms, bool is_rank0) {
 
 DoctorFindings internal_failure(const std::string& what) {
   DoctorFindings r;
-  r.checks.push_back({"doctor.internal", "doctor itself", CheckStatus::fail, "evaluating the gathered facts failed: " + what,
-                      "report this as a meshbench bug, with the command line", {}});
+  r.checks.push_back({"doctor.internal",
+                      "doctor itself",
+                      CheckStatus::fail,
+                      "evaluating the gathered facts failed: " + what,
+                      "report this as a meshbench bug, with the command line",
+                      {}});
   return r;
 }
 
@@ -103,8 +107,8 @@ DoctorFindings run_doctor_local(const DoctorOptions& options) {
   const std::string host = local_hostname();
   ClockMeasurement clock;
   clock.note = "one process (not started by mpirun/srun): no other node's clock to compare";
-  DoctorFindings r = evaluate_doctor({collect_rank_facts(0, host, options.env_template)},
-                                   {collect_node_facts(host, 0, {0})}, clock, options);
+  DoctorFindings r =
+      evaluate_doctor({collect_rank_facts(0, host, options.env_template)}, {collect_node_facts(host, 0, {0})}, clock, options);
   r.mpi = false;
   return r;
 }

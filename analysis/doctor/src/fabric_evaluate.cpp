@@ -11,9 +11,7 @@ namespace {
 
 std::string core_provider(const std::string& provider) { return provider.substr(0, provider.find(';')); }
 
-std::string short_type(const std::string& ep_type) {
-  return ep_type.rfind("FI_EP_", 0) == 0 ? ep_type.substr(6) : ep_type;
-}
+std::string short_type(const std::string& ep_type) { return ep_type.rfind("FI_EP_", 0) == 0 ? ep_type.substr(6) : ep_type; }
 
 }  // namespace
 
@@ -56,19 +54,18 @@ FabricVerdict evaluate_fabric(const std::vector<FabricEntry>& entries, const Fab
   }
   const std::string fallback = fallback_rdm.empty() ? "none" : join(fallback_rdm, ", ");
   const bool provider_forced = !expect.fi_provider_env.empty();
-  const std::string forced_note =
-      provider_forced ? " (FI_PROVIDER=" + expect.fi_provider_env + " limits what libfabric lists)" : "";
+  const std::string forced_note = provider_forced ? " (FI_PROVIDER=" + expect.fi_provider_env + " limits what libfabric lists)" : "";
 
   if (!efa_rdm_domains.empty()) {
-    FabricVerdict v{CheckStatus::pass,
-                    "efa provider with FI_EP_RDM on " + std::to_string(efa_rdm_domains.size()) +
-                        " domain(s), fabric " + join(efa_fabrics, ", "),
-                    ""};
+    FabricVerdict v{
+        CheckStatus::pass,
+        "efa provider with FI_EP_RDM on " + std::to_string(efa_rdm_domains.size()) + " domain(s), fabric " + join(efa_fabrics, ", "), ""};
     if (expect.efa_devices > 0 && static_cast<int>(efa_rdm_domains.size()) < expect.efa_devices) {
       v.status = CheckStatus::warn;
       v.reason += ", but PCI shows " + std::to_string(expect.efa_devices) + " EFA devices";
-      v.fix = "a device is not usable by libfabric yet (p5en devices can initialise late): compare "
-              "`fi_info -p efa -t FI_EP_RDM` with /sys/class/infiniband and check dmesg for efa errors";
+      v.fix =
+          "a device is not usable by libfabric yet (p5en devices can initialise late): compare "
+          "`fi_info -p efa -t FI_EP_RDM` with /sys/class/infiniband and check dmesg for efa errors";
     }
     return v;
   }
@@ -79,12 +76,9 @@ FabricVerdict evaluate_fabric(const std::vector<FabricEntry>& entries, const Fab
             "use the libfabric of the EFA installer (/opt/amazon/efa/lib first on LD_LIBRARY_PATH; >= 1.17)"};
   }
   if (expect.efa_devices > 0 || expect.node_type_expects_efa) {
-    const std::string why = expect.efa_devices > 0
-                                ? std::to_string(expect.efa_devices) + " EFA device(s) on PCI"
-                                : "the node type has EFA";
+    const std::string why = expect.efa_devices > 0 ? std::to_string(expect.efa_devices) + " EFA device(s) on PCI" : "the node type has EFA";
     return {CheckStatus::fail,
-            "no efa provider although " + why + forced_note +
-                ": NCCL traffic between nodes would silently fall back to " + fallback,
+            "no efa provider although " + why + forced_note + ": NCCL traffic between nodes would silently fall back to " + fallback,
             "put the EFA installer's libfabric first on LD_LIBRARY_PATH, check `fi_info -p efa` and that the "
             "efa kernel module is loaded (lsmod | grep efa)"};
   }
@@ -95,9 +89,7 @@ FabricVerdict evaluate_fabric(const std::vector<FabricEntry>& entries, const Fab
             "run on EFA instances, or leave FI_PROVIDER unset for tests off AWS"};
   }
   return {CheckStatus::skip,
-          "no EFA device on this node and no efa provider" + forced_note +
-              "; RDM providers NCCL's OFI plugin could use: " + fallback,
-          ""};
+          "no EFA device on this node and no efa provider" + forced_note + "; RDM providers NCCL's OFI plugin could use: " + fallback, ""};
 }
 
 }  // namespace meshbench::analysis

@@ -35,8 +35,8 @@ struct Minimum {
   const char* component;
   const char* version;
 };
-constexpr std::array<Minimum, 4> kP5Minimums = {{
-    {"cuda_runtime", "12.0"}, {"nccl", "2.18.5"}, {"aws_ofi_nccl", "1.7.3"}, {"efa_installer", "1.29.0"}}};
+constexpr std::array<Minimum, 4> kP5Minimums = {
+    {{"cuda_runtime", "12.0"}, {"nccl", "2.18.5"}, {"aws_ofi_nccl", "1.7.3"}, {"efa_installer", "1.29.0"}}};
 
 bool is_p5_class(const std::string& type) { return type == "p5" || type == "p5e" || type == "p5en"; }
 
@@ -78,8 +78,7 @@ std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std
     }
     const auto& values = comp.per_rank ? rank_groups.values : node_groups.values;
     auto describe = [&](const std::string& value) {
-      return comp.per_rank ? detail::ranks_on_hosts(rank_groups.members[value], hosts)
-                           : join(node_groups.members[value], ", ");
+      return comp.per_rank ? detail::ranks_on_hosts(rank_groups.members[value], hosts) : join(node_groups.members[value], ", ");
     };
     // Where the version came from (or why it is absent), per host, once.
     for (const auto& s : samples) {
@@ -89,10 +88,10 @@ std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std
       }
     }
     const std::size_t count = comp.per_rank ? ranks.size() : nodes.size();
-    const std::string scope =
-        count != 1 ? "on all " + std::to_string(count) + (comp.per_rank ? " ranks" : " nodes")
-                   : (comp.per_rank ? "on rank " + std::to_string(ranks.front().rank) + " (" + ranks.front().host + ")"
-                                    : "on " + nodes.front().host);
+    const std::string scope = count != 1
+                                  ? "on all " + std::to_string(count) + (comp.per_rank ? " ranks" : " nodes")
+                                  : (comp.per_rank ? "on rank " + std::to_string(ranks.front().rank) + " (" + ranks.front().host + ")"
+                                                   : "on " + nodes.front().host);
     if (values.size() > 1) {
       std::vector<std::string> groups;
       for (const auto& v : values) groups.push_back(v + " on " + describe(v));

@@ -44,9 +44,7 @@ std::string decode_nccl_version(int code) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-std::string decode_cuda_version(int code) {
-  return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10);
-}
+std::string decode_cuda_version(int code) { return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10); }
 
 namespace {
 
@@ -112,8 +110,8 @@ std::vector<std::string> ofi_plugin_candidates(std::string_view arch, const char
     out.emplace_back(nccl_net_plugin_env);
   }
   const std::string arch_dir = std::string(arch) + "-linux-gnu";
-  const std::vector<std::string> dirs = {"/opt/amazon/ofi-nccl/lib", "/opt/amazon/ofi-nccl/lib/" + arch_dir,
-                                         "/opt/amazon/ofi-nccl/lib64", "/opt/aws-ofi-nccl/lib"};
+  const std::vector<std::string> dirs = {"/opt/amazon/ofi-nccl/lib", "/opt/amazon/ofi-nccl/lib/" + arch_dir, "/opt/amazon/ofi-nccl/lib64",
+                                         "/opt/aws-ofi-nccl/lib"};
   for (const auto& dir : dirs) {
     for (const char* name : {"libnccl-net.so", "libnccl-net-ofi.so"}) out.push_back(dir + "/" + name);
   }

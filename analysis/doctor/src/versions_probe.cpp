@@ -23,8 +23,8 @@ using detail::DynLib;
 // ncclResult_t are all int-sized enums whose success value is 0).
 using IntGetter = int (*)(int*);
 
-VersionInfo probe_int_getter(std::initializer_list<const char*> libs, const char* fn,
-                             std::string (*decode)(int), const std::string& absent_reason) {
+VersionInfo probe_int_getter(std::initializer_list<const char*> libs, const char* fn, std::string (*decode)(int),
+                             const std::string& absent_reason) {
   DynLib lib(libs);
   if (!lib.loaded()) return {"", "not found (" + lib.tried() + "): " + absent_reason};
   auto get = lib.symbol<IntGetter>(fn);
@@ -41,8 +41,7 @@ VersionInfo probe_libfabric() {
   auto fn = lib.symbol<VersionFn>("fi_version");
   if (fn == nullptr) return {"", "fi_version missing in libfabric"};
   const unsigned v = fn();  // FI_VERSION(major, minor): no patch level at runtime
-  return {std::to_string(v >> 16U) + "." + std::to_string(v & 0xFFFFU),
-          DynLib::path_of(reinterpret_cast<const void*>(fn))};
+  return {std::to_string(v >> 16U) + "." + std::to_string(v & 0xFFFFU), DynLib::path_of(reinterpret_cast<const void*>(fn))};
 }
 
 VersionInfo probe_mpi() {
@@ -63,8 +62,7 @@ VersionInfo probe_hwloc() {
   const std::string real = path.empty() ? "" : std::filesystem::canonical(path, ec).string();
   if (api == HWLOC_API_VERSION) return {HWLOC_VERSION, real};
   // The runtime library is not the one meshbench was built with; only its API level is known.
-  return {"api " + std::to_string(api >> 16U) + "." + std::to_string((api >> 8U) & 0xFFU) + "." +
-              std::to_string(api & 0xFFU),
+  return {"api " + std::to_string(api >> 16U) + "." + std::to_string((api >> 8U) & 0xFFU) + "." + std::to_string(api & 0xFFU),
           real + " (meshbench built with hwloc " HWLOC_VERSION ")"};
 }
 
@@ -116,13 +114,10 @@ VersionInfo probe_nvidia_driver() {
 
 VersionMap probe_process_versions() {
   VersionMap m;
-  m["nccl"] = probe_int_getter({"libnccl.so.2", "libnccl.so"}, "ncclGetVersion", decode_nccl_version,
-                               "NCCL is not on the library path");
-  m["cuda_driver"] = probe_int_getter({"libcuda.so.1"}, "cuDriverGetVersion", decode_cuda_version,
-                                      "no NVIDIA driver on this node");
-  m["cuda_runtime"] = probe_int_getter(
-      {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cudaRuntimeGetVersion",
-      decode_cuda_version, "the CUDA runtime is not on the library path");
+  m["nccl"] = probe_int_getter({"libnccl.so.2", "libnccl.so"}, "ncclGetVersion", decode_nccl_version, "NCCL is not on the library path");
+  m["cuda_driver"] = probe_int_getter({"libcuda.so.1"}, "cuDriverGetVersion", decode_cuda_version, "no NVIDIA driver on this node");
+  m["cuda_runtime"] = probe_int_getter({"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cudaRuntimeGetVersion",
+                                       decode_cuda_version, "the CUDA runtime is not on the library path");
   m["libfabric"] = probe_libfabric();
   m["mpi"] = probe_mpi();
   m["hwloc"] = probe_hwloc();

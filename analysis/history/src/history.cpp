@@ -63,7 +63,8 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
   ConfigurationHistory h;
   h.layout = layout_text(runs.front()->layout());
   h.topology = topology_text(*runs.front());
-  for (const auto* f : runs) h.runs.push_back({f->path(), f->run().started_at, f->run().status, f->run().backend, f->run().meshbench_version, f->run().world_size});
+  for (const auto* f : runs)
+    h.runs.push_back({f->path(), f->run().started_at, f->run().status, f->run().backend, f->run().meshbench_version, f->run().world_size});
 
   // Points present in every run, in the first run's order.
   std::vector<std::map<detail::RowKey, const results::MeasurementRow*>> indexed;
@@ -85,7 +86,8 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
   std::sort(points.begin(), points.end(), [&](const PointSeries& a, const PointSeries& b) {
     const auto& x = *a.first;
     const auto& y = *b.first;
-    return std::tie(x.mapping, x.dim, x.op, x.timing, x.concurrency, x.bytes) < std::tie(y.mapping, y.dim, y.op, y.timing, y.concurrency, y.bytes);
+    return std::tie(x.mapping, x.dim, x.op, x.timing, x.concurrency, x.bytes) <
+           std::tie(y.mapping, y.dim, y.op, y.timing, y.concurrency, y.bytes);
   });
 
   const bool enough = runs.size() >= static_cast<std::size_t>(2 * std::max(1, o.change_points.min_segment));
@@ -107,8 +109,12 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
       if (list.size() < 2 && kind != UnitKind::run) continue;  // a one-point family is that point
       Series s;
       const auto& r = *list.front()->first;
-      s.family = {kind, r.timing, r.concurrency, kind == UnitKind::collective || kind == UnitKind::dimension ? r.dim : "",
-                  kind == UnitKind::op_size || kind == UnitKind::collective ? r.op : "", kind == UnitKind::op_size ? r.bytes : 0,
+      s.family = {kind,
+                  r.timing,
+                  r.concurrency,
+                  kind == UnitKind::collective || kind == UnitKind::dimension ? r.dim : "",
+                  kind == UnitKind::op_size || kind == UnitKind::collective ? r.op : "",
+                  kind == UnitKind::op_size ? r.bytes : 0,
                   static_cast<int>(list.size())};
       std::vector<std::vector<double>> centred;
       for (const auto* p : list) {
@@ -133,7 +139,8 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
 
 std::string Series::name() const {
   if (family.kind != UnitKind::point) return family.name() + " [" + family.timing + ", " + family.concurrency + "]";
-  return mapping + " " + family.dim + " " + family.op + " at " + format_bytes(family.bytes) + " [" + family.timing + ", " + family.concurrency + "]";
+  return mapping + " " + family.dim + " " + family.op + " at " + format_bytes(family.bytes) + " [" + family.timing + ", " +
+         family.concurrency + "]";
 }
 
 int ConfigurationHistory::changed_series() const {
@@ -141,7 +148,8 @@ int ConfigurationHistory::changed_series() const {
 }
 
 int History::series() const {
-  return std::accumulate(configurations.begin(), configurations.end(), 0, [](int n, const auto& c) { return n + static_cast<int>(c.series.size()); });
+  return std::accumulate(configurations.begin(), configurations.end(), 0,
+                         [](int n, const auto& c) { return n + static_cast<int>(c.series.size()); });
 }
 
 int History::searched_series() const {
@@ -159,8 +167,9 @@ History build_history(const std::vector<results::ResultsFile>& runs, const Histo
   const auto& cp = options.change_points;
   if (!(cp.p_value > 0 && cp.p_value < 1)) throw InputError("--p-value must be between 0 and 1");
   if (cp.permutations < 1 || cp.p_value * (cp.permutations + 1) < 1) {
-    throw InputError("--permutations must be at least 1/p-value - 1 (" + std::to_string(static_cast<long long>(std::ceil(1 / cp.p_value - 1))) +
-                     " for p-value " + std::to_string(cp.p_value) + "), or no change could ever be significant");
+    throw InputError("--permutations must be at least 1/p-value - 1 (" +
+                     std::to_string(static_cast<long long>(std::ceil(1 / cp.p_value - 1))) + " for p-value " + std::to_string(cp.p_value) +
+                     "), or no change could ever be significant");
   }
   if (cp.min_segment < 1) throw InputError("--min-runs must be at least 1");
   History h;
@@ -177,7 +186,9 @@ History build_history(const std::vector<results::ResultsFile>& runs, const Histo
     }
     it->second.push_back(&f);
   }
-  if (groups.empty()) throw InputError("none of the " + std::to_string(runs.size()) + " results file(s) holds a measured point; give runs that measured something");
+  if (groups.empty())
+    throw InputError("none of the " + std::to_string(runs.size()) +
+                     " results file(s) holds a measured point; give runs that measured something");
   std::uint64_t salt = 0;
   for (auto& [key, members] : groups) h.configurations.push_back(configuration_history(std::move(members), options, salt));
   return h;

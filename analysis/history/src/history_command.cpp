@@ -44,9 +44,11 @@ int history_command(const Args& args) {
   positional.add("paths", -1);
   const auto vm = parse_command("history", kSummary, options, args, std::cout, &positional);
   if (!vm) return kExitOk;
-  if (!(o.change_points.min_change >= 0 && o.change_points.min_change < 10)) throw InputError("--min-change must be a fraction between 0 and 10");
+  if (!(o.change_points.min_change >= 0 && o.change_points.min_change < 10))
+    throw InputError("--min-change must be a fraction between 0 and 10");
   const OutputFormat format = parse_output_format(format_name, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown});
-  if (paths.empty()) throw InputError("history needs results files or a folder of them: meshbench history run1.h5 run2.h5... or meshbench history DIR");
+  if (paths.empty())
+    throw InputError("history needs results files or a folder of them: meshbench history run1.h5 run2.h5... or meshbench history DIR");
   std::vector<results::ResultsFile> runs;
   for (const auto& p : paths) {
     for (const auto& file : expand_results_paths(p)) runs.push_back(results::ResultsFile::open(file));

@@ -26,8 +26,8 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
   s.title("meshbench history");
   const auto& o = h.options.change_points;
   s.line("change points by E-Divisive means: permutation p <= " + sig3(o.p_value) + " (" + std::to_string(o.permutations) +
-         " shuffles), at least " + std::to_string(o.min_segment) + " runs on each side, medians at least " + percent_change(1 + o.min_change) +
-         " apart");
+         " shuffles), at least " + std::to_string(o.min_segment) + " runs on each side, medians at least " +
+         percent_change(1 + o.min_change) + " apart");
   for (const auto& c : h.configurations) {
     s.heading(c.layout + " on " + c.topology + ": " + std::to_string(c.runs.size()) + " run(s)");
     Table runs({">run", "started", "status", "backend", "file"});
@@ -45,7 +45,8 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
     Table changed({"series", ">from run", ">change", ">p", "what changed between the runs"});
     for (const auto& series : c.series) {
       for (const auto& ch : series.changes) {
-        changed.add({series.name(), std::to_string(ch.point.index + 1), percent_change(ch.ratio), sig3(ch.point.p_value), changes_text(ch.changes)});
+        changed.add({series.name(), std::to_string(ch.point.index + 1), percent_change(ch.ratio), sig3(ch.point.p_value),
+                     changes_text(ch.changes)});
       }
     }
     if (!changed.empty()) s.table(changed);
@@ -63,7 +64,7 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
 nlohmann::ordered_json change_to_json(const SeriesChange& c) {
   nlohmann::ordered_json changes = nlohmann::ordered_json::array();
   for (const auto& ch : c.changes) changes.push_back({{"kind", ch.kind}, {"name", ch.name}, {"before", ch.before}, {"after", ch.after}});
-  return {{"run", c.point.index + 1},  {"ratio", c.ratio},   {"p_value", c.point.p_value}, {"run_before", c.run_before},
+  return {{"run", c.point.index + 1}, {"ratio", c.ratio},           {"p_value", c.point.p_value},   {"run_before", c.run_before},
           {"run_after", c.run_after}, {"started", c.started_after}, {"provenance_changes", changes}};
 }
 
@@ -74,7 +75,8 @@ nlohmann::ordered_json history_to_json(const History& h) {
   nlohmann::ordered_json configs = nlohmann::ordered_json::array();
   for (const auto& c : h.configurations) {
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-    for (const auto& r : c.runs) runs.push_back({{"path", r.path}, {"started_at", r.started_at}, {"status", r.status}, {"backend", r.backend}});
+    for (const auto& r : c.runs)
+      runs.push_back({{"path", r.path}, {"started_at", r.started_at}, {"status", r.status}, {"backend", r.backend}});
     nlohmann::ordered_json series = nlohmann::ordered_json::array();
     for (const auto& s : c.series) {
       nlohmann::ordered_json changes = nlohmann::ordered_json::array();
@@ -91,13 +93,21 @@ nlohmann::ordered_json history_to_json(const History& h) {
                         {"values", s.values},
                         {"changes", changes}});
     }
-    configs.push_back({{"layout", c.layout}, {"topology", c.topology}, {"runs", runs}, {"points_not_in_every_run", c.points_not_in_every_run},
+    configs.push_back({{"layout", c.layout},
+                       {"topology", c.topology},
+                       {"runs", runs},
+                       {"points_not_in_every_run", c.points_not_in_every_run},
                        {"series", series}});
   }
   return {{"schema", "meshbench.history"},
           {"version", kHistoryJsonVersion},
-          {"method", {{"name", "e-divisive means"}, {"p_value", o.p_value}, {"permutations", o.permutations}, {"min_segment", o.min_segment},
-                      {"min_change", o.min_change}, {"seed", o.seed}}},
+          {"method",
+           {{"name", "e-divisive means"},
+            {"p_value", o.p_value},
+            {"permutations", o.permutations},
+            {"min_segment", o.min_segment},
+            {"min_change", o.min_change},
+            {"seed", o.seed}}},
           {"series", h.series()},
           {"searched_series", h.searched_series()},
           {"changed_series", h.changed_series()},

@@ -58,8 +58,8 @@ nlohmann::json to_json(const std::vector<MergedLine>& lines) {
 void print_merged(const std::vector<MergedLine>& lines, std::ostream& out) {
   for (const auto& l : lines) {
     // '~' marks a time inherited from an earlier line of the same file.
-    out << (l.time_ns ? format_utc(*l.time_ns) : std::string("(no time)                  ")) << (l.inherited ? " ~ " : "   ")
-        << "[" << l.source << ":" << l.line_no << "] " << l.text << "\n";
+    out << (l.time_ns ? format_utc(*l.time_ns) : std::string("(no time)                  ")) << (l.inherited ? " ~ " : "   ") << "["
+        << l.source << ":" << l.line_no << "] " << l.text << "\n";
   }
 }
 

@@ -1,6 +1,6 @@
 #include <array>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -12,8 +12,7 @@ namespace meshbench::analysis {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
 // A small cursor over the line: each reader consumes on success and reports failure otherwise.
 struct Cursor {
@@ -65,9 +64,7 @@ struct Cursor {
     }
     return false;
   }
-  bool clock(std::tm& tm) {
-    return digits(2, tm.tm_hour) && lit(':') && digits(2, tm.tm_min) && lit(':') && digits(2, tm.tm_sec);
-  }
+  bool clock(std::tm& tm) { return digits(2, tm.tm_hour) && lit(':') && digits(2, tm.tm_min) && lit(':') && digits(2, tm.tm_sec); }
 };
 
 // seconds * 1e9 + frac + base, or nothing when that leaves int64 (ns since 1970 end in 2262; a

@@ -3,8 +3,8 @@
 #include <iostream>
 #include <map>
 
-#include "analysis/logs/logs_command.hpp"
 #include "analysis/logs/log_merge.hpp"
+#include "analysis/logs/logs_command.hpp"
 #include "analysis/logs/nccl_log.hpp"
 #include "common/error.hpp"
 
@@ -70,19 +70,23 @@ int logs_command(const Args& args) {
   std::vector<std::string> files;
   std::string boot_time;
   int year = 0;
+  // clang-format off
   opts.add_options()
       ("format", po::value(&format)->default_value("text"), "output: text or json")
       ("files", po::value(&files)->multitoken(), "log files (positional)");
+  // clang-format on
   if (action == "merge") {
+    // clang-format off
     opts.add_options()
         ("boot-time", po::value(&boot_time)->default_value(""),
          "boot time for dmesg's [seconds] lines (ISO-8601 or epoch seconds); default: this machine's")
         ("year", po::value(&year)->default_value(0), "year for syslog-style lines without one; default: this year");
+    // clang-format on
   }
   po::positional_options_description positional;
   positional.add("files", -1);
-  auto vm = parse_command("logs " + action, action == "summary" ? "Summarise NCCL_DEBUG=INFO logs." : "Merge logs by time.",
-                          opts, Args(args.begin() + 1, args.end()), std::cout, &positional);
+  auto vm = parse_command("logs " + action, action == "summary" ? "Summarise NCCL_DEBUG=INFO logs." : "Merge logs by time.", opts,
+                          Args(args.begin() + 1, args.end()), std::cout, &positional);
   if (!vm) return kExitOk;
   if (files.empty()) throw InputError("no log file given; usage: meshbench logs " + action + " FILE...");
   const OutputFormat fmt = parse_output_format(format, {OutputFormat::text, OutputFormat::json});

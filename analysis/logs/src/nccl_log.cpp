@@ -312,8 +312,7 @@ std::set<NcclTransport> transports_used(const NcclLogSummary& summary) {
   return transports_used(summary, [](const NcclCommunicator&) { return true; });
 }
 
-std::set<NcclTransport> transports_used(const NcclLogSummary& summary,
-                                        const std::function<bool(const NcclCommunicator&)>& select) {
+std::set<NcclTransport> transports_used(const NcclLogSummary& summary, const std::function<bool(const NcclCommunicator&)>& select) {
   std::set<NcclTransport> out;
   for (const auto& c : summary.communicators) {
     if (!select(c)) continue;

@@ -48,8 +48,7 @@ nlohmann::json to_json(const NcclLogSummary& s) {
   }
   nlohmann::json warnings = nlohmann::json::array();
   for (const auto& w : s.warnings) {
-    warnings.push_back({{"host", w.host}, {"pid", w.pid}, {"location", w.location}, {"message", w.message},
-                        {"timestamp", w.timestamp}});
+    warnings.push_back({{"host", w.host}, {"pid", w.pid}, {"location", w.location}, {"message", w.message}, {"timestamp", w.timestamp}});
   }
   nlohmann::json used = nlohmann::json::array();
   for (auto t : transports_used(s)) used.push_back(to_string(t));
@@ -80,30 +79,28 @@ nlohmann::json to_json(const NcclLogSummary& s) {
 
 void print_nccl_summary(const NcclLogSummary& s, std::ostream& out) {
   out << "NCCL " << (s.nccl_version.empty() ? "version not logged" : s.nccl_version)
-      << (s.nccl_cuda.empty() ? "" : " (CUDA " + s.nccl_cuda + ")") << " on " << s.hosts.size() << " host(s), "
-      << s.processes.size() << " process(es); " << s.nccl_lines << " NCCL lines of " << s.lines << "\n";
+      << (s.nccl_cuda.empty() ? "" : " (CUDA " + s.nccl_cuda + ")") << " on " << s.hosts.size() << " host(s), " << s.processes.size()
+      << " process(es); " << s.nccl_lines << " NCCL lines of " << s.lines << "\n";
   if (s.nccl_versions.size() > 1) out << "  MIXED NCCL versions: " << joined(s.nccl_versions) << "\n";
   out << "network: " << (s.networks.empty() ? "not logged" : joined(s.networks))
       << "; net plugin: " << (s.net_plugins.empty() ? "not logged" : joined(s.net_plugins)) << "\n";
   if (!s.ofi_plugin_version.empty() || !s.ofi_provider.empty()) {
     out << "aws-ofi-nccl " << (s.ofi_plugin_version.empty() ? "?" : s.ofi_plugin_version)
-        << (s.ofi_libfabric_version.empty() ? "" : ", libfabric " + s.ofi_libfabric_version)
-        << ", provider " << (s.ofi_provider.empty() ? "not logged" : s.ofi_provider)
-        << (s.ofi_fabric.empty() ? "" : " (fabric " + s.ofi_fabric + ")")
+        << (s.ofi_libfabric_version.empty() ? "" : ", libfabric " + s.ofi_libfabric_version) << ", provider "
+        << (s.ofi_provider.empty() ? "not logged" : s.ofi_provider) << (s.ofi_fabric.empty() ? "" : " (fabric " + s.ofi_fabric + ")")
         << (s.ofi_nics >= 0 ? ", " + std::to_string(s.ofi_nics) + " NICs" : "")
-        << (s.ofi_platform.empty() ? "" : ", platform " + s.ofi_platform)
-        << (s.ofi_protocol.empty() ? "" : ", protocol " + s.ofi_protocol) << "\n";
+        << (s.ofi_platform.empty() ? "" : ", platform " + s.ofi_platform) << (s.ofi_protocol.empty() ? "" : ", protocol " + s.ofi_protocol)
+        << "\n";
   }
   if (s.nvls_available + s.nvls_unavailable > 0) {
-    out << "NVLS multicast: available on " << s.nvls_available << " device(s), not available on "
-        << s.nvls_unavailable << "\n";
+    out << "NVLS multicast: available on " << s.nvls_available << " device(s), not available on " << s.nvls_unavailable << "\n";
   }
   out << "transports (connection lines): " << counts_text(s.transport_counts) << "\n";
   out << "communicators: " << s.communicators.size() << "\n";
   for (const auto& c : s.communicators) {
     out << "  " << c.comm_id << ": " << (c.nranks > 0 ? std::to_string(c.nranks) : "?") << " ranks on "
-        << (c.nnodes > 0 ? std::to_string(c.nnodes) : "?") << " node(s), " << c.ranks_seen.size() << " rank(s) logged, "
-        << c.init_complete << " Init COMPLETE";
+        << (c.nnodes > 0 ? std::to_string(c.nnodes) : "?") << " node(s), " << c.ranks_seen.size() << " rank(s) logged, " << c.init_complete
+        << " Init COMPLETE";
     if (c.coll_channels >= 0) out << ", " << c.coll_channels << " coll channels";
     if (c.nvls_channels > 0) out << ", " << c.nvls_channels << " nvls channels";
     if (c.p2p_channels >= 0) out << ", " << c.p2p_channels << " p2p channels";
@@ -111,8 +108,8 @@ void print_nccl_summary(const NcclLogSummary& s, std::ostream& out) {
   }
   out << "warnings: " << s.warnings.size() << "\n";
   for (const auto& w : s.warnings) {
-    out << "  " << (w.timestamp.empty() ? "" : "[" + w.timestamp + "] ") << w.host << ":" << w.pid << " "
-        << w.location << " " << w.message << "\n";
+    out << "  " << (w.timestamp.empty() ? "" : "[" + w.timestamp + "] ") << w.host << ":" << w.pid << " " << w.location << " " << w.message
+        << "\n";
   }
 }
 

@@ -105,9 +105,12 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
         e.how = read.how;
         if (c->dim != e.dim) borrowed.insert(e.dim + " from " + c->dim);
         if (c->timing != ranking.timing) other_timing.insert(e.dim + " " + e.op + " (" + c->timing + ")");
-        const std::string what = e.dim + " " + e.op + " " + format_bytes(t.bytes) + " (largest measured " + format_bytes(c->points.back().bytes) + ")";
+        const std::string what =
+            e.dim + " " + e.op + " " + format_bytes(t.bytes) + " (largest measured " + format_bytes(c->points.back().bytes) + ")";
         if (read.how == ReadHow::extrapolated) extrapolated.insert(what);
-        if (read.how == ReadHow::below_range) below.insert(e.dim + " " + e.op + " " + format_bytes(t.bytes) + " (smallest measured " + format_bytes(c->points.front().bytes) + ")");
+        if (read.how == ReadHow::below_range)
+          below.insert(e.dim + " " + e.op + " " + format_bytes(t.bytes) + " (smallest measured " + format_bytes(c->points.front().bytes) +
+                       ")");
         per_dim[e.dim].value += e.step_us;
         r.score += e.step_us;
       }
@@ -117,12 +120,17 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
     if (!has_rows(file, m.name)) r.complete = false;
     ranking.mappings.push_back(std::move(r));
   }
-  if (!borrowed.empty()) ranking.notes.push_back("curves borrowed where a dimension's groups equal another's (the run measured them once): " + join(borrowed, ", "));
-  if (!extrapolated.empty()) ranking.notes.push_back("beyond the largest measured size, extrapolated linearly in bytes from the last two points: " + join(extrapolated, ", "));
+  if (!borrowed.empty())
+    ranking.notes.push_back("curves borrowed where a dimension's groups equal another's (the run measured them once): " +
+                            join(borrowed, ", "));
+  if (!extrapolated.empty())
+    ranking.notes.push_back("beyond the largest measured size, extrapolated linearly in bytes from the last two points: " +
+                            join(extrapolated, ", "));
   if (!below.empty()) ranking.notes.push_back("below the smallest measured size, read as the smallest size's time: " + join(below, ", "));
   if (!other_timing.empty()) ranking.notes.push_back("measured only in the other timing mode: " + join(other_timing, ", "));
   for (const auto& [what, count] : missing) {
-    ranking.notes.push_back(what + " has no measured curve for " + std::to_string(count) + " mapping(s): left out of their totals, which rank after the complete ones");
+    ranking.notes.push_back(what + " has no measured curve for " + std::to_string(count) +
+                            " mapping(s): left out of their totals, which rank after the complete ones");
   }
   order_and_number(ranking);
   return ranking;
@@ -195,11 +203,13 @@ Ranking rank_by_default(const results::ResultsFile& file, const CurveSet& curves
   }
   std::ostringstream note;
   note << "no workload: each mapping's score is the geometric mean, over " << used
-       << " (dimension, op, size) points measured for every mapping, of its median time over the fastest mapping's (1.00 = fastest everywhere)";
+       << " (dimension, op, size) points measured for every mapping, of its median time over the fastest mapping's (1.00 = fastest "
+          "everywhere)";
   ranking.notes.push_back(note.str());
   if (left_out > 0) ranking.notes.push_back(std::to_string(left_out) + " point(s) not measured for every mapping were left out");
   if (measured.size() < file.mappings().size()) {
-    ranking.notes.push_back(std::to_string(file.mappings().size() - measured.size()) + " mapping(s) have no measurements (an interrupted run?) and rank last");
+    ranking.notes.push_back(std::to_string(file.mappings().size() - measured.size()) +
+                            " mapping(s) have no measurements (an interrupted run?) and rank last");
   }
   order_and_number(ranking);
   return ranking;

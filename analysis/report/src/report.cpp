@@ -70,19 +70,20 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 std::optional<PredictionCheck> check_predictions(const results::ResultsFile& file, const Ranking& ranking, const FilePlan& plan,
-                                                const std::optional<mapping::Workload>& workload) {
+                                                 const std::optional<mapping::Workload>& workload) {
   PredictionCheck check;
-  check.like_for_like = workload && ranking.basis == Ranking::Basis::workload && plan.plan.time_basis == "per_step" &&
-                        plan.plan.workload && *plan.plan.workload == *workload;
-  check.basis = check.like_for_like
-                    ? "µs per step for the same workload: the plan's cost model against the measured curves"
-                    : "order only: the plan's figures are " +
-                          std::string(plan.plan.time_basis == "per_step" ? "per step for another workload" : "sums over its own size sweep") +
-                          "; measured is the ranking's " + ranking.unit();
+  check.like_for_like = workload && ranking.basis == Ranking::Basis::workload && plan.plan.time_basis == "per_step" && plan.plan.workload &&
+                        *plan.plan.workload == *workload;
+  check.basis = check.like_for_like ? "µs per step for the same workload: the plan's cost model against the measured curves"
+                                    : "order only: the plan's figures are " +
+                                          std::string(plan.plan.time_basis == "per_step" ? "per step for another workload"
+                                                                                         : "sums over its own size sweep") +
+                                          "; measured is the ranking's " + ranking.unit();
   std::vector<double> predicted_step, measured_step;
   std::vector<std::size_t> step_rows;
   for (const auto& m : file.mappings()) {
-    const auto ranked = std::find_if(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
+    const auto ranked =
+        std::find_if(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
     if (ranked == ranking.mappings.end()) continue;
     for (const auto& [dim, predicted] : m.predicted_us) {
       if (!(predicted > 0)) continue;
@@ -135,9 +136,11 @@ std::optional<mapping::Workload> choose_workload(const results::ResultsFile& fil
   return mapping::workload_from_json(j, "stored in " + file.path());
 }
 
-Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source) {
+Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload,
+                    const std::string& workload_source) {
   if (file.measurements().empty()) {
-    throw InputError(file.path() + " holds no measurement yet (status " + file.run().status + "); finish the run with 'meshbench run --resume'");
+    throw InputError(file.path() + " holds no measurement yet (status " + file.run().status +
+                     "); finish the run with 'meshbench run --resume'");
   }
   Report r;
   r.run = summarise(file);

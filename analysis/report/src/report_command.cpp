@@ -2,8 +2,8 @@
 // the best) and explain them to the infrastructure reader (busbw, group spread, slow hosts).
 #include <iostream>
 
-#include "analysis/report/report_command.hpp"
 #include "analysis/report/report.hpp"
+#include "analysis/report/report_command.hpp"
 #include "analysis/report/report_plots.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "common/error.hpp"
@@ -25,6 +25,7 @@ int report_command(const Args& args) {
   std::string file, workload_path, format_name, plot_dir, export_dir, export_mapping;
   bool force = false;
   po::options_description options("report options");
+  // clang-format off
   options.add_options()
       ("file", po::value(&file)->value_name("FILE.h5"), "results file written by 'meshbench run' (positional)")
       ("workload", po::value(&workload_path)->default_value("")->value_name("FILE"),
@@ -36,6 +37,7 @@ int report_command(const Args& args) {
        "write the best mapping's rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh) there")
       ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best")
       ("force", po::bool_switch(&force), "with --export: overwrite files already there");
+  // clang-format on
   po::positional_options_description positional;
   positional.add("file", 1);
   const auto vm = parse_command("report", kSummary, options, args, std::cout, &positional);

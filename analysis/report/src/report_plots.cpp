@@ -23,7 +23,8 @@ class Scratch {
  public:
   Scratch() {
     std::string pattern = (fs::temp_directory_path() / "meshbench-plot-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary folder for --plot under " + fs::temp_directory_path().string());
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw InputError("cannot create a temporary folder for --plot under " + fs::temp_directory_path().string());
     path_ = pattern;
   }
   ~Scratch() {
@@ -94,7 +95,8 @@ std::vector<std::string> write_plots(const Report& report, const std::string& di
   const int status = run_python(python, scratch / "plots.py", scratch / "report.json", dir, scratch / "out.txt", scratch / "err.txt");
   const std::string err = last_line(read_all(scratch / "err.txt"));
   if (status == 127) {
-    throw InputError("--plot needs " + python + " (python3 with matplotlib): install python3-matplotlib, set MESHBENCH_PYTHON, or drop --plot");
+    throw InputError("--plot needs " + python +
+                     " (python3 with matplotlib): install python3-matplotlib, set MESHBENCH_PYTHON, or drop --plot");
   }
   if (status == 3) {
     throw InputError("--plot needs matplotlib for " + python + ": install python3-matplotlib (Debian) or set MESHBENCH_PYTHON; " + err);

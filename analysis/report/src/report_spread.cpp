@@ -19,7 +19,8 @@ const std::vector<std::vector<int>>* groups_of(const results::MappingRecord& m, 
 std::set<std::string> hosts_of_group(const results::ResultsFile& file, const results::MappingRecord& m, const std::vector<int>& ranks) {
   std::set<std::string> hosts;
   for (int r : ranks) {
-    if (r >= 0 && static_cast<std::size_t>(r) < m.slot_of_rank.size()) hosts.insert(file.host_of_slot(m.slot_of_rank[static_cast<std::size_t>(r)]));
+    if (r >= 0 && static_cast<std::size_t>(r) < m.slot_of_rank.size())
+      hosts.insert(file.host_of_slot(m.slot_of_rank[static_cast<std::size_t>(r)]));
   }
   return hosts;
 }
@@ -50,7 +51,8 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
         s.group_us[static_cast<std::size_t>(g->group)] = g->t_median_us;
       }
     }
-    const auto [lo, hi] = std::minmax_element(gs.begin(), gs.end(), [](const auto* a, const auto* b) { return a->t_median_us < b->t_median_us; });
+    const auto [lo, hi] =
+        std::minmax_element(gs.begin(), gs.end(), [](const auto* a, const auto* b) { return a->t_median_us < b->t_median_us; });
     s.min_us = (*lo)->t_median_us;
     s.max_us = (*hi)->t_median_us;
     s.fastest_group = (*lo)->group;
@@ -60,8 +62,8 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
     s.median_us = n % 2 == 1 ? medians[n / 2] : (medians[n / 2 - 1] + medians[n / 2]) / 2;
     s.spread = s.min_us > 0 ? s.max_us / s.min_us : 1;
     if (const auto* m = file.find_mapping(s.mapping)) {
-      if (const auto* groups = groups_of(*m, s.dim); groups != nullptr && s.slowest_group >= 0 &&
-                                                      static_cast<std::size_t>(s.slowest_group) < groups->size()) {
+      if (const auto* groups = groups_of(*m, s.dim);
+          groups != nullptr && s.slowest_group >= 0 && static_cast<std::size_t>(s.slowest_group) < groups->size()) {
         s.slowest_ranks = (*groups)[static_cast<std::size_t>(s.slowest_group)];
         for (int r : s.slowest_ranks) {
           if (r < 0 || static_cast<std::size_t>(r) >= m->slot_of_rank.size()) continue;
@@ -110,7 +112,9 @@ std::vector<HostTally> slow_host_tally(const results::ResultsFile& file, const s
       tally[h].host = h;
       ++tally[h].points;
     }
-    if (s.slowest_group < 0 || s.fastest_group < 0 || static_cast<std::size_t>(std::max(s.slowest_group, s.fastest_group)) >= groups->size()) continue;
+    if (s.slowest_group < 0 || s.fastest_group < 0 ||
+        static_cast<std::size_t>(std::max(s.slowest_group, s.fastest_group)) >= groups->size())
+      continue;
     const auto slow = hosts_of_group(file, *m, (*groups)[static_cast<std::size_t>(s.slowest_group)]);
     const auto fast = hosts_of_group(file, *m, (*groups)[static_cast<std::size_t>(s.fastest_group)]);
     for (const auto& h : slow) {

@@ -36,9 +36,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 // A place in an order; ties share the mean place ("2.5").
-std::string rank_text(double rank) {
-  return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1);
-}
+std::string rank_text(double rank) { return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1); }
 
 std::vector<std::string> to_strings(const std::vector<int>& v) {
   std::vector<std::string> out;
@@ -82,8 +80,8 @@ std::string rank_label(const Report& report, const std::string& mapping) {
 
 std::string run_line(const Report& report) {
   const auto& r = report.run;
-  std::string line = r.status + ", " + r.backend + " backend, " + std::to_string(r.world) + " ranks on " +
-                     std::to_string(r.hosts.size()) + " host" + (r.hosts.size() == 1 ? "" : "s") + " (" + join(r.hosts, ", ", 4) + ")";
+  std::string line = r.status + ", " + r.backend + " backend, " + std::to_string(r.world) + " ranks on " + std::to_string(r.hosts.size()) +
+                     " host" + (r.hosts.size() == 1 ? "" : "s") + " (" + join(r.hosts, ", ", 4) + ")";
   line += ", started " + r.started_at + ", meshbench " + r.meshbench_version;
   if (r.failures > 0) line += "; " + std::to_string(r.failures) + " failure(s): " + r.failure_messages.front();
   return line;
@@ -91,16 +89,17 @@ std::string run_line(const Report& report) {
 
 std::string layout_line(const Report& report) {
   const auto& r = report.run;
-  return "TP" + std::to_string(r.tp) + " CP" + std::to_string(r.cp) + " PP" + std::to_string(r.pp) + " EP" + std::to_string(r.ep) +
-         " ETP" + std::to_string(r.etp) + " -> DP" + std::to_string(r.dp) + " EDP" + std::to_string(r.edp) + ", order " + r.order +
-         "; " + std::to_string(r.mappings) + " mappings, " + std::to_string(r.rows) + " measured points";
+  return "TP" + std::to_string(r.tp) + " CP" + std::to_string(r.cp) + " PP" + std::to_string(r.pp) + " EP" + std::to_string(r.ep) + " ETP" +
+         std::to_string(r.etp) + " -> DP" + std::to_string(r.dp) + " EDP" + std::to_string(r.edp) + ", order " + r.order + "; " +
+         std::to_string(r.mappings) + " mappings, " + std::to_string(r.rows) + " measured points";
 }
 
 std::string ranking_title(const Report& report) {
   const auto& k = report.ranking;
   if (k.basis == Ranking::Basis::workload) {
-    return "estimated communication time per training step, workload '" + (k.workload_name.empty() ? std::string("unnamed") : k.workload_name) +
-           "' (from " + k.workload_source + "), " + k.timing + " concurrent medians";
+    return "estimated communication time per training step, workload '" +
+           (k.workload_name.empty() ? std::string("unnamed") : k.workload_name) + "' (from " + k.workload_source + "), " + k.timing +
+           " concurrent medians";
   }
   return "mappings ranked by measured time, no workload (pass --workload FILE for step time), " + k.timing + " concurrent medians";
 }
@@ -141,7 +140,8 @@ Table step_breakdown_table(const Report& report) {
   for (const auto& e : report.ranking.mappings.front().ops) {
     std::string curve = e.missing ? "not measured" : std::string(to_string(e.how));
     if (!e.missing && e.source_dim != e.dim) curve += ", " + e.source_dim + "'s groups";
-    t.add({e.dim, e.op, format_bytes(e.bytes), sig3(e.calls_per_step), e.missing ? "-" : sig3(e.per_call_us), e.missing ? "-" : sig3(e.step_us), curve});
+    t.add({e.dim, e.op, format_bytes(e.bytes), sig3(e.calls_per_step), e.missing ? "-" : sig3(e.per_call_us),
+           e.missing ? "-" : sig3(e.step_us), curve});
   }
   return t;
 }
@@ -155,7 +155,8 @@ std::vector<TitledTable> busbw_tables(const Report& report) {
   }
   std::vector<TitledTable> out;
   for (auto& [key, curves] : by_op) {
-    std::sort(curves.begin(), curves.end(), [&](const Curve* a, const Curve* b) { return rank_of(report, a->mapping) < rank_of(report, b->mapping); });
+    std::sort(curves.begin(), curves.end(),
+              [&](const Curve* a, const Curve* b) { return rank_of(report, a->mapping) < rank_of(report, b->mapping); });
     std::vector<std::string> headers = {">size"};
     for (const auto* c : curves) headers.push_back(">" + rank_label(report, c->mapping));
     Table t(headers);
@@ -171,7 +172,8 @@ std::vector<TitledTable> busbw_tables(const Report& report) {
       }
       t.add(row);
     }
-    const std::string title = std::get<2>(key) + " " + std::get<3>(key) + ": busbw GB/s (groups of " + std::to_string(curves.front()->group_size) + ")";
+    const std::string title =
+        std::get<2>(key) + " " + std::get<3>(key) + ": busbw GB/s (groups of " + std::to_string(curves.front()->group_size) + ")";
     out.push_back({title, std::move(t)});
   }
   return out;
@@ -186,7 +188,8 @@ std::vector<std::string> borrowed_dims_lines(const Report& report) {
 }
 
 Table spread_table(const Report& report) {
-  Table t({"mapping", "dim", "op", ">size", ">groups", ">min us", ">median us", ">max us", ">max/min", "slowest group (ranks)", "its hosts"});
+  Table t(
+      {"mapping", "dim", "op", ">size", ">groups", ">min us", ">median us", ">max us", ">max/min", "slowest group (ranks)", "its hosts"});
   std::vector<const GroupSpread*> rows;
   for (const auto& s : report.largest_spreads) {
     if (s.timing == report.ranking.timing && s.concurrency == "concurrent") rows.push_back(&s);
@@ -198,8 +201,8 @@ Table spread_table(const Report& report) {
     return op_order(a->op) < op_order(b->op);
   });
   for (const auto* s : rows) {
-    t.add({rank_label(report, s->mapping) + " " + s->mapping, s->dim, s->op, format_bytes(s->bytes), std::to_string(s->groups), sig3(s->min_us),
-           sig3(s->median_us), sig3(s->max_us), fixed(s->spread, 2),
+    t.add({rank_label(report, s->mapping) + " " + s->mapping, s->dim, s->op, format_bytes(s->bytes), std::to_string(s->groups),
+           sig3(s->min_us), sig3(s->median_us), sig3(s->max_us), fixed(s->spread, 2),
            "g" + std::to_string(s->slowest_group) + " [" + join(to_strings(s->slowest_ranks), ",") + "]", join(s->slowest_hosts, ",", 4)});
   }
   return t;
@@ -252,8 +255,8 @@ Table prediction_table(const PredictionCheck& check) {
   Table t({"mapping", ">predicted step us", ">measured", ">predicted rank", ">measured rank"});
   for (const auto& r : check.rows) {
     if (r.dim != "step") continue;
-    t.add({r.mapping, sig3(r.predicted_us), r.measured > 0 ? sig3(r.measured) : "-", r.predicted_rank > 0 ? rank_text(r.predicted_rank) : "-",
-           r.measured_rank > 0 ? rank_text(r.measured_rank) : "-"});
+    t.add({r.mapping, sig3(r.predicted_us), r.measured > 0 ? sig3(r.measured) : "-",
+           r.predicted_rank > 0 ? rank_text(r.predicted_rank) : "-", r.measured_rank > 0 ? rank_text(r.measured_rank) : "-"});
   }
   return t;
 }

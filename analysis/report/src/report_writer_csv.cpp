@@ -22,11 +22,10 @@ std::string number(double v) {
 
 class Csv {
  public:
-  explicit Csv(std::ostream& out) : out_(out) {
-    out_ << "section,rank,mapping,dim,op,timing,concurrency,bytes,metric,value,detail\n";
-  }
+  explicit Csv(std::ostream& out) : out_(out) { out_ << "section,rank,mapping,dim,op,timing,concurrency,bytes,metric,value,detail\n"; }
   void row(const CsvRow& r) {
-    const std::string* cells[] = {&r.section, &r.rank, &r.mapping, &r.dim, &r.op, &r.timing, &r.concurrency, &r.bytes, &r.metric, &r.value, &r.detail};
+    const std::string* cells[] = {&r.section,     &r.rank,  &r.mapping, &r.dim,   &r.op,    &r.timing,
+                                  &r.concurrency, &r.bytes, &r.metric,  &r.value, &r.detail};
     bool first = true;
     for (const auto* c : cells) {
       out_ << (first ? "" : ",") << csv_field(*c);
@@ -57,14 +56,19 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     const std::string rank = std::to_string(m.rank);
     csv.row({"ranking", rank, m.name, "", "", k.timing, k.concurrency, "", score_metric, number(m.score), m.complete ? "" : "incomplete"});
     for (const auto& d : m.dims) {
-      csv.row({"ranking", rank, m.name, d.dim, "", k.timing, k.concurrency, "", score_metric, number(d.value), d.complete ? "" : "incomplete"});
+      csv.row(
+          {"ranking", rank, m.name, d.dim, "", k.timing, k.concurrency, "", score_metric, number(d.value), d.complete ? "" : "incomplete"});
     }
     for (const auto& e : m.ops) {
-      const std::string detail = e.missing ? "missing" : std::string(to_string(e.how)) + (e.source_dim != e.dim ? " from " + e.source_dim : "");
-      csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "calls_per_step", number(e.calls_per_step), detail});
+      const std::string detail =
+          e.missing ? "missing" : std::string(to_string(e.how)) + (e.source_dim != e.dim ? " from " + e.source_dim : "");
+      csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "calls_per_step",
+               number(e.calls_per_step), detail});
       if (!e.missing) {
-        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "per_call_us", number(e.per_call_us), detail});
-        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "step_us", number(e.step_us), detail});
+        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "per_call_us",
+                 number(e.per_call_us), detail});
+        csv.row({"estimate", rank, m.name, e.dim, e.op, k.timing, k.concurrency, std::to_string(e.bytes), "step_us", number(e.step_us),
+                 detail});
       }
     }
   }
@@ -79,7 +83,8 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   for (const auto& s : r.spreads) {
     const std::string rank = rank_of(r, s.mapping), bytes = std::to_string(s.bytes);
     const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + join(s.slowest_hosts, " ");
-    for (const auto& [metric, value] : {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
+    for (const auto& [metric, value] :
+         {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
       csv.row({"spread", rank, s.mapping, s.dim, s.op, s.timing, s.concurrency, bytes, metric, number(value), detail});
     }
   }
@@ -88,11 +93,13 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     for (const auto& p : r.predictions->rows) {
       const std::string rank = rank_of(r, p.mapping);
       csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "predicted_us", number(p.predicted_us), r.predictions->basis});
-      if (p.measured > 0) csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
+      if (p.measured > 0)
+        csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
     }
   }
   for (const auto& w : r.wrong) {
-    csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements", std::to_string(w.wrong), ""});
+    csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
+             std::to_string(w.wrong), ""});
   }
 }
 

@@ -12,14 +12,22 @@ namespace {
 using nlohmann::ordered_json;
 
 ordered_json spread_json(const GroupSpread& s) {
-  return {{"mapping", s.mapping},           {"dim", s.dim},
-          {"op", s.op},                     {"timing", s.timing},
-          {"concurrency", s.concurrency},   {"bytes", s.bytes},
-          {"groups", s.groups},             {"min_us", s.min_us},
-          {"median_us", s.median_us},       {"max_us", s.max_us},
-          {"spread", s.spread},             {"slowest_group", s.slowest_group},
-          {"fastest_group", s.fastest_group}, {"slowest_ranks", s.slowest_ranks},
-          {"slowest_slots", s.slowest_slots}, {"slowest_hosts", s.slowest_hosts},
+  return {{"mapping", s.mapping},
+          {"dim", s.dim},
+          {"op", s.op},
+          {"timing", s.timing},
+          {"concurrency", s.concurrency},
+          {"bytes", s.bytes},
+          {"groups", s.groups},
+          {"min_us", s.min_us},
+          {"median_us", s.median_us},
+          {"max_us", s.max_us},
+          {"spread", s.spread},
+          {"slowest_group", s.slowest_group},
+          {"fastest_group", s.fastest_group},
+          {"slowest_ranks", s.slowest_ranks},
+          {"slowest_slots", s.slowest_slots},
+          {"slowest_hosts", s.slowest_hosts},
           {"group_us", s.group_us}};
 }
 
@@ -35,15 +43,19 @@ ordered_json ranking_json(const Ranking& k) {
   for (const auto& m : k.mappings) {
     ordered_json dims = ordered_json::object();
     for (const auto& d : m.dims) dims[d.dim] = d.complete || d.value != 0 ? ordered_json(d.value) : ordered_json(nullptr);
-    ordered_json row = {{"rank", m.rank},   {"name", m.name},         {"how", m.how}, {"digest", hex_digest(m.digest)},
-                        {"score", m.score}, {"vs_best", m.vs_best},   {"complete", m.complete}, {"dims", dims}};
+    ordered_json row = {{"rank", m.rank},   {"name", m.name},       {"how", m.how},           {"digest", hex_digest(m.digest)},
+                        {"score", m.score}, {"vs_best", m.vs_best}, {"complete", m.complete}, {"dims", dims}};
     if (k.basis == Ranking::Basis::workload) {
       row["ops"] = ordered_json::array();
       for (const auto& e : m.ops) {
-        row["ops"].push_back({{"dim", e.dim}, {"op", e.op}, {"bytes", e.bytes}, {"calls_per_step", e.calls_per_step},
+        row["ops"].push_back({{"dim", e.dim},
+                              {"op", e.op},
+                              {"bytes", e.bytes},
+                              {"calls_per_step", e.calls_per_step},
                               {"per_call_us", e.missing ? ordered_json(nullptr) : ordered_json(e.per_call_us)},
                               {"step_us", e.missing ? ordered_json(nullptr) : ordered_json(e.step_us)},
-                              {"source_dim", e.source_dim}, {"read", e.missing ? "missing" : to_string(e.how)}});
+                              {"source_dim", e.source_dim},
+                              {"read", e.missing ? "missing" : to_string(e.how)}});
       }
     } else {
       row["points"] = m.points;
@@ -68,8 +80,16 @@ ordered_json report_to_json(const Report& r) {
               {"finished_at", run.finished_at},
               {"meshbench_version", run.meshbench_version},
               {"hosts", run.hosts},
-              {"layout", {{"world", run.world}, {"tp", run.tp}, {"cp", run.cp}, {"pp", run.pp}, {"ep", run.ep}, {"etp", run.etp},
-                          {"dp", run.dp}, {"edp", run.edp}, {"order", run.order}}},
+              {"layout",
+               {{"world", run.world},
+                {"tp", run.tp},
+                {"cp", run.cp},
+                {"pp", run.pp},
+                {"ep", run.ep},
+                {"etp", run.etp},
+                {"dp", run.dp},
+                {"edp", run.edp},
+                {"order", run.order}}},
               {"mappings", run.mappings},
               {"rows", run.rows},
               {"failures", run.failure_messages}};
@@ -93,10 +113,16 @@ ordered_json report_to_json(const Report& r) {
   for (const auto& c : r.curves) {
     ordered_json points = ordered_json::array();
     for (const auto& p : c.points) {
-      points.push_back({{"bytes", p.bytes}, {"t_median_us", p.t_median_us}, {"busbw_gbps", p.busbw_gbps}, {"iters", p.iters}, {"wrong", p.wrong}});
+      points.push_back(
+          {{"bytes", p.bytes}, {"t_median_us", p.t_median_us}, {"busbw_gbps", p.busbw_gbps}, {"iters", p.iters}, {"wrong", p.wrong}});
     }
-    j["curves"].push_back({{"mapping", c.mapping}, {"dim", c.dim}, {"op", c.op}, {"timing", c.timing}, {"concurrency", c.concurrency},
-                           {"group_size", c.group_size}, {"points", points}});
+    j["curves"].push_back({{"mapping", c.mapping},
+                           {"dim", c.dim},
+                           {"op", c.op},
+                           {"timing", c.timing},
+                           {"concurrency", c.concurrency},
+                           {"group_size", c.group_size},
+                           {"points", points}});
   }
   j["group_spread"] = ordered_json::array();
   for (const auto& s : r.spreads) j["group_spread"].push_back(spread_json(s));
@@ -109,7 +135,9 @@ ordered_json report_to_json(const Report& r) {
   if (r.predictions) {
     ordered_json rows = ordered_json::array();
     for (const auto& p : r.predictions->rows) {
-      ordered_json row = {{"mapping", p.mapping}, {"dim", p.dim}, {"predicted_us", p.predicted_us},
+      ordered_json row = {{"mapping", p.mapping},
+                          {"dim", p.dim},
+                          {"predicted_us", p.predicted_us},
                           {"measured", p.measured > 0 ? ordered_json(p.measured) : ordered_json(nullptr)}};
       if (p.dim == "step") {
         row["predicted_rank"] = p.predicted_rank;
@@ -117,18 +145,22 @@ ordered_json report_to_json(const Report& r) {
       }
       rows.push_back(row);
     }
-    j["predictions"] = {{"like_for_like", r.predictions->like_for_like}, {"basis", r.predictions->basis}, {"rows", rows},
+    j["predictions"] = {{"like_for_like", r.predictions->like_for_like},
+                        {"basis", r.predictions->basis},
+                        {"rows", rows},
                         {"compared_mappings", r.predictions->compared_mappings},
                         {"rank_correlation", std::isfinite(r.predictions->rank_correlation) ? ordered_json(r.predictions->rank_correlation)
-                                                                                             : ordered_json(nullptr)}};
+                                                                                            : ordered_json(nullptr)}};
   } else {
     j["predictions"] = nullptr;
   }
   j["transports"] = ordered_json::array();
-  for (const auto& t : r.transports) j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});
+  for (const auto& t : r.transports)
+    j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});
   j["wrong"] = ordered_json::array();
   for (const auto& w : r.wrong) {
-    j["wrong"].push_back({{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
+    j["wrong"].push_back(
+        {{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
   }
   return j;
 }

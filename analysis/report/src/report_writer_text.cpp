@@ -2,8 +2,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "analysis/report/report_writers.hpp"
 #include "analysis/report/report_sink.hpp"
+#include "analysis/report/report_writers.hpp"
 #include "analysis/report/src/report_tables.hpp"
 
 namespace meshbench::analysis {

@@ -11,12 +11,12 @@
 
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
-#include "common/mpi/strings.hpp"
-#include "bench/src/nccl_calls.hpp"
-#include "bench/watchdog.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
 #include "bench/src/nccl/nccl_group.hpp"
+#include "bench/src/nccl_calls.hpp"
+#include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/mpi/strings.hpp"
 
 namespace meshbench::bench {
 
@@ -43,7 +43,9 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 // One rank's device outcome as a line for the node gather: rank, chosen, visible, error.
-std::string encode(const RankDevice& r) { return std::to_string(r.world_rank) + "\n" + r.chosen_pci + "\n" + join(r.visible_pci, ',') + "\n" + r.error; }
+std::string encode(const RankDevice& r) {
+  return std::to_string(r.world_rank) + "\n" + r.chosen_pci + "\n" + join(r.visible_pci, ',') + "\n" + r.error;
+}
 
 RankDevice decode(const std::string& text) {
   const auto lines = split(text, '\n');
@@ -72,7 +74,11 @@ class NcclBackend final : public Backend {
  public:
   NcclBackend(MPI_Comm world, std::string device, NcclOptions options, std::vector<std::pair<std::string, std::string>> versions,
               nccl::AlltoAllFn alltoall, std::uint64_t memory_bytes)
-      : world_(world), device_(std::move(device)), options_(options), versions_(std::move(versions)), alltoall_(alltoall),
+      : world_(world),
+        device_(std::move(device)),
+        options_(options),
+        versions_(std::move(versions)),
+        alltoall_(alltoall),
         memory_bytes_(memory_bytes) {
     MPI_Comm_rank(world_, &world_rank_);
   }

@@ -42,8 +42,8 @@ void DeviceBuffer::reserve(std::size_t elements, const OpContext& context) {
   const cudaError_t err = cudaMalloc(&p, elements * sizeof(float));
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky: the device stays usable for the next point
-    throw BufferAllocationError(op_error_message("CUDA", context, "cudaErrorMemoryAllocation in cudaMalloc of " + format_bytes(elements * sizeof(float)),
-                                                 cudaGetErrorString(err)));
+    throw BufferAllocationError(op_error_message(
+        "CUDA", context, "cudaErrorMemoryAllocation in cudaMalloc of " + format_bytes(elements * sizeof(float)), cudaGetErrorString(err)));
   }
   check_cuda(err, context, "cudaMalloc");
   data_ = static_cast<float*>(p);
@@ -52,7 +52,11 @@ void DeviceBuffer::reserve(std::size_t elements, const OpContext& context) {
 
 NcclGroup::NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options,
                      AlltoAllFn alltoall)
-    : comm_(comm), world_ranks_(std::move(group_world_ranks)), world_rank_(world_rank), device_(std::move(device)), options_(options),
+    : comm_(comm),
+      world_ranks_(std::move(group_world_ranks)),
+      world_rank_(world_rank),
+      device_(std::move(device)),
+      options_(options),
       alltoall_(alltoall) {
   // A stream that does not synchronise with the legacy default stream: nothing else on the
   // device can slip into the timed region.
@@ -205,8 +209,8 @@ void NcclGroup::wait(int ops, const char* what) {
     return false;
   };
   if (wait_until_done(calls, std::chrono::duration<double>(limit_s))) return;
-  const std::string error = std::string(what) + " did not complete within " + std::to_string(static_cast<long long>(limit_s)) +
-                            " s; communicator aborted";
+  const std::string error =
+      std::string(what) + " did not complete within " + std::to_string(static_cast<long long>(limit_s)) + " s; communicator aborted";
   abort_and_throw(op_error_message("NCCL", context(), error, ""));
 }
 

@@ -77,7 +77,7 @@ class NcclGroup final : public GroupComm {
   AlltoAllFn alltoall_;
   OpLayout layout_;
   std::vector<NcclCall> calls_;  // one op's calls, planned once per point
-  bool prepared_ = false;  // errors before the first prepare() belong to no op
+  bool prepared_ = false;        // errors before the first prepare() belong to no op
 };
 
 }  // namespace meshbench::bench::nccl

@@ -31,7 +31,9 @@ class Normal {
 // value + a run-wide shift (sd `run_sd`) + the point's own noise (sd `point_sd`).
 constexpr int kOps = 3, kSizes = 5, kDims = 2, kMappings = 2;
 constexpr std::size_t kPoints = kOps * kSizes * kDims * kMappings;
-std::size_t point_of(int mapping, int dim, int op, int size) { return static_cast<std::size_t>(((mapping * kDims + dim) * kOps + op) * kSizes + size); }
+std::size_t point_of(int mapping, int dim, int op, int size) {
+  return static_cast<std::size_t>(((mapping * kDims + dim) * kOps + op) * kSizes + size);
+}
 
 std::vector<FamilyDef> families() {
   std::vector<FamilyDef> out;
@@ -73,7 +75,8 @@ struct Synth {
   std::vector<double> run(double whole = 1.0, std::size_t planted = kPoints, double factor = 1.0) {
     const double shift = run_sd * normal();
     std::vector<double> out;
-    for (std::size_t p = 0; p < kPoints; ++p) out.push_back(truth[p] + shift + point_sd * normal() + std::log(whole) + (p == planted ? std::log(factor) : 0));
+    for (std::size_t p = 0; p < kPoints; ++p)
+      out.push_back(truth[p] + shift + point_sd * normal() + std::log(whole) + (p == planted ? std::log(factor) : 0));
     for (auto& v : out) {
       if (jump_rate > 0 && 0.5 * (1 + std::erf(normal() / std::numbers::sqrt2)) < jump_rate) v += std::log(jump);  // Φ(Z) is uniform
     }

@@ -37,9 +37,11 @@ testing::FixtureFile make_run(int phase, double scale = 1.0, int rounds = 0) {
   return f;
 }
 
-std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, const std::string& prefix, const std::vector<testing::FixtureFile>& runs) {
+std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, const std::string& prefix,
+                                            const std::vector<testing::FixtureFile>& runs) {
   std::vector<results::ResultsFile> out;
-  for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(results::ResultsFile::open(runs[i].write(dir / (prefix + std::to_string(i) + ".h5"))));
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    out.push_back(results::ResultsFile::open(runs[i].write(dir / (prefix + std::to_string(i) + ".h5"))));
   return out;
 }
 
@@ -143,7 +145,8 @@ TEST(CompareSet, BadInputIsOneLine) {
   EXPECT_NE(message([&] { compare_sets(base, next, confirm, false); }).find("--confirm needs at least two new runs"), std::string::npos);
   std::filesystem::create_directories(dir / "empty");
   EXPECT_NE(message([&] { expand_results_paths((dir / "empty").string()); }).find("holds no .h5 results files"), std::string::npos);
-  for (const auto& m : {message([&] { compare_sets(mixed, next, {}, false); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
+  for (const auto& m :
+       {message([&] { compare_sets(mixed, next, {}, false); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
 }

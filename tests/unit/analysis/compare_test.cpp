@@ -113,9 +113,9 @@ TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
   b.add_mapping("m", "tp-cp-ep-dp-pp");
   for (int k = 0; k < 60; ++k) {
     const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
-    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;       // spread pattern in [-1, 1]
-    double move = std::exp(0.3 * u);                         // ±35%
-    if (k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;         // the occasional 10x jump, both ways
+    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;  // spread pattern in [-1, 1]
+    double move = std::exp(0.3 * u);                  // ±35%
+    if (k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;  // the occasional 10x jump, both ways
     auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
     a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
     b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
@@ -175,7 +175,8 @@ TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
   testing::ScratchDir dir;
   auto [a, b] = noisy_runs(2.0);
   const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
-  const auto ep = std::find_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.dim == "ep" && f.op == "all_to_all"; });
+  const auto ep =
+      std::find_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.dim == "ep" && f.op == "all_to_all"; });
   ASSERT_NE(ep, c.families.end());
   EXPECT_EQ(ep->points, 12);
   EXPECT_NEAR(ep->median_ratio, 2.0, 0.4);
@@ -186,7 +187,8 @@ TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
   EXPECT_NE(c.headline().find("% slower (12 points)"), std::string::npos) << c.headline();
 
   auto [h1, h2] = noisy_runs(1.0);
-  const auto honest = compare_runs(results::ResultsFile::open(h1.write(dir / "h1.h5")), results::ResultsFile::open(h2.write(dir / "h2.h5")), {});
+  const auto honest =
+      compare_runs(results::ResultsFile::open(h1.write(dir / "h1.h5")), results::ResultsFile::open(h2.write(dir / "h2.h5")), {});
   EXPECT_FALSE(honest.regressed()) << honest.headline();
   EXPECT_GT(honest.families.size(), 7U);  // (dim, op) families and the op-at-a-size families with enough points
 }

@@ -32,8 +32,7 @@ TEST(DoctorClock, AsymmetryErrsByHalfItAndTheFastestSampleWins) {
   // 9 ms out, 1 ms back: the estimate is off by (9-1)/2 = 4 ms.
   const auto skewed = exchange(0, 5 * kMs, 9 * kMs, 1 * kMs, 0);
   EXPECT_DOUBLE_EQ(skewed.offset_ms(), 9.0);
-  const std::vector<ClockSample> samples = {skewed, exchange(0, 5 * kMs, kMs / 2, kMs / 2, 0),
-                                            exchange(0, 5 * kMs, 3 * kMs, kMs, 0)};
+  const std::vector<ClockSample> samples = {skewed, exchange(0, 5 * kMs, kMs / 2, kMs / 2, 0), exchange(0, 5 * kMs, 3 * kMs, kMs, 0)};
   const auto best = best_clock_offset(samples, "node-b", 8);
   EXPECT_DOUBLE_EQ(best.offset_ms, 5.0);
   EXPECT_DOUBLE_EQ(best.rtt_ms, 1.0);

@@ -18,8 +18,8 @@ EnvTemplate parse(const std::string& text) {
   return parse_env_template(in, "team.env");
 }
 
-const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"}, {"FI_PROVIDER", "efa"},
-                                           {"NCCL_BUFFSIZE", "67108864"},   {"NCCL_NET_GDR_LEVEL", "PHB"},
+const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"},       {"FI_PROVIDER", "efa"},
+                                           {"NCCL_BUFFSIZE", "67108864"},         {"NCCL_NET_GDR_LEVEL", "PHB"},
                                            {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
 
 results::Environment with(results::Environment env, const std::string& name, const std::string& value) {
@@ -102,8 +102,7 @@ TEST(DoctorEnvTemplate, UnsetIsWarnUnlessStrict) {
 }
 
 TEST(DoctorEnvTemplate, DifferentValueWarnsForBuiltInFailsForTeamTemplate) {
-  const std::vector<RankFacts> ranks = {rank_facts(0, "a", kTemplateEnv),
-                                        rank_facts(1, "b", with(kTemplateEnv, "NCCL_PROTO", "Simple"))};
+  const std::vector<RankFacts> ranks = {rank_facts(0, "a", kTemplateEnv), rank_facts(1, "b", with(kTemplateEnv, "NCCL_PROTO", "Simple"))};
   auto c = check_env_template(ranks, builtin_env_template(), false);
   EXPECT_EQ(c.status, CheckStatus::warn);
   EXPECT_NE(c.reason.find("NCCL_PROTO=Simple (template: LL128) on rank 1 on b"), std::string::npos) << c.reason;
@@ -115,34 +114,29 @@ TEST(DoctorEnvTemplate, ShellExpansionChecksPresenceAndUnsetChecksAbsence) {
   const auto t = parse("NCCL_TUNER_PLUGIN=/opt/$(uname -m)/tuner.so\nunset FI_EFA_FORK_SAFE\n");
   const std::vector<RankFacts> ok = {rank_facts(0, "a", {{"NCCL_TUNER_PLUGIN", "/opt/x86_64/tuner.so"}})};
   EXPECT_EQ(check_env_template(ok, t, false).status, CheckStatus::pass);
-  const std::vector<RankFacts> bad = {
-      rank_facts(0, "a", {{"NCCL_TUNER_PLUGIN", "/x"}, {"FI_EFA_FORK_SAFE", "1"}})};
+  const std::vector<RankFacts> bad = {rank_facts(0, "a", {{"NCCL_TUNER_PLUGIN", "/x"}, {"FI_EFA_FORK_SAFE", "1"}})};
   const auto c = check_env_template(bad, t, false);
   EXPECT_EQ(c.status, CheckStatus::fail);
   EXPECT_NE(c.reason.find("FI_EFA_FORK_SAFE=1 (template: unset)"), std::string::npos) << c.reason;
 }
 
 TEST(DoctorEnvIdentical, SameOnAllRanksPasses) {
-  const std::vector<RankFacts> ranks = {
-      rank_facts(0, "a", with(kTemplateEnv, "OMPI_COMM_WORLD_RANK", "0")),
-      rank_facts(1, "b", with(kTemplateEnv, "OMPI_COMM_WORLD_RANK", "1"))};
+  const std::vector<RankFacts> ranks = {rank_facts(0, "a", with(kTemplateEnv, "OMPI_COMM_WORLD_RANK", "0")),
+                                        rank_facts(1, "b", with(kTemplateEnv, "OMPI_COMM_WORLD_RANK", "1"))};
   const auto c = check_env_identical(ranks);
   EXPECT_EQ(c.status, CheckStatus::pass) << c.reason;
   EXPECT_NE(c.reason.find("6 NCCL/FI/CUDA/loader variables"), std::string::npos) << c.reason;
 }
 
 TEST(DoctorEnvIdentical, DifferenceAcrossRanksFailsNamingVariableRanksAndHosts) {
-  const std::vector<RankFacts> ranks = {
-      rank_facts(0, "node-a", kTemplateEnv), rank_facts(1, "node-a", kTemplateEnv),
-      rank_facts(2, "node-b", with(kTemplateEnv, "NCCL_PROTO", "Simple")),
-      rank_facts(3, "node-b", without(kTemplateEnv, "FI_PROVIDER"))};
+  const std::vector<RankFacts> ranks = {rank_facts(0, "node-a", kTemplateEnv), rank_facts(1, "node-a", kTemplateEnv),
+                                        rank_facts(2, "node-b", with(kTemplateEnv, "NCCL_PROTO", "Simple")),
+                                        rank_facts(3, "node-b", without(kTemplateEnv, "FI_PROVIDER"))};
   const auto c = check_env_identical(ranks);
   EXPECT_EQ(c.status, CheckStatus::fail);
-  EXPECT_NE(c.reason.find("NCCL_PROTO differs: LL128 on ranks 0-1 on node-a, 3 on node-b; Simple on rank 2 on node-b"),
-            std::string::npos)
+  EXPECT_NE(c.reason.find("NCCL_PROTO differs: LL128 on ranks 0-1 on node-a, 3 on node-b; Simple on rank 2 on node-b"), std::string::npos)
       << c.reason;
-  EXPECT_NE(c.reason.find("FI_PROVIDER differs: efa on ranks 0-1 on node-a, 2 on node-b; (unset) on rank 3 on node-b"),
-            std::string::npos)
+  EXPECT_NE(c.reason.find("FI_PROVIDER differs: efa on ranks 0-1 on node-a, 2 on node-b; (unset) on rank 3 on node-b"), std::string::npos)
       << c.reason;
   EXPECT_FALSE(c.fix.empty());
 }
@@ -161,21 +155,22 @@ TEST(DoctorEnvIdentical, PerRankVariablesAreNotCompared) {
   EXPECT_EQ(check_env_identical(ranks).status, CheckStatus::pass);
 }
 
-TEST(DoctorEnvIdentical, OneRankSkips) {
-  EXPECT_EQ(check_env_identical({rank_facts(0, "a")}).status, CheckStatus::skip);
-}
+TEST(DoctorEnvIdentical, OneRankSkips) { EXPECT_EQ(check_env_identical({rank_facts(0, "a")}).status, CheckStatus::skip); }
 
 TEST(DoctorEnvLegacy, FindingsFollowTheVersionsFound) {
-  const results::Environment env = {{"FI_PROVIDER", "efa"}, {"FI_EFA_FORK_SAFE", "1"}, {"NCCL_PROTO", "simple"},
-                                    {"RDMAV_FORK_SAFE", "1"}, {"FI_EFA_USE_DEVICE_RDMA", "1"}};
+  const results::Environment env = {{"FI_PROVIDER", "efa"},
+                                    {"FI_EFA_FORK_SAFE", "1"},
+                                    {"NCCL_PROTO", "simple"},
+                                    {"RDMAV_FORK_SAFE", "1"},
+                                    {"FI_EFA_USE_DEVICE_RDMA", "1"}};
   EnvLegacyInput in{&env, "1.22", "1.16.3", "1.38.0", "2.27.7", 32};
   auto names = [](const std::vector<EnvFinding>& fs) {
     std::vector<std::string> n;
     for (const auto& f : fs) n.push_back(f.variable);
     return n;
   };
-  EXPECT_EQ(names(legacy_env_findings(in)), (std::vector<std::string>{"FI_EFA_USE_DEVICE_RDMA", "FI_PROVIDER",
-                                                                      "NCCL_PROTO", "FI_EFA_FORK_SAFE", "RDMAV_FORK_SAFE"}));
+  EXPECT_EQ(names(legacy_env_findings(in)),
+            (std::vector<std::string>{"FI_EFA_USE_DEVICE_RDMA", "FI_PROVIDER", "NCCL_PROTO", "FI_EFA_FORK_SAFE", "RDMAV_FORK_SAFE"}));
   // Without the plugin (a dev box), FI_PROVIDER and NCCL_PROTO=simple may be what the node needs.
   EnvLegacyInput no_plugin{&env, "1.17", "", "", "2.28.9", 0};
   EXPECT_EQ(names(legacy_env_findings(no_plugin)), (std::vector<std::string>{"FI_EFA_FORK_SAFE", "RDMAV_FORK_SAFE"}));
@@ -194,8 +189,7 @@ TEST(DoctorEnvLegacy, OldEfaInstallerWithNewNcclIsHarmful) {
 }
 
 TEST(DoctorEnvLegacy, CheckWarnsButLeavesTemplateChoicesToTheTemplateCheck) {
-  const std::vector<RankFacts> ranks = {rank_facts(0, "a", kTemplateEnv),
-                                        rank_facts(1, "a", with(kTemplateEnv, "FI_EFA_FORK_SAFE", "1"))};
+  const std::vector<RankFacts> ranks = {rank_facts(0, "a", kTemplateEnv), rank_facts(1, "a", with(kTemplateEnv, "FI_EFA_FORK_SAFE", "1"))};
   const auto c = check_env_legacy(ranks, {p5_node("a", 0)}, builtin_env_template());
   EXPECT_EQ(c.status, CheckStatus::warn);
   EXPECT_NE(c.reason.find("FI_EFA_FORK_SAFE=1"), std::string::npos) << c.reason;
@@ -205,8 +199,7 @@ TEST(DoctorEnvLegacy, CheckWarnsButLeavesTemplateChoicesToTheTemplateCheck) {
   bool noted = false;
   for (const auto& [k, v] : c.details) noted = noted || (k.rfind("FI_PROVIDER", 0) == 0 && v.find("template") != std::string::npos);
   EXPECT_TRUE(noted);
-  EXPECT_EQ(check_env_legacy({rank_facts(0, "d")}, {dev_box("d", 0)}, builtin_env_template()).status,
-            CheckStatus::pass);
+  EXPECT_EQ(check_env_legacy({rank_facts(0, "d")}, {dev_box("d", 0)}, builtin_env_template()).status, CheckStatus::pass);
 }
 
 }  // namespace

@@ -47,8 +47,7 @@ TEST(DoctorFabric, OnlyTcpAndSocketsWhereEfaExistsFailsNamingTheFallback) {
 }
 
 TEST(DoctorFabric, EfaWithOnlyDgramFails) {
-  const std::vector<FabricEntry> dgram = {{"efa", "efa", "efa_0-dgrm", "FI_EP_DGRAM"},
-                                          {"tcp;ofi_rxm", "10.0.0.0/8", "eth0", "FI_EP_RDM"}};
+  const std::vector<FabricEntry> dgram = {{"efa", "efa", "efa_0-dgrm", "FI_EP_DGRAM"}, {"tcp;ofi_rxm", "10.0.0.0/8", "eth0", "FI_EP_RDM"}};
   const auto v = evaluate_fabric(dgram, {1, false, ""});
   EXPECT_EQ(v.status, CheckStatus::fail);
   EXPECT_NE(v.reason.find("no FI_EP_RDM"), std::string::npos) << v.reason;

@@ -12,27 +12,26 @@ namespace {
 using testing::p5_node;
 using testing::rank_facts;
 
-const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"}, {"FI_PROVIDER", "efa"},
-                                           {"NCCL_BUFFSIZE", "67108864"},   {"NCCL_NET_GDR_LEVEL", "PHB"},
+const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"},       {"FI_PROVIDER", "efa"},
+                                           {"NCCL_BUFFSIZE", "67108864"},         {"NCCL_NET_GDR_LEVEL", "PHB"},
                                            {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
 
 DoctorFindings healthy_p5_pair() {
   ClockMeasurement clock;
   clock.measured = true;
   clock.offsets = {{"b", 1, 0.03, 0.04, 64}};
-  return evaluate_doctor({rank_facts(1, "b", kTemplateEnv), rank_facts(0, "a", kTemplateEnv)},
-                         {p5_node("a", 0), p5_node("b", 1)}, clock, DoctorOptions{});
+  return evaluate_doctor({rank_facts(1, "b", kTemplateEnv), rank_facts(0, "a", kTemplateEnv)}, {p5_node("a", 0), p5_node("b", 1)}, clock,
+                         DoctorOptions{});
 }
 
 TEST(DoctorFindings, ChecksInPrintedOrderAndAllPassOnHealthyP5Pair) {
   const auto r = healthy_p5_pair();
   std::vector<std::string> ids;
   for (const auto& c : r.checks) ids.push_back(c.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{
-                     "env.template", "env.identical", "env.legacy", "versions.nccl", "versions.cuda_driver",
-                     "versions.cuda_runtime", "versions.nvidia_driver", "versions.libfabric", "versions.aws_ofi_nccl",
-                     "versions.efa_installer", "versions.mpi", "versions.hwloc", "versions.kernel", "fabric.provider",
-                     "devices.gpus", "devices.efa", "devices.mtu", "clock.offset", "gpu.health"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"env.template", "env.identical", "env.legacy", "versions.nccl", "versions.cuda_driver",
+                                           "versions.cuda_runtime", "versions.nvidia_driver", "versions.libfabric", "versions.aws_ofi_nccl",
+                                           "versions.efa_installer", "versions.mpi", "versions.hwloc", "versions.kernel", "fabric.provider",
+                                           "devices.gpus", "devices.efa", "devices.mtu", "clock.offset", "gpu.health"}));
   for (const auto& c : r.checks) EXPECT_EQ(c.status, CheckStatus::pass) << c.id << ": " << c.reason;
   EXPECT_EQ(r.exit_status(), 0);
   EXPECT_EQ(r.ranks.front().rank, 0);  // sorted
@@ -44,8 +43,8 @@ TEST(DoctorFindings, AnyFailMakesExitStatusOne) {
   ClockMeasurement clock;
   clock.measured = true;
   clock.offsets = {{"b", 1, 25.0, 0.04, 64}};
-  const auto r = evaluate_doctor({rank_facts(0, "a", kTemplateEnv), rank_facts(1, "b", kTemplateEnv)},
-                                 {p5_node("a", 0), p5_node("b", 1)}, clock, DoctorOptions{});
+  const auto r = evaluate_doctor({rank_facts(0, "a", kTemplateEnv), rank_facts(1, "b", kTemplateEnv)}, {p5_node("a", 0), p5_node("b", 1)},
+                                 clock, DoctorOptions{});
   EXPECT_EQ(r.find("clock.offset")->status, CheckStatus::fail);
   EXPECT_TRUE(r.failed());
   EXPECT_EQ(r.exit_status(), 1);

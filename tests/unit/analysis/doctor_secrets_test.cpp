@@ -38,18 +38,16 @@ class Secrets : public ::testing::Test {
 };
 
 TEST(SecretFilter, DropsCredentials) {
-  for (const char* name : {"AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "HF_TOKEN",
-                           "GITHUB_TOKEN", "SLURM_JWT", "NCCL_API_KEY", "MESHBENCH_PASSWORD", "FI_AUTH",
-                           "OMPI_MCA_my_passwd", "UCX_PRIVATEKEY_FILE", "CUDA_cookie"}) {
+  for (const char* name : {"AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "HF_TOKEN", "GITHUB_TOKEN", "SLURM_JWT",
+                           "NCCL_API_KEY", "MESHBENCH_PASSWORD", "FI_AUTH", "OMPI_MCA_my_passwd", "UCX_PRIVATEKEY_FILE", "CUDA_cookie"}) {
     EXPECT_TRUE(results::looks_like_secret(name)) << name;
     EXPECT_FALSE(results::is_recorded_variable(name)) << name;
   }
 }
 
 TEST(SecretFilter, KeepsLegitimateNcclAndFabricSettings) {
-  for (const char* name : {"NCCL_IB_PKEY", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_NET_GDR_LEVEL",
-                           "FI_EFA_USE_DEVICE_RDMA", "FI_PROVIDER", "OFI_NCCL_PROTOCOL",
-                           "OMPI_MCA_orte_precondition_transports", "SLURM_JOB_ID", "LD_PRELOAD",
+  for (const char* name : {"NCCL_IB_PKEY", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_NET_GDR_LEVEL", "FI_EFA_USE_DEVICE_RDMA",
+                           "FI_PROVIDER", "OFI_NCCL_PROTOCOL", "OMPI_MCA_orte_precondition_transports", "SLURM_JOB_ID", "LD_PRELOAD",
                            "CUDA_VISIBLE_DEVICES", "NVSHMEM_BOOTSTRAP", "RDMAV_FORK_SAFE"}) {
     EXPECT_FALSE(results::looks_like_secret(name)) << name;
     EXPECT_TRUE(results::is_recorded_variable(name)) << name;

@@ -41,14 +41,15 @@ TEST(DoctorVersions, DecodeVendorCodes) {
 
 TEST(DoctorVersions, ParseVendorTexts) {
   using namespace std::string_literals;
-  const std::string blob = "\x7f" "ELF\0\0junk\0NET/OFI Initializing aws-ofi-nccl 1.16.3\0more"s;
+  const std::string blob =
+      "\x7f"
+      "ELF\0\0junk\0NET/OFI Initializing aws-ofi-nccl 1.16.3\0more"s;
   EXPECT_EQ(parse_ofi_plugin_version(blob), "1.16.3");
   EXPECT_EQ(parse_ofi_plugin_version("x\0aws-ofi-nccl 1.13.2-aws\0"s), "1.13.2-aws");
   EXPECT_EQ(parse_ofi_plugin_version("no version here"), "");
   EXPECT_EQ(parse_efa_installer_version("# EFA installer version: 1.47.0\n# Debug packages installed: no\n"), "1.47.0");
   EXPECT_EQ(parse_efa_installer_version("rdma-core 50.0\n"), "");
-  EXPECT_EQ(parse_nvidia_driver_version(
-                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"),
+  EXPECT_EQ(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"),
             "550.54.15");
   EXPECT_EQ(short_mpi_version("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4"), "Open MPI v4.1.4");
   EXPECT_EQ(short_mpi_version("MPICH Version:\t4.0\nMPICH Release date: ..."), "MPICH Version:\t4.0");
@@ -63,8 +64,7 @@ TEST(DoctorVersions, PluginSearchCoversBothInstallerLayouts) {
 }
 
 TEST(DoctorVersions, IdenticalEverywherePasses) {
-  const auto checks = check_versions({rank_facts(0, "a"), rank_facts(1, "b")}, {p5_node("a", 0), p5_node("b", 1)},
-                                     {"p5", "p5"});
+  const auto checks = check_versions({rank_facts(0, "a"), rank_facts(1, "b")}, {p5_node("a", 0), p5_node("b", 1)}, {"p5", "p5"});
   ASSERT_EQ(checks.size(), 10U);
   for (const auto& c : checks) EXPECT_EQ(c.status, CheckStatus::pass) << c.id << ": " << c.reason;
   EXPECT_EQ(by_id(checks, "versions.nccl").reason, "2.27.7 on all 2 ranks");

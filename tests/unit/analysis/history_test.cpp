@@ -40,11 +40,13 @@ testing::FixtureFile make_run(int index, int step_from = 1000, double step = 1.0
 // Written in reverse order so that only the start times put them right.
 std::vector<results::ResultsFile> write_runs(const testing::ScratchDir& dir, int n, int step_from, double step) {
   std::vector<results::ResultsFile> out;
-  for (int i = n - 1; i >= 0; --i) out.push_back(results::ResultsFile::open(make_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
+  for (int i = n - 1; i >= 0; --i)
+    out.push_back(results::ResultsFile::open(make_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
   return out;
 }
 
-const Series* find_series(const ConfigurationHistory& c, UnitKind kind, const std::string& dim, const std::string& op, std::uint64_t bytes) {
+const Series* find_series(const ConfigurationHistory& c, UnitKind kind, const std::string& dim, const std::string& op,
+                          std::uint64_t bytes) {
   for (const auto& s : c.series) {
     if (s.family.kind == kind && s.family.dim == dim && s.family.op == op && s.family.bytes == bytes) return &s;
   }

@@ -97,8 +97,7 @@ TEST_F(LogMerge, MergeOrdersByTimeKeepingFileOrderOnTies) {
                                   read_log_lines(mine, "meshbench", {}), read_log_lines(none, "notes", {})});
   std::vector<std::string> order;
   for (const auto& l : merged) order.push_back(l.source + ":" + std::to_string(l.line_no));
-  EXPECT_EQ(order, (std::vector<std::string>{"nccl:1", "nccl:2", "dmesg:1", "meshbench:1", "dmesg:2", "nccl:3",
-                                             "notes:1"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"nccl:1", "nccl:2", "dmesg:1", "meshbench:1", "dmesg:2", "nccl:3", "notes:1"}));
   EXPECT_FALSE(merged.back().time_ns.has_value());
 }
 

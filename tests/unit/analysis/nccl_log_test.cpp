@@ -173,11 +173,9 @@ TEST(NcclLogSummary, CommunicatorsJoinedByCommIdWithTransportsPerPair) {
 
 TEST(NcclLogSummary, TransportsUsedBySelectedGroup) {
   const auto s = parse(kEfaLog);
-  EXPECT_EQ(transports_used(s, [](const NcclCommunicator& c) { return c.nranks == 2; }),
-            std::set<NcclTransport>{NcclTransport::p2p});
+  EXPECT_EQ(transports_used(s, [](const NcclCommunicator& c) { return c.nranks == 2; }), std::set<NcclTransport>{NcclTransport::p2p});
   EXPECT_EQ(transports_used(s, [](const NcclCommunicator& c) { return c.nnodes == 2; }),
-            (std::set<NcclTransport>{NcclTransport::p2p, NcclTransport::shm, NcclTransport::net,
-                                     NcclTransport::net_gdrdma}));
+            (std::set<NcclTransport>{NcclTransport::p2p, NcclTransport::shm, NcclTransport::net, NcclTransport::net_gdrdma}));
   EXPECT_EQ(transports_used(s).size(), 4U);
 }
 

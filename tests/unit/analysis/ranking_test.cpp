@@ -146,7 +146,7 @@ TEST_F(RankingTest, PredictionsCompareAsNumbersOnlyForThePlansOwnWorkload) {
                                [](const PredictionRow& r) { return r.mapping == "dp-inner" && r.dim == "tp"; });
   ASSERT_NE(tp, same.predictions->rows.end());
   EXPECT_DOUBLE_EQ(tp->measured, same.ranking.mappings[1].dims[0].value);  // the measured tp µs per step
-  EXPECT_DOUBLE_EQ(same.predictions->rank_correlation, 1.0);                // both say ep-inner is faster
+  EXPECT_DOUBLE_EQ(same.predictions->rank_correlation, 1.0);               // both say ep-inner is faster
   auto other = workload;
   other.micro_batches = 16;
   const Report different = build_report(file, other, "test");
@@ -167,7 +167,7 @@ TEST(RankingDefault, GeometricMeanOfRatiosToTheBestMapping) {
     f.add_point("a", "ep", "all_to_all", bytes, 30.0);
     f.add_point("b", "ep", "all_to_all", bytes, 30.0);  // equal on ep
   }
-  f.add_point("a", "dp", "all_reduce", 1024, 5.0);      // only a measured it: left out
+  f.add_point("a", "dp", "all_reduce", 1024, 5.0);  // only a measured it: left out
   const auto file = results::ResultsFile::open(f.write(dir / "run.h5"));
   const Ranking k = rank_by_default(file, CurveSet(file));
   ASSERT_EQ(k.mappings.size(), 2U);

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mapping/ops.hpp"
 #include "mapping/cost_params.hpp"
+#include "mapping/ops.hpp"
 #include "mapping/plan.hpp"
 #include "tests/unit/two_cpu_node.hpp"
 #include "topology/json.hpp"
@@ -17,8 +17,8 @@ namespace meshbench::analysis::testing {
 namespace fs = std::filesystem;
 
 FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {
-  header_.run = {"0.1.0", "meshbench run --tp 2 --ep 2 --etp 1 --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4,
-                 {"node-0", "node-0", "node-1", "node-1"}};
+  header_.run = {"0.1.0", "meshbench run --tp 2 --ep 2 --etp 1 --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi",
+                 4,       {"node-0", "node-0", "node-1", "node-1"}};
   header_.provenance.versions = {{"meshbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};
   header_.provenance.environment = {{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://10.0.0.1:4000"}};
   header_.layout = {4, 2, 1, 1, 2, 1, 2, 2, "tp-cp-ep-dp-pp", ""};
@@ -114,7 +114,8 @@ results::PointRecord& FixtureFile::add_point(const std::string& mapping, const s
                         static_cast<double>(bytes) / group_us[g] / 1e3});
   }
   row.slowest_group = static_cast<int>(std::max_element(group_us.begin(), group_us.end()) - group_us.begin());
-  for (std::size_t i = 0; i < samples.size(); ++i) p.samples.push_back({mapping, dim, op, timing, "concurrent", bytes, static_cast<int>(i), samples[i]});
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    p.samples.push_back({mapping, dim, op, timing, "concurrent", bytes, static_cast<int>(i), samples[i]});
   points_.push_back(std::move(p));
   return points_.back();
 }

@@ -10,8 +10,8 @@ namespace {
 TEST(ReportSpread, SlowestGroupNamesItsRanksSlotsAndHosts) {
   testing::ScratchDir dir;
   testing::FixtureFile f;
-  f.add_mapping("identity", "tp-cp-ep-dp-pp");                 // TP groups: slots {0,1} on node-0, {2,3} on node-1
-  f.add_mapping("crossed", "tp-cp-ep-dp-pp", {0, 2, 1, 3});    // TP groups: slots {0,2}, {1,3}: both span the nodes
+  f.add_mapping("identity", "tp-cp-ep-dp-pp");               // TP groups: slots {0,1} on node-0, {2,3} on node-1
+  f.add_mapping("crossed", "tp-cp-ep-dp-pp", {0, 2, 1, 3});  // TP groups: slots {0,2}, {1,3}: both span the nodes
   f.add_point("identity", "tp", "all_reduce", 1024, 12.0, {}, {10.0, 30.0});
   f.add_point("identity", "tp", "all_reduce", 4096, 20.0, {}, {20.0, 20.0});
   f.add_point("crossed", "tp", "all_reduce", 1024, 50.0, {}, {60.0, 40.0});

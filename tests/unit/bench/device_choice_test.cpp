@@ -116,24 +116,28 @@ TEST(NodeDevices, OneGpuPerRankPasses) {
 }
 
 TEST(NodeDevices, SharedGpuNamesBothRanks) {
-  const auto e = check_node_devices("n1", {rank_device(4, kFour, kFour[1]), rank_device(2, kFour, kFour[0]), rank_device(3, kFour, "0000:3b:00.0")});
+  const auto e =
+      check_node_devices("n1", {rank_device(4, kFour, kFour[1]), rank_device(2, kFour, kFour[0]), rank_device(3, kFour, "0000:3b:00.0")});
   EXPECT_NE(e.find("ranks 3 and 4 on n1 would share GPU 0000:3b:00.0"), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);
 }
 
 TEST(NodeDevices, MoreRanksThanGpusComesFirst) {
   const std::vector<std::string> one = {kFour[0]};
-  const auto e = check_node_devices("n2", {rank_device(0, one, kFour[0]), rank_device(1, one, "", "slot GPU 1 ..."), rank_device(2, one, "", "slot GPU 2 ...")});
+  const auto e = check_node_devices(
+      "n2", {rank_device(0, one, kFour[0]), rank_device(1, one, "", "slot GPU 1 ..."), rank_device(2, one, "", "slot GPU 2 ...")});
   EXPECT_NE(e.find("node n2 runs 3 ranks but its ranks see only 1 GPU(s)"), std::string::npos) << e;
 }
 
 TEST(NodeDevices, NoGpuAnywhereSaysSo) {
-  const auto e = check_node_devices("cpu1", {rank_device(1, {}, "", "no CUDA device is visible to this rank"), rank_device(0, {}, "", "no CUDA device is visible to this rank")});
+  const auto e = check_node_devices("cpu1", {rank_device(1, {}, "", "no CUDA device is visible to this rank"),
+                                             rank_device(0, {}, "", "no CUDA device is visible to this rank")});
   EXPECT_EQ(e, "rank 0 on cpu1: no CUDA device is visible to this rank");
 }
 
 TEST(NodeDevices, LowestRankErrorReported) {
-  const auto e = check_node_devices("n3", {rank_device(7, kFour, "", "late"), rank_device(5, kFour, "", "early"), rank_device(6, kFour, kFour[2])});
+  const auto e =
+      check_node_devices("n3", {rank_device(7, kFour, "", "late"), rank_device(5, kFour, "", "early"), rank_device(6, kFour, kFour[2])});
   EXPECT_EQ(e, "rank 5 on n3: early");
 }
 

@@ -68,7 +68,8 @@ TEST(NcclAlltoallvMatrix, HigherSkewIsHotter) {
 TEST(NcclAlltoallvMatrix, DeterministicForASeed) {
   EXPECT_EQ(alltoallv_matrix(16, 4096, 1.2, 42), alltoallv_matrix(16, 4096, 1.2, 42));
   bool differs = false;
-  for (std::uint64_t seed = 1; seed < 6 && !differs; ++seed) differs = alltoallv_matrix(16, 4096, 1.2, 42) != alltoallv_matrix(16, 4096, 1.2, seed + 42);
+  for (std::uint64_t seed = 1; seed < 6 && !differs; ++seed)
+    differs = alltoallv_matrix(16, 4096, 1.2, 42) != alltoallv_matrix(16, 4096, 1.2, seed + 42);
   EXPECT_TRUE(differs) << "the seed should move the hot experts";
 }
 

@@ -32,13 +32,17 @@ TEST(NcclErrors, MessageNamesOpSizeGroupAndRank) {
 }
 
 TEST(NcclErrors, CudaMessageWithoutSize) {
-  const auto msg = op_error_message("CUDA", context("communicator init", 0, {1, 3}, 3), "cudaErrorMemoryAllocation in cudaMalloc", "out of memory");
-  EXPECT_EQ(msg, "CUDA error in communicator init, group of world ranks 1,3 (this rank: 3): cudaErrorMemoryAllocation in cudaMalloc: out of memory");
+  const auto msg =
+      op_error_message("CUDA", context("communicator init", 0, {1, 3}, 3), "cudaErrorMemoryAllocation in cudaMalloc", "out of memory");
+  EXPECT_EQ(
+      msg,
+      "CUDA error in communicator init, group of world ranks 1,3 (this rank: 3): cudaErrorMemoryAllocation in cudaMalloc: out of memory");
 }
 
 TEST(NcclErrors, DetailEqualToErrorNotRepeated) {
   const auto msg = op_error_message("NCCL", context("send_recv", 8, {0, 1}, 0), "did not complete within 91 s; communicator aborted", "");
-  EXPECT_EQ(msg, "NCCL error in send_recv of 8 B, group of world ranks 0,1 (this rank: 0): did not complete within 91 s; communicator aborted");
+  EXPECT_EQ(msg,
+            "NCCL error in send_recv of 8 B, group of world ranks 0,1 (this rank: 0): did not complete within 91 s; communicator aborted");
 }
 
 TEST(NcclErrors, AlwaysOneLine) {

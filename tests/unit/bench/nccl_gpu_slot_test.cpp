@@ -26,8 +26,8 @@ topology::NodeTopology node(const std::string& host, std::vector<std::string> pc
 }  // namespace
 
 TEST(NcclGpuSlot, SlotIndexAndBusIdOfEachNode) {
-  const auto c = topology::ClusterTopology::from_nodes(
-      {node("a", {"0000:19:00.0", "0000:3b:00.0"}), node("b", {"0000:19:00.0", "0000:4c:00.0"})});
+  const auto c =
+      topology::ClusterTopology::from_nodes({node("a", {"0000:19:00.0", "0000:3b:00.0"}), node("b", {"0000:19:00.0", "0000:4c:00.0"})});
   const GpuSlot g = gpu_slot(c, 3, true);  // node b, its second GPU
   EXPECT_EQ(g.index, 1);
   EXPECT_EQ(g.pci, "0000:4c:00.0");

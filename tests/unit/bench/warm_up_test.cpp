@@ -34,7 +34,8 @@ class ScriptedGroup final : public GroupComm {
 };
 
 WarmUp warm_up_of(ScriptedGroup& g, const TimingPolicy& p) {
-  return warm_up(p, [&g] { return g.run_once(); }, [](double t) { return t; });
+  return warm_up(
+      p, [&g] { return g.run_once(); }, [](double t) { return t; });
 }
 
 }  // namespace
@@ -100,10 +101,12 @@ TEST(WarmUp, EveryDecisionUsesTheSlowestRanksTime) {
   const TimingPolicy p;
   ScriptedGroup g({10.0});
   int reductions = 0;
-  const WarmUp w = warm_up(p, [&g] { return g.run_once(); }, [&reductions](double) {
-    ++reductions;
-    return 100e3;
-  });
+  const WarmUp w = warm_up(
+      p, [&g] { return g.run_once(); },
+      [&reductions](double) {
+        ++reductions;
+        return 100e3;
+      });
   EXPECT_EQ(w.ops, 3);
   EXPECT_EQ(reductions, 3);
   EXPECT_DOUBLE_EQ(w.op_us, 100e3);

@@ -35,7 +35,8 @@ TEST(WatchdogMessage, RanksBehindALinkThatIsDownAreUnreachableNotAbsent) {
 }
 
 TEST(WatchdogMessage, ARankElsewhereOrEveryRankInside) {
-  auto m = message({{1, Reach::answered, true, kPoint}, {2, Reach::answered, false, "mapping 'm' dp all_reduce 1 KiB (per_iteration)"},
+  auto m = message({{1, Reach::answered, true, kPoint},
+                    {2, Reach::answered, false, "mapping 'm' dp all_reduce 1 KiB (per_iteration)"},
                     {3, Reach::answered, true, kPoint}});
   EXPECT_NE(m.find("never arrived: rank 2 on node-b (not inside this op; at mapping 'm' dp all_reduce 1 KiB"), std::string::npos) << m;
   m = message({{1, Reach::answered, true, kPoint}, {2, Reach::answered, true, kPoint}, {3, Reach::answered, true, kPoint}});

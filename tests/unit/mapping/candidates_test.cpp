@@ -116,7 +116,8 @@ TEST(Candidates, DuplicatesDroppedWithTheirNamesKept) {
 //   without contention: tp-dp: DP 7/6 / 10 = 0.117      dp-tp: TP 2/3 / 10 = 0.067
 // so ignoring contention flips the ranking towards the mapping with more flows per NIC.
 TEST(Candidates, RemovingNicContentionFlipsTheRanking) {
-  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 8, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 8}), 2);
+  const auto topo = topology::ClusterTopology::replicate(
+      make_node({.gpus = 8, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 8}), 2);
   const Layout layout{.world = 16, .tp = 2};
   CostParams p = default_cost_params(topo);
   for (auto& l : p.links) l.alpha_us = 0;
@@ -177,7 +178,8 @@ TEST(Candidates, SearchNeverLosesToItsSeed) {
 // p4d-like: two GPUs share a PCIe switch and a NIC. DP (8 nodes... here 2) is the heaviest
 // cross-node dimension; pairs of its ranks under one switch halve the flows per NIC.
 TEST(Candidates, SharedNicsGetPairsUnderASwitch) {
-  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 8, .nics = 4, .nic_gbps = 12.5, .nvl_gbps = 150, .numa = 2, .nvlink = true, .gpus_per_switch = 2}), 4);
+  const auto topo = topology::ClusterTopology::replicate(
+      make_node({.gpus = 8, .nics = 4, .nic_gbps = 12.5, .nvl_gbps = 150, .numa = 2, .nvlink = true, .gpus_per_switch = 2}), 4);
   const Layout layout{.world = 32, .tp = 2, .cp = 1, .pp = 2};
   const CostModel model(topo, default_cost_params(topo));
   const auto r = generate_candidates(layout, topo, model);
@@ -192,7 +194,8 @@ TEST(Candidates, SharedNicsGetPairsUnderASwitch) {
 // Nodes of different sizes (8 and 4 GPUs): no block symmetry, every candidate still a valid
 // permutation and TP2 kept inside nodes by the best.
 TEST(Candidates, HeterogeneousNodes) {
-  const auto topo = topology::ClusterTopology::from_nodes({make_node({.gpus = 8, .nics = 8}, "big"), make_node({.gpus = 4, .nics = 4}, "small")});
+  const auto topo =
+      topology::ClusterTopology::from_nodes({make_node({.gpus = 8, .nics = 8}, "big"), make_node({.gpus = 4, .nics = 4}, "small")});
   ASSERT_FALSE(topo.homogeneous());
   const Layout layout{.world = 12, .tp = 2};
   const CostModel model(topo, default_cost_params(topo));

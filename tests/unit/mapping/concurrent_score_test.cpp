@@ -54,8 +54,8 @@ struct Placement {
 // Shared NICs under PCIe switches, so that NIC, switch and node counts all matter; a workload
 // (the default MoE model) with every op family, so that ring, all-to-all and send/recv pricing all run.
 struct SharedNicCluster {
-  topology::ClusterTopology topo =
-      topology::ClusterTopology::replicate(make_node({.gpus = 8, .nics = 4, .nic_gbps = 12.5, .nvl_gbps = 150, .numa = 2, .nvlink = true, .gpus_per_switch = 2}), 4);
+  topology::ClusterTopology topo = topology::ClusterTopology::replicate(
+      make_node({.gpus = 8, .nics = 4, .nic_gbps = 12.5, .nvl_gbps = 150, .numa = 2, .nvlink = true, .gpus_per_switch = 2}), 4);
   Layout layout{.world = 32, .tp = 2, .cp = 2, .pp = 2, .ep = 2};
   FlatParallelGroups groups = flat_rank_groups(layout);
   CostModel model{topo, default_cost_params(topo), Workload{}};

@@ -24,7 +24,8 @@ struct TwoByTwo {
   topology::ClusterTopology topo;
   CostParams params;
   explicit TwoByTwo(int nics) {
-    topo = topology::ClusterTopology::replicate(make_node({.gpus = 2, .nics = nics, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
+    topo = topology::ClusterTopology::replicate(
+        make_node({.gpus = 2, .nics = nics, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
     params = default_cost_params(topo);
     for (auto& l : params.links) l.alpha_us = 0;
   }
@@ -114,7 +115,8 @@ TEST(CostModel, LatencyCountsRingSteps) {
 TEST(CostModel, PcieUplinkContentionOnPcieOnlyNodes) {
   // 4 GPUs, no NVLink, two per switch: pairs across switches are PXB (24 GB/s here). Two TP
   // groups {0,2} and {1,3} both leave switches 0 and 1: each gets 24/2 GB/s.
-  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 4, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 1, .nvlink = false, .gpus_per_switch = 2}), 1);
+  const auto topo = topology::ClusterTopology::replicate(
+      make_node({.gpus = 4, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 1, .nvlink = false, .gpus_per_switch = 2}), 1);
   CostParams p = default_cost_params(topo);
   for (auto& l : p.links) l.alpha_us = 0;
   const Layout l{.world = 4, .tp = 2};
@@ -123,9 +125,11 @@ TEST(CostModel, PcieUplinkContentionOnPcieOnlyNodes) {
   EXPECT_NEAR(with.op_time_us(with.score(l, flat_rank_groups(l), crossing).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 12e3, 1e-6);
   p.contention = false;
   const CostModel without(topo, p);
-  EXPECT_NEAR(without.op_time_us(without.score(l, flat_rank_groups(l), crossing).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 24e3, 1e-6);
+  EXPECT_NEAR(without.op_time_us(without.score(l, flat_rank_groups(l), crossing).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 24e3,
+              1e-6);
   // Pairs under one switch (PIX) do not touch the uplink.
-  EXPECT_NEAR(with.op_time_us(with.score(l, flat_rank_groups(l), std::vector<int>{0, 1, 2, 3}).of(Dim::tp), Op::all_reduce, 1'200'000), 1.2e6 / 24e3, 1e-6);
+  EXPECT_NEAR(with.op_time_us(with.score(l, flat_rank_groups(l), std::vector<int>{0, 1, 2, 3}).of(Dim::tp), Op::all_reduce, 1'200'000),
+              1.2e6 / 24e3, 1e-6);
 }
 
 TEST(CostModel, ScoreSumsTheWorkloadsOps) {
@@ -150,7 +154,8 @@ TEST(CostModel, ScoreSumsTheWorkloadsOps) {
 TEST(CostModel, ParametersAreDataAndOverridable) {
   const TwoByTwo c(2);
   CostParams p = c.params;
-  apply_cost_overrides(p, nlohmann::json::parse(R"({"contention": false, "links": {"NET": {"bandwidth_gbps": 5, "alpha_us": 20}}})"), "test");
+  apply_cost_overrides(p, nlohmann::json::parse(R"({"contention": false, "links": {"NET": {"bandwidth_gbps": 5, "alpha_us": 20}}})"),
+                       "test");
   EXPECT_FALSE(p.contention);
   EXPECT_DOUBLE_EQ(p[LinkClass::NET].bandwidth_gbps, 5);
   EXPECT_DOUBLE_EQ(p[LinkClass::NET].alpha_us, 20);
@@ -158,7 +163,9 @@ TEST(CostModel, ParametersAreDataAndOverridable) {
   // Calibrating NET down caps every NIC: TP across nodes at 5 GB/s → 200 us.
   for (auto& l : p.links) l.alpha_us = 0;
   const CostModel model(c.topo, p);
-  EXPECT_NEAR(model.op_time_us(model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp), Op::all_reduce, 1'000'000), 200.0, 1e-9);
+  EXPECT_NEAR(
+      model.op_time_us(model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp), Op::all_reduce, 1'000'000),
+      200.0, 1e-9);
   // Round trip through JSON.
   CostParams back = c.params;
   apply_cost_overrides(back, to_json(p), "round trip");
@@ -171,7 +178,8 @@ TEST(CostModel, ParametersAreDataAndOverridable) {
 // A 128-slot node (CPU ranks), slots 0-63 on NUMA 0 and 64-127 on NUMA 1, each under its own
 // switch: one group of all 128 crosses sockets, so its slowest path is SYS (10 GB/s here).
 TEST(CostModel, LargeNodesFindTheSlowestPairAcrossTheWholeGroup) {
-  const auto topo = topology::ClusterTopology::replicate(make_node({.gpus = 128, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 2, .nvlink = false, .gpus_per_switch = 1}), 1);
+  const auto topo = topology::ClusterTopology::replicate(
+      make_node({.gpus = 128, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 2, .nvlink = false, .gpus_per_switch = 1}), 1);
   CostParams p = default_cost_params(topo);
   for (auto& l : p.links) l.alpha_us = 0;
   p[LinkClass::SYS].bandwidth_gbps = 10;

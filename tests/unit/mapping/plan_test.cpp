@@ -87,7 +87,9 @@ TEST(Plan, RoundTripsThroughTheFile) {
     EXPECT_EQ(b.mapping.groups[Dim::tp], rank_groups(b.mapping.layout)[Dim::tp]);
   }
   EXPECT_NO_THROW(check_plan_matches(back, p.topo));
-  EXPECT_NE(error_of([&] { check_plan_matches(back, topology::ClusterTopology::replicate(testing::p5_node(), 2)); }).find("made for 4 nodes x 8 slots"),
+  EXPECT_NE(error_of([&] {
+              check_plan_matches(back, topology::ClusterTopology::replicate(testing::p5_node(), 2));
+            }).find("made for 4 nodes x 8 slots"),
             std::string::npos);
 }
 
@@ -121,9 +123,15 @@ TEST(Plan, LoadRejectsBadFiles) {
   }
   EXPECT_NE(variant("format.json", [](auto& j) { j["format"] = "other"; }).find("not a meshbench plan"), std::string::npos);
   EXPECT_NE(variant("version.json", [](auto& j) { j["version"] = 99; }).find("format version 99"), std::string::npos);
-  EXPECT_NE(variant("swap.json", [](auto& j) { std::swap(j["mappings"][0]["slot_of_rank"][0], j["mappings"][0]["slot_of_rank"][9]); }).find("does not match its digest"),
+  EXPECT_NE(variant("swap.json", [](auto& j) { std::swap(j["mappings"][0]["slot_of_rank"][0], j["mappings"][0]["slot_of_rank"][9]); })
+                .find("does not match its digest"),
             std::string::npos);
-  EXPECT_NE(variant("dup.json", [](auto& j) { j["mappings"][0]["slot_of_rank"][0] = 1; j["mappings"][0]["slot_of_rank"][1] = 1; }).find("not a permutation"),
+  EXPECT_NE(variant("dup.json",
+                    [](auto& j) {
+                      j["mappings"][0]["slot_of_rank"][0] = 1;
+                      j["mappings"][0]["slot_of_rank"][1] = 1;
+                    })
+                .find("not a permutation"),
             std::string::npos);
   EXPECT_NE(variant("layout.json", [](auto& j) { j["layout"]["tp"] = 3; }).find("not divisible"), std::string::npos);
   EXPECT_NE(variant("nomap.json", [](auto& j) { j["mappings"] = nlohmann::json::array(); }).find("lists no mappings"), std::string::npos);
@@ -156,9 +164,10 @@ TEST(Exports, MegatronArgumentsNameTheOrder) {
   std::vector<int> identity(16);
   std::iota(identity.begin(), identity.end(), 0);
   const auto text = megatron_arguments(p, planned(kDefaultOrder, identity));
-  EXPECT_NE(text.find("--tensor-model-parallel-size 2 --context-parallel-size 1 --pipeline-model-parallel-size 2 --expert-model-parallel-size 2 "
-                      "--expert-tensor-parallel-size 1"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("--tensor-model-parallel-size 2 --context-parallel-size 1 --pipeline-model-parallel-size 2 --expert-model-parallel-size 2 "
+                "--expert-tensor-parallel-size 1"),
+      std::string::npos);
   EXPECT_NE(text.find("no flag needed"), std::string::npos);
   EXPECT_NE(text.find("A pure Megatron order"), std::string::npos);
   // ETP·EP = TP·CP here, so tp-cp-ep-pp-dp is valid and reachable with the flag.

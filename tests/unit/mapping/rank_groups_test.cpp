@@ -85,14 +85,20 @@ TEST(RankGroups, ContextAndExpertParallelWithEtpDifferentFromTp) {
   for (int b = 0; b < 32; b += 2) tp.push_back({b, b + 1});
   for (int b : {0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29}) cp.push_back({b, b + 2});
   for (int b = 0; b < 16; ++b) pp.push_back({b, b + 16});
-  const RankGroups dp{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15},
+  const RankGroups dp{{0, 4, 8, 12},    {1, 5, 9, 13},    {2, 6, 10, 14},   {3, 7, 11, 15},
                       {16, 20, 24, 28}, {17, 21, 25, 29}, {18, 22, 26, 30}, {19, 23, 27, 31}};
   EXPECT_EQ(g[Dim::tp], tp);
   EXPECT_EQ(g[Dim::cp], cp);
   EXPECT_EQ(g[Dim::pp], pp);
   EXPECT_EQ(g[Dim::dp], dp);
-  EXPECT_EQ(g[Dim::ep], (RankGroups{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15},
-                                    {16, 17, 18, 19}, {20, 21, 22, 23}, {24, 25, 26, 27}, {28, 29, 30, 31}}));
+  EXPECT_EQ(g[Dim::ep], (RankGroups{{0, 1, 2, 3},
+                                    {4, 5, 6, 7},
+                                    {8, 9, 10, 11},
+                                    {12, 13, 14, 15},
+                                    {16, 17, 18, 19},
+                                    {20, 21, 22, 23},
+                                    {24, 25, 26, 27},
+                                    {28, 29, 30, 31}}));
   EXPECT_EQ(g[Dim::edp], dp);
   EXPECT_EQ(g[Dim::etp], singletons(32));
 }
@@ -180,7 +186,8 @@ namespace {
 TEST(RankGroups, SizesWhoseProductOverflowsAnIntAreAnInputError) {
   EXPECT_EQ(rule_broken({.world = 8, .tp = 65536, .cp = 65536, .pp = 65536}),
             "world size 8 is not divisible by TP*CP*PP = 65536*65536*65536; choose sizes whose product divides the world size");
-  EXPECT_NE(rule_broken({.world = 8, .tp = 2, .pp = 2, .ep = 1 << 30, .etp = 1 << 30}).find("ETP*EP*PP = 1073741824*1073741824*2"), std::string::npos);
+  EXPECT_NE(rule_broken({.world = 8, .tp = 2, .pp = 2, .ep = 1 << 30, .etp = 1 << 30}).find("ETP*EP*PP = 1073741824*1073741824*2"),
+            std::string::npos);
 }
 
 }  // namespace

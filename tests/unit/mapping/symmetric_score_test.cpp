@@ -50,7 +50,8 @@ void check_all_placements(const topology::NodeTopology& node, int nodes, const L
       ++aligned;
       const auto slots = detail::place(atoms, placement, topo);
       for (const CostModel* m : {&sweep, &step}) {
-        expect_same(m->score(layout, groups, slots, true), m->score(layout, groups, slots, false), "placement " + detail::structure_key(atoms, placement));
+        expect_same(m->score(layout, groups, slots, true), m->score(layout, groups, slots, false),
+                    "placement " + detail::structure_key(atoms, placement));
       }
     }
   } while (std::next_permutation(order.begin(), order.end()));

@@ -14,8 +14,8 @@ struct NodeSpec {
   double nic_gbps = 12.5;
   double nvl_gbps = 370;
   int numa = 2;
-  bool nvlink = true;          // all pairs NVL; otherwise PCIe classes from the switch layout
-  int gpus_per_switch = 1;     // GPUs (and their NICs) under one PCIe switch
+  bool nvlink = true;       // all pairs NVL; otherwise PCIe classes from the switch layout
+  int gpus_per_switch = 1;  // GPUs (and their NICs) under one PCIe switch
 };
 
 // GPU g sits under switch g / gpus_per_switch; NICs are spread evenly over the switches and a

@@ -114,7 +114,8 @@ TEST(OpCheck, CorrectResultPassesAndEachCorruptionCountsOnce) {
         const TrafficMatrix m = skewed(n, bytes / kElementBytes);
         const Group g = filled(op, bytes, n, &m);
         for (std::size_t r = 0; r < static_cast<std::size_t>(n); ++r) {
-          const std::string what = std::string(to_string(op)) + " n=" + std::to_string(n) + " bytes=" + std::to_string(bytes) + " rank=" + std::to_string(r);
+          const std::string what =
+              std::string(to_string(op)) + " n=" + std::to_string(n) + " bytes=" + std::to_string(bytes) + " rank=" + std::to_string(r);
           Simulated s = simulate(g.layouts, g.send, r);
           EXPECT_EQ(count_wrong(g.layouts[r], s.recv), 0) << what;
           std::vector<std::size_t> checked;

@@ -47,7 +47,8 @@ const std::vector<Expected> kCases = {
 TEST(OpLayout, CountsAndBuffersPerOp) {
   for (const auto& e : kCases) {
     const OpLayout l = op_layout(e.op, e.bytes, e.rank, e.n);
-    const std::string what = std::string(to_string(e.op)) + " n=" + std::to_string(e.n) + " rank=" + std::to_string(e.rank) + " bytes=" + std::to_string(e.bytes);
+    const std::string what = std::string(to_string(e.op)) + " n=" + std::to_string(e.n) + " rank=" + std::to_string(e.rank) +
+                             " bytes=" + std::to_string(e.bytes);
     EXPECT_EQ(l.op, e.op) << what;
     EXPECT_EQ(l.rank, e.rank) << what;
     EXPECT_EQ(l.n, e.n) << what;

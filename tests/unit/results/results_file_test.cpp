@@ -18,15 +18,23 @@ namespace fs = std::filesystem;
 class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mb-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("mb-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     topo_ = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 2);
-    header_.run = {"0.1.0", "meshbench run --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
+    header_.run = {
+        "0.1.0", "meshbench run --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
     header_.provenance.versions = {{"mpi", "Open MPI 4.1.4"}};
     header_.provenance.environment = {{"NCCL_PROTO", "LL128"}};
     header_.layout = {4, 2, 1, 1, 1, 2, 2, 2, "tp-cp-ep-dp-pp", ""};
-    header_.mappings = {{"identity", "order tp-cp-ep-dp-pp", 0x1234abcdULL, {0, 1, 2, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"tp", 1.5}, {"step", 9.0}}},
-                        {"tp-across", "swap", 0x99ULL, {0, 2, 1, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"step", 20.0}}}};
+    header_.mappings = {
+        {"identity",
+         "order tp-cp-ep-dp-pp",
+         0x1234abcdULL,
+         {0, 1, 2, 3},
+         {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}},
+         {{"tp", 1.5}, {"step", 9.0}}},
+        {"tp-across", "swap", 0x99ULL, {0, 2, 1, 3}, {{"tp", {{0, 1}, {2, 3}}}, {"dp", {{0, 2}, {1, 3}}}}, {{"step", 20.0}}}};
     header_.topology = &topo_;
     header_.topology_json = R"({"nodes":[]})";
   }

@@ -35,9 +35,8 @@ TEST(slurmCommand, WritesTheScriptAndTheEnvFileBesideIt) {
   const auto script = read_file(dir / "job.sbatch");
   EXPECT_TRUE(contains(script, "#!/bin/bash\n"));
   EXPECT_TRUE(contains(script, "ENV_FILE=" + shell_quote(dir / "meshbench.env")));
-  EXPECT_TRUE(fs::status(dir / "job.sbatch").permissions() == (fs::perms::owner_all | fs::perms::group_read |
-                                                               fs::perms::group_exec | fs::perms::others_read |
-                                                               fs::perms::others_exec));
+  EXPECT_TRUE(fs::status(dir / "job.sbatch").permissions() ==
+              (fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec));
   EXPECT_TRUE(contains(read_file(dir / "meshbench.env"), "FI_PROVIDER=efa\n"));
   EXPECT_TRUE(contains(r.output, "sbatch"));
   // Nothing else: no temporary file left beside them.
@@ -62,8 +61,8 @@ TEST(slurmCommand, EnvTemplateHasTheGuideSettingsAndParsesAsShell) {
   ScratchDir dir;
   const auto r = meshbench({"--print-env-template"});
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* line : {"FI_PROVIDER=efa\n", "FI_EFA_USE_DEVICE_RDMA=1\n", "NCCL_PROTO=LL128\n",
-                           "NCCL_BUFFSIZE=67108864\n", "NCCL_P2P_NET_CHUNKSIZE=4194304\n", "NCCL_NET_GDR_LEVEL=PHB\n"}) {
+  for (const char* line : {"FI_PROVIDER=efa\n", "FI_EFA_USE_DEVICE_RDMA=1\n", "NCCL_PROTO=LL128\n", "NCCL_BUFFSIZE=67108864\n",
+                           "NCCL_P2P_NET_CHUNKSIZE=4194304\n", "NCCL_NET_GDR_LEVEL=PHB\n"}) {
     EXPECT_TRUE(contains(r.output, line)) << line;
   }
   EXPECT_TRUE(contains(r.output, "libfabric >= 1.18.0")) << "says when FI_EFA_USE_DEVICE_RDMA is unneeded";
@@ -83,11 +82,9 @@ TEST(slurmCommand, HostfileSetsNodesAndTasksUnlessTheyDisagree) {
   const auto s = read_file(dir / "a.sbatch");
   EXPECT_TRUE(contains(s, "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3\n")) << s;
   EXPECT_TRUE(contains(s, "#SBATCH --nodelist=h1,h2\n"));
-  expect_bad_input(meshbench({"--platform", "generic", "-o", dir / "b.sbatch", "--hostfile", dir / "best.hostfile",
-                              "--nodes", "4"}),
+  expect_bad_input(meshbench({"--platform", "generic", "-o", dir / "b.sbatch", "--hostfile", dir / "best.hostfile", "--nodes", "4"}),
                    "--nodes is 4");
-  expect_bad_input(meshbench({"--platform", "generic", "-o", dir / "c.sbatch", "--hostfile", dir / "missing"}),
-                   "hostfile");
+  expect_bad_input(meshbench({"--platform", "generic", "-o", dir / "c.sbatch", "--hostfile", dir / "missing"}), "hostfile");
   EXPECT_FALSE(fs::exists(dir / "b.sbatch"));
 }
 
@@ -177,9 +174,28 @@ TEST(slurmCommand, HostileValuesAreDataNeverCode) {
   write_file(hostfile, "n0\nn1 # rank 1\nn0\n\nn1\n");
   const std::string script = dir / "job $(touch PWNED).sbatch";
 
-  auto r = meshbench({"--platform", "hyperpod", "-o", script, "--job-name", job_name, "--output-dir", out_dir,
-                      "--env-file", env_file, "--hostfile", hostfile, "--container-image", image, "--container-mounts",
-                      mounts, "--meshbench", binary, "--run-args", run_args, "--doctor", "--doctor-args",
+  auto r = meshbench({"--platform",
+                      "hyperpod",
+                      "-o",
+                      script,
+                      "--job-name",
+                      job_name,
+                      "--output-dir",
+                      out_dir,
+                      "--env-file",
+                      env_file,
+                      "--hostfile",
+                      hostfile,
+                      "--container-image",
+                      image,
+                      "--container-mounts",
+                      mounts,
+                      "--meshbench",
+                      binary,
+                      "--run-args",
+                      run_args,
+                      "--doctor",
+                      "--doctor-args",
                       "--format 'json;touch PWNED'"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(run({"bash", "-n", script}).status, 0);
@@ -196,9 +212,8 @@ TEST(slurmCommand, HostileValuesAreDataNeverCode) {
   doctor.insert(doctor.end(), {binary, "doctor", "--format", "json;touch PWNED"});
   EXPECT_EQ(testing::split_nul(read_file(dir / "record/call.0")), doctor);
   auto bench = srun_prefix;
-  bench.insert(bench.end(), {"--distribution=arbitrary", "--ntasks=4", binary, "run", "--tp", "2", "$(touch PWNED)",
-                             "`touch PWNED`", ";", "touch PWNED", "a'b", "new\nline", "$HOME", "--out",
-                             run_dir + "/results.h5"});
+  bench.insert(bench.end(), {"--distribution=arbitrary", "--ntasks=4", binary, "run", "--tp", "2", "$(touch PWNED)", "`touch PWNED`", ";",
+                             "touch PWNED", "a'b", "new\nline", "$HOME", "--out", run_dir + "/results.h5"});
   EXPECT_EQ(testing::split_nul(read_file(dir / "record/call.1")), bench);
   EXPECT_FALSE(fs::exists(dir / "record/call.2")) << "two steps: doctor, run";
 
@@ -220,16 +235,16 @@ TEST(slurmCommand, HostileTrainCommandIsPassedWordForWord) {
   write_file(dir / "hf", "a\nb\n");
   write_file(dir / "job.env", "MB_TEST_VAR=1\n");
   const std::string script = dir / "train.sbatch";
-  auto r = meshbench({"--platform", "parallelcluster", "--job", "train", "-o", script, "--output-dir", dir / "runs",
-                      "--env-file", dir / "job.env", "--hostfile", dir / "hf", "--command",
+  auto r = meshbench({"--platform", "parallelcluster", "--job", "train", "-o", script, "--output-dir", dir / "runs", "--env-file",
+                      dir / "job.env", "--hostfile", dir / "hf", "--command",
                       "python train.py --name \"$(touch PWNED)\" ';' touch PWNED '|' tee PWNED"});
   ASSERT_EQ(r.status, 0) << r.output;
   r = execute(dir, script);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_FALSE(pwned(dir.path()));
   EXPECT_EQ(testing::split_nul(read_file(dir / "record/call.0")),
-            (std::vector<std::string>{"--mpi=pmix", "--distribution=arbitrary", "--ntasks=2", "python", "train.py",
-                                      "--name", "$(touch PWNED)", ";", "touch", "PWNED", "|", "tee", "PWNED"}));
+            (std::vector<std::string>{"--mpi=pmix", "--distribution=arbitrary", "--ntasks=2", "python", "train.py", "--name",
+                                      "$(touch PWNED)", ";", "touch", "PWNED", "|", "tee", "PWNED"}));
   EXPECT_EQ(read_file(dir / "runs/train-42/hostfile"), "a\nb\n");
 }
 
@@ -239,8 +254,8 @@ TEST(slurmCommand, JobStopsWhenTheEnvFileOrHostfileIsMissingOrChanged) {
   write_file(dir / "hf", "a\nb\n");
   write_file(dir / "job.env", "X=1\n");
   const std::string script = dir / "job.sbatch";
-  ASSERT_EQ(meshbench({"--platform", "generic", "-o", script, "--output-dir", dir / "runs", "--env-file",
-                       dir / "job.env", "--hostfile", dir / "hf"})
+  ASSERT_EQ(meshbench({"--platform", "generic", "-o", script, "--output-dir", dir / "runs", "--env-file", dir / "job.env", "--hostfile",
+                       dir / "hf"})
                 .status,
             0);
   write_file(dir / "hf", "a\nb\na\n");

@@ -10,10 +10,27 @@ namespace {
 using testing::run;
 
 // Values that would run a command if pasted into a script unquoted or naively quoted.
-const std::vector<std::string> kHostile = {
-    "$(touch /nonexistent/x)", "`id`", "a; id", "it's", "\"double\"", "back\\slash", "new\nline", "tab\tand\rcr",
-    "$HOME", "*", "~root", "#comment", "{a,b}", "'$(id)'", "\"$(id)\"", "\x1b[31mred", "", " leading space",
-    "ünïcödé", "!event", "a\\'b"};
+const std::vector<std::string> kHostile = {"$(touch /nonexistent/x)",
+                                           "`id`",
+                                           "a; id",
+                                           "it's",
+                                           "\"double\"",
+                                           "back\\slash",
+                                           "new\nline",
+                                           "tab\tand\rcr",
+                                           "$HOME",
+                                           "*",
+                                           "~root",
+                                           "#comment",
+                                           "{a,b}",
+                                           "'$(id)'",
+                                           "\"$(id)\"",
+                                           "\x1b[31mred",
+                                           "",
+                                           " leading space",
+                                           "ünïcödé",
+                                           "!event",
+                                           "a\\'b"};
 
 TEST(slurmQuote, ShellQuoteBashReadsBackExactlyTheValue) {
   for (const auto& value : kHostile) {

@@ -72,8 +72,7 @@ struct Result {
 // Runs argv directly (fork + execvp, no shell: the test's own hostile values cannot inject
 // either). `env` entries are "NAME=value" to set, "-u" NAME to unset, or "-i" to start empty.
 // Captures stdout and stderr together.
-inline Result run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
-                  const std::string& cwd = "") {
+inline Result run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}, const std::string& cwd = "") {
   ScratchDir out;
   const std::string output = out / "output";
   const pid_t pid = ::fork();

@@ -9,7 +9,8 @@ namespace meshbench::topology {
 namespace {
 
 TEST(Catalog, HasTheRequiredNodeTypesEachWithASource) {
-  for (const char* name : {"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g5.48xlarge", "dgx-h100"}) {
+  for (const char* name :
+       {"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g5.48xlarge", "dgx-h100"}) {
     const NodeType& t = find_node_type(name);
     EXPECT_EQ(t.name, name);
     EXPECT_FALSE(t.source.empty()) << name;
@@ -68,7 +69,8 @@ TEST(Catalog, RailsOfTheAwsTypesFollowTheirNicCounts) {
 }
 
 TEST(Catalog, FilePlusNodeTypeEqualsTheCatalogEntryInClassesAndRails) {
-  for (const auto& [file, type] : std::vector<std::pair<std::string, std::string>>{{test::kP5, "p5.48xlarge"}, {test::kP4d, "p4d.24xlarge"}}) {
+  for (const auto& [file, type] :
+       std::vector<std::pair<std::string, std::string>>{{test::kP5, "p5.48xlarge"}, {test::kP4d, "p4d.24xlarge"}}) {
     const NodeTopology from_file = test::node_from(file, type);
     const NodeTopology synthetic = build_gpu_node(machine_from_node_type(find_node_type(type)));
     EXPECT_EQ(from_file.links, synthetic.links) << type;

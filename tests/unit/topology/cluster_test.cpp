@@ -82,7 +82,7 @@ TEST(Cluster, CpuSlotsAreLocPhbSys) {
   EXPECT_EQ(n.link(0, 0), LinkClass::LOC);
   EXPECT_EQ(n.link(0, 1), LinkClass::PHB);
   EXPECT_EQ(n.link(0, 2), LinkClass::SYS);
-  EXPECT_EQ(n.link(0, 3), LinkClass::SYS);  // an unknown binding counts as the worse case
+  EXPECT_EQ(n.link(0, 3), LinkClass::SYS);    // an unknown binding counts as the worse case
   EXPECT_DOUBLE_EQ(n.bandwidth(0, 2), 10.0);  // Cascade Lake QPI
   EXPECT_EQ(n.slots[2].kind, SlotKind::cpu);
   EXPECT_EQ(n.rails[0], (std::vector<int>{0, 1}));  // the EFA NICs of its NUMA node

@@ -32,10 +32,10 @@ TEST(HwlocXml, Dgx2PciTreeAloneFollowsNcclsSwitchRule) {
   Machine m = load_topology_file(test::data(test::kDgx2));
   m.nvlinks.clear();  // what NCCL would see without NVLinks
   const NodeTopology n = build_gpu_node(m);
-  EXPECT_EQ(n.link(0, 1), LinkClass::PIX);   // both under PLX 0000:32:00.0
-  EXPECT_EQ(n.link(0, 2), LinkClass::PXB);   // through the upper PLX 0000:2c:00.0
-  EXPECT_EQ(n.link(0, 4), LinkClass::PHB);   // another root complex of the same socket
-  EXPECT_EQ(n.link(0, 8), LinkClass::SYS);   // the other socket
+  EXPECT_EQ(n.link(0, 1), LinkClass::PIX);  // both under PLX 0000:32:00.0
+  EXPECT_EQ(n.link(0, 2), LinkClass::PXB);  // through the upper PLX 0000:2c:00.0
+  EXPECT_EQ(n.link(0, 4), LinkClass::PHB);  // another root complex of the same socket
+  EXPECT_EQ(n.link(0, 8), LinkClass::SYS);  // the other socket
   EXPECT_EQ(n.slots[0].pci, "0000:34:00.0");
 }
 
@@ -72,7 +72,8 @@ TEST(HwlocXml, ContentDecidesTheFormatNotTheName) {
 // Found by fuzzing: hwloc 2.9 itself crashes on such a file (tests/fuzz/regressions/hwloc_xml/);
 // a child process tries it first.
 TEST(HwlocXml, FileThatCrashesHwlocIsRefusedAndThisProcessLives) {
-  const std::string path = std::string(MESHBENCH_SOURCE_DIR) + "/tests/fuzz/regressions/hwloc_xml/cpuset-without-complete-cpuset-crashes-hwloc.xml";
+  const std::string path =
+      std::string(MESHBENCH_SOURCE_DIR) + "/tests/fuzz/regressions/hwloc_xml/cpuset-without-complete-cpuset-crashes-hwloc.xml";
   try {
     (void)load_topology_file(path);
     FAIL() << "accepted";

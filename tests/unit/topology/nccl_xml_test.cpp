@@ -163,7 +163,7 @@ TEST(NcclXml, DumpWithGpuNvlinksGivesNvlAndNvbAndNetSpeeds) {
   EXPECT_DOUBLE_EQ(n.bandwidth(0, 2), 40.0);  // two links
   EXPECT_EQ(n.link(0, 3), LinkClass::NVB);    // through GPU 1
   EXPECT_DOUBLE_EQ(n.bandwidth(0, 3), 20.0);
-  EXPECT_EQ(n.link(2, 3), LinkClass::PIX);    // two NVLink hops through GPUs is not allowed: PCIe switch
+  EXPECT_EQ(n.link(2, 3), LinkClass::PIX);  // two NVLink hops through GPUs is not allowed: PCIe switch
   ASSERT_EQ(n.nics.size(), 1u);
   EXPECT_EQ(n.nics[0].name, "mlx5_0");
   EXPECT_EQ(n.nics[0].kind, NicKind::ib);
@@ -189,15 +189,19 @@ TEST(NcclXml, BytesThatAreNotUtf8AndWildCountsAreInputErrors) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xb6:00.0\"/></cpu></system>").find("not UTF-8 text (byte 0xB6 at line 1, column 54)"),
+  EXPECT_NE(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xb6:00.0\"/></cpu></system>")
+                .find("not UTF-8 text (byte 0xB6 at line 1, column 54)"),
             std::string::npos);
-  EXPECT_EQ(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xc3\xa9:00.0\"/></cpu></system>"), "accepted");  // é is UTF-8
+  EXPECT_EQ(message("<system version=\"1\"><cpu numaid=\"0\"><pci busid=\"0000:\xc3\xa9:00.0\"/></cpu></system>"),
+            "accepted");  // é is UTF-8
   EXPECT_NE(message(R"(<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" link_width="999999999999"/></cpu></system>)")
                 .find("link_width=\"999999999999\"> is outside 0..32"),
             std::string::npos);
-  EXPECT_NE(message(R"(<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x030000"><gpu dev="0" sm="80"><nvlink target="0000:02:00.0" count="-3"/></gpu></pci></cpu></system>)")
-                .find("count=\"-3\"> is outside 1..1024"),
-            std::string::npos);
+  EXPECT_NE(
+      message(
+          R"(<system version="1"><cpu numaid="0"><pci busid="0000:01:00.0" class="0x030000"><gpu dev="0" sm="80"><nvlink target="0000:02:00.0" count="-3"/></gpu></pci></cpu></system>)")
+          .find("count=\"-3\"> is outside 1..1024"),
+      std::string::npos);
 }
 
 TEST(NcclRules, PciSpeedTableNvlinkAndInterSocketBandwidths) {
@@ -205,7 +209,7 @@ TEST(NcclRules, PciSpeedTableNvlinkAndInterSocketBandwidths) {
   EXPECT_DOUBLE_EQ(nccl::pci_link_bw("16.0 GT/s PCIe", 16), 24.0);
   EXPECT_DOUBLE_EQ(nccl::pci_link_bw("32 GT/s PCIe/s", 16), 48.0);  // AWS's p5 spelling, prefix match
   EXPECT_DOUBLE_EQ(nccl::pci_link_bw("16 GT/s", 8), 12.0);
-  EXPECT_DOUBLE_EQ(nccl::pci_link_bw("Unknown", 0), 12.0);  // default speed 60, width 0 -> 16
+  EXPECT_DOUBLE_EQ(nccl::pci_link_bw("Unknown", 0), 12.0);           // default speed 60, width 0 -> 16
   EXPECT_NEAR(nccl::pci_link_bw_from_hwloc(15.753846), 12.0, 1e-5);  // Gen3 x16
   EXPECT_NEAR(nccl::pci_link_bw_from_hwloc(31.507692), 24.0, 1e-5);  // Gen4 x16
   EXPECT_NEAR(nccl::pci_link_bw_from_hwloc(2.0), 1.5, 1e-9);         // Gen1 x8

@@ -55,7 +55,8 @@ TEST(TopologyOptions, NodesZeroIsAnInputError) {
 }
 
 TEST(TopologyOptions, SixtyFourNodeP5ClusterFromFileAndNodeType) {
-  const ClusterTopology c = load_offline_topology(parse({"--topology", test::data(test::kP5), "--node-type", "p5.48xlarge", "--nodes", "64"}), true);
+  const ClusterTopology c =
+      load_offline_topology(parse({"--topology", test::data(test::kP5), "--node-type", "p5.48xlarge", "--nodes", "64"}), true);
   EXPECT_EQ(c.node_count(), 64);
   EXPECT_EQ(c.slot_count(), 512);
   EXPECT_EQ(c.hostname(0), "p5.48xlarge-0");
@@ -107,7 +108,8 @@ TEST(TopologyOptions, WithoutRequiringGpusAFileWithoutGpusGivesCpuSlots) {
 
 class LauncherEnv : public ::testing::Test {
  protected:
-  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS"};
+  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",           "PMI_RANK", "PMI_SIZE",
+                                           "SLURM_STEP_ID",        "SLURM_PROCID",         "SLURM_STEP_NUM_TASKS"};
   void SetUp() override {
     for (const char* n : kNames) {
       if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
@@ -152,7 +154,7 @@ TEST_F(LauncherEnv, RecognisesMpirunPmixPmiAndSrun) {
   }
   setenv("PMIX_RANK", "2", 1);
   EXPECT_TRUE(launched_by_mpi_launcher());  // the same step with the plugin
-  EXPECT_EQ(launcher_rank(), 2);  // the MPI launcher's variable wins over the inherited SLURM one
+  EXPECT_EQ(launcher_rank(), 2);            // the MPI launcher's variable wins over the inherited SLURM one
 }
 
 }  // namespace
