@@ -1,24 +1,30 @@
 #pragma once
 // Text helpers every module uses.
-#include <ranges>
 #include <string>
 #include <string_view>
 
 namespace meshbench {
 
 // The items with `sep` between them: {"a", "b", "c"} and ", " give "a, b, c"; none give "".
-// Items are whatever a std::string appends (std::string, std::string_view, const char*); a
-// transform view turns other things into text first.
-template <std::ranges::input_range Range>
-std::string join(Range&& items, std::string_view sep) {
+// Items are whatever a std::string appends (std::string, std::string_view, const char*), or
+// become text through `text` (join(ranks, " ", [](int r) { return std::to_string(r); })).
+// A plain loop rather than a ranges view: clang-tidy's clang 14 cannot parse libstdc++ 12's views.
+template <typename Range, typename Text>
+std::string join(const Range& items, std::string_view sep, Text&& text) {
   std::string out;
   bool first = true;
-  for (auto&& item : items) {
+  for (const auto& item : items) {
     if (!first) out += sep;
     first = false;
-    out += item;
+    out += text(item);
   }
   return out;
+}
+
+template <typename Range>
+std::string join(const Range& items, std::string_view sep) {
+  return join(
+      items, sep, [](const auto& item) -> const auto& { return item; });
 }
 
 }  // namespace meshbench

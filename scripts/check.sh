@@ -43,7 +43,7 @@ status=0
 if [[ $fix -eq 1 ]]; then clang-format -i "${files[@]}"; fi
 if ! clang-format --dry-run -Werror "${files[@]}" 2> "$build/check-format.log"; then
   echo "check.sh: clang-format would change these files (scripts/check.sh --fix rewrites them):"
-  grep -o '^[^:]*:' "$build/check-format.log" | sort -u | sed 's/:$//; s/^/  /'
+  grep -oE '^[^:]+:[0-9]+:[0-9]+: (warning|error)' "$build/check-format.log" | cut -d: -f1 | sort -u | sed 's/^/  /'
   status=1
 fi
 # Translation units only; headers are checked through them (HeaderFilterRegex).

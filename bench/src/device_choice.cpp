@@ -37,7 +37,7 @@ constexpr const char* kLaunchHint =
 
 std::string normalize_pci(std::string_view bus_id) {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
-  const std::string text(bus_id);
+  std::string text(bus_id);
   char tail = 0;
   int fields = std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &device, &function, &tail);
   if (fields != 4) {

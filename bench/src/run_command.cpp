@@ -256,7 +256,9 @@ std::optional<std::vector<results::PointKey>> open_results(const RunConfig& conf
   if (at.rank == 0) {
     auto header = make_header(config, plan, topo, hosts, backend, args);
     header.provenance.doctor_json = doctor.json;
-    for (const auto& [component, version] : doctor.versions) {
+    for (const auto& entry : doctor.versions) {
+      const std::string& component = entry.first;
+      const std::string& version = entry.second;
       const bool known = std::any_of(header.provenance.versions.begin(), header.provenance.versions.end(),
                                      [&](const auto& v) { return v.first == component; });
       if (!known) header.provenance.versions.emplace_back(component, version);

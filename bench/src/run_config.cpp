@@ -116,7 +116,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume)
     throw InputError("--out and --resume name different files; give one of them");
-  if (c.backend != "" && c.backend != "mpi" && c.backend != "nccl")
+  if (!c.backend.empty() && c.backend != "mpi" && c.backend != "nccl")
     throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");
 
   c.mapping_names = split_list(vm["mappings"].as<std::string>());

@@ -52,8 +52,8 @@ void select_mappings(RunMappings& run, const std::vector<std::string>& names, in
       std::size_t i = 0;
       while (i < run.mappings.size() && run.mappings[i].name != name) ++i;
       if (i == run.mappings.size()) {
-        const auto known = run.mappings | std::views::transform([](const auto& m) -> const std::string& { return m.name; });
-        throw InputError("no mapping named '" + name + "' in the plan; known: " + join(known, ", "));
+        throw InputError("no mapping named '" + name +
+                         "' in the plan; known: " + join(run.mappings, ", ", [](const auto& m) { return m.name; }));
       }
       keep.push_back(i);
     }

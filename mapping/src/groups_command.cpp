@@ -30,7 +30,7 @@ std::string groups_text(const Layout& l, const ParallelGroups& g) {
     const auto& groups = g[d];
     out += std::string(to_string(d)) + (to_string(d).size() == 2 ? " " : "") + " (" + std::to_string(groups.size()) + " groups of " +
            std::to_string(groups.empty() ? 0 : groups.front().size()) + "):";
-    for (const auto& group : groups) out += " [" + join(group | std::views::transform([](int r) { return std::to_string(r); }), " ") + "]";
+    for (const auto& group : groups) out += " [" + join(group, " ", [](int r) { return std::to_string(r); }) + "]";
     out += "\n";
   }
   return out;

@@ -115,8 +115,8 @@ int plan_command(const Args& args) {
   if (!o.export_dir.empty()) {
     chosen = o.mapping.empty() ? &plan.mappings.front() : plan.find(o.mapping);
     if (chosen == nullptr) {
-      const auto names = plan.mappings | std::views::transform([](const auto& m) -> const std::string& { return m.mapping.name; });
-      throw InputError("no mapping named '" + o.mapping + "' in this plan; choose one of: " + join(names, ", "));
+      throw InputError("no mapping named '" + o.mapping +
+                       "' in this plan; choose one of: " + join(plan.mappings, ", ", [](const auto& m) { return m.mapping.name; }));
     }
   }
   if (!o.out.empty()) write_plan(plan, o.out, o.force);

@@ -38,7 +38,7 @@ double nonneg_number(const json& v, const std::string& where, const std::string&
 
 std::string dtype_name(const json& v, const std::string& where, const std::string& key) {
   if (!v.is_string()) bad(where, key, "must be a string");
-  const std::string s = v.get<std::string>();
+  std::string s = v.get<std::string>();
   try {
     (void)dtype_bytes(s);
   } catch (const InputError&) {
@@ -107,7 +107,7 @@ const Key kKeys[] = {
 #undef MESHBENCH_INT_KEY
 
 std::string known_keys() {
-  return join(kKeys | std::views::transform([](const auto& k) { return std::string_view(k.name); }), ", ");
+  return join(kKeys, ", ", [](const auto& k) { return std::string_view(k.name); });
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ bool plain_slurm_value(std::string_view v) {
   });
 }
 
-std::string bash_array(const std::vector<std::string>& words) { return "(" + join(words | std::views::transform(shell_word), " ") + ")"; }
+std::string bash_array(const std::vector<std::string>& words) { return "(" + join(words, " ", shell_word) + ")"; }
 
 // "%" starts a filename pattern in --output (%j, %x); a literal one is "%%".
 std::string escape_percent(std::string_view path) {

@@ -89,7 +89,9 @@ def main():
             h = history(a, d)
         c = max(h["configurations"], key=lambda c: len(c["runs"]))
         planted = lambda s: s["op"] == op and s["bytes"] == nbytes and s["kind"] in ("point", "op_size")  # noqa: E731
+        # The op-size family where the op runs in several mappings or dimensions; else its points.
         fam = [s for s in c["series"] if s["kind"] == "op_size" and s["op"] == op and s["bytes"] == nbytes]
+        fam = fam or [s for s in c["series"] if s["kind"] == "point" and s["op"] == op and s["bytes"] == nbytes]
         at8 = sum(any(ch["run"] == a.step_from for ch in s["changes"]) for s in fam)
         elsewhere = sum(sum(ch["run"] != a.step_from for ch in s["changes"]) for s in fam)
         others = [s for s in c["series"] if not planted(s)]
@@ -97,7 +99,7 @@ def main():
         found_total += at8
         false_total += false
         other_series += len(others)
-        print(f"| {op} at {nbytes // 1024} KiB ({len(fam)} timing modes) | {at8} of {len(fam)} | {elsewhere} | {false} of {len(others)} |")
+        print(f"| {op} at {nbytes // 1024} KiB ({len(fam)} series) | {at8} of {len(fam)} | {elsewhere} | {false} of {len(others)} |")
     print(f"\nplanted families found at run {a.step_from}: {found_total}; false change points: {false_total} over {other_series} series")
     if not a.keep:
         shutil.rmtree(work)

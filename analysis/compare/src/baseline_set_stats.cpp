@@ -71,7 +71,7 @@ SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
 void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
                 double& tail_nu) {
   if (units.empty()) return;
-  const double pairs = static_cast<double>(m * (m - 1) / 2);
+  const double pairs = static_cast<double>(m) * static_cast<double>(m - 1) / 2;
   // The kind's pooled noise: the robust scale of all its units' baseline differences.
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());

@@ -107,7 +107,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
     for (const auto& f : *side) rows.push_back(detail::index_rows(f));
   }
   std::vector<RowKey> keys;
-  for (const auto& [key, row] : rows.front()) {
+  for (const auto& entry : rows.front()) {
+    const RowKey& key = entry.first;
     if (std::all_of(rows.begin(), rows.end(), [&key](const auto& r) { return r.count(key) > 0; })) keys.push_back(key);
     else ++c.skipped_points;
   }

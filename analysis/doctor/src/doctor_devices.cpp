@@ -84,7 +84,7 @@ std::optional<NodeTypeSpec> find_node_type(std::string_view name) {
 }
 
 std::string node_type_names() {
-  return join(efa_node_types() | std::views::transform([](const NodeTypeSpec& spec) { return spec.name; }), ", ");
+  return join(efa_node_types(), ", ", [](const NodeTypeSpec& spec) { return spec.name; });
 }
 
 std::string detect_instance_type(const std::filesystem::path& sysfs_root) {

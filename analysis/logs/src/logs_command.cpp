@@ -61,7 +61,7 @@ int logs_command(const Args& args) {
     (args.empty() ? std::cerr : std::cout) << kUsage;
     return args.empty() ? kExitBadInput : kExitOk;
   }
-  const std::string action = args.front();
+  const std::string& action = args.front();
   if (action != "summary" && action != "merge") {
     throw InputError("unknown logs action '" + action + "'; use 'meshbench logs summary' or 'meshbench logs merge'");
   }

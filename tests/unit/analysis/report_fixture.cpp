@@ -61,9 +61,9 @@ void set_pair(std::vector<std::pair<std::string, std::string>>& pairs, const std
 void FixtureFile::set_version(const std::string& name, const std::string& value) { set_pair(header_.provenance.versions, name, value); }
 void FixtureFile::set_env(const std::string& name, const std::string& value) { set_pair(header_.provenance.environment, name, value); }
 
-void FixtureFile::set_predicted(const std::string& mapping, std::vector<std::pair<std::string, double>> predicted) {
+void FixtureFile::set_predicted(const std::string& mapping, const std::vector<std::pair<std::string, double>>& predicted) {
   for (auto& m : header_.mappings) {
-    if (m.name == mapping) m.predicted_us = std::move(predicted);
+    if (m.name == mapping) m.predicted_us = predicted;
   }
 }
 

@@ -28,7 +28,7 @@ class FixtureFile {
   void set_version(const std::string& name, const std::string& value);
   void set_env(const std::string& name, const std::string& value);
   void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }
-  void set_predicted(const std::string& mapping, std::vector<std::pair<std::string, double>> predicted);
+  void set_predicted(const std::string& mapping, const std::vector<std::pair<std::string, double>>& predicted);
   // Keeps a plan of the mappings added so far in the file (/plan_json), as `run` does; with a
   // workload its predictions are per step.
   void keep_plan(const std::optional<mapping::Workload>& workload);

@@ -22,7 +22,7 @@ const OpTraffic* find(const std::vector<OpTraffic>& t, Dim d, Op op) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << text;
   return path;
 }

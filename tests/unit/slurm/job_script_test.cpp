@@ -138,7 +138,7 @@ TEST(slurmJobScript, PercentInTheOutputDirectoryIsLiteral) {
 }
 
 TEST(slurmJobScript, RejectsWhatCannotBeWrittenSafely) {
-  auto expect_rejected = [](JobSpec job, const std::string& mention) {
+  auto expect_rejected = [](const JobSpec& job, const std::string& mention) {
     try {
       (void)render_job_script(job);
       FAIL() << "accepted; expected an error mentioning " << mention;
