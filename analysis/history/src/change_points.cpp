@@ -4,15 +4,11 @@
 #include <cmath>
 #include <random>
 
+#include "analysis/compare/regression_stats.hpp"
+
 namespace meshbench::analysis {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The best split of x, as Matteson and James define it: over the change τ and the end κ of the
 // segment after it (so a level that comes and goes again still separates from the rest),

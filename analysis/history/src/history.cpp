@@ -7,18 +7,13 @@
 #include <tuple>
 
 #include "analysis/compare/point_keys.hpp"
+#include "analysis/compare/regression_stats.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct PointSeries {
   const results::MeasurementRow* first = nullptr;
