@@ -109,6 +109,12 @@ struct Comparison {
   std::string headline() const;
 };
 
+// What a results file says about the run that wrote it.
+RunSide run_side(const results::ResultsFile& file);
+
+// The first `shown` changes as "name before → after, …", then "(+N more)"; "" when none.
+std::string changes_in_brief(const std::vector<ProvenanceChange>& changes, std::size_t shown);
+
 // InputError (one line) when the two files have no measured point in common.
 Comparison compare_runs(const results::ResultsFile& base, const results::ResultsFile& next, const CompareOptions& options);
 

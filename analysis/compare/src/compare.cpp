@@ -39,10 +39,6 @@ const std::vector<double>& samples_of(const std::map<SampleKey, std::vector<doub
   return it == index.end() ? kNone : it->second;
 }
 
-RunSide side_of(const results::ResultsFile& f) {
-  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
-}
-
 void decide(RowComparison& r, const CompareOptions& o) {
   if (r.new_wrong > 0 && r.base_wrong <= 0) {
     r.verdict = Verdict::wrong;
@@ -208,6 +204,19 @@ int Comparison::count(Verdict v) const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const RowComparison& r) { return r.verdict == v; }));
 }
 
+RunSide run_side(const results::ResultsFile& f) {
+  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
+}
+
+std::string changes_in_brief(const std::vector<ProvenanceChange>& changes, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < changes.size() && i < shown; ++i) {
+    out += (out.empty() ? "" : ", ") + changes[i].name + " " + changes[i].before + " → " + changes[i].after;
+  }
+  if (changes.size() > shown) out += " (+" + std::to_string(changes.size() - shown) + " more)";
+  return out;
+}
+
 std::string Comparison::headline() const {
   std::string head;
   int shown = 0, versions = 0;
@@ -282,8 +291,8 @@ std::string Comparison::headline() const {
 Comparison compare_runs(const results::ResultsFile& base, const results::ResultsFile& next, const CompareOptions& options) {
   Comparison c;
   c.options = options;
-  c.base = side_of(base);
-  c.next = side_of(next);
+  c.base = run_side(base);
+  c.next = run_side(next);
   c.changes = provenance_changes(base, next, options.all_environment, c.hidden_changes);
 
   const auto base_rows = index_rows(base), new_rows = index_rows(next);

@@ -18,10 +18,6 @@ namespace {
 
 using detail::RowKey;
 
-RunSide side_of(const results::ResultsFile& f) {
-  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
-}
-
 void check_homogeneous(const std::vector<results::ResultsFile>& set, const char* which) {
   for (std::size_t i = 1; i < set.size(); ++i) {
     const auto& a = set.front();
@@ -97,8 +93,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   check_homogeneous(next, "new");
   SetComparison c;
   c.options = options;
-  for (const auto& f : base) c.base.push_back(side_of(f));
-  for (const auto& f : next) c.next.push_back(side_of(f));
+  for (const auto& f : base) c.base.push_back(run_side(f));
+  for (const auto& f : next) c.next.push_back(run_side(f));
   c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
 
   // The points every run holds, in the first baseline's order.
@@ -199,14 +195,7 @@ int SetComparison::wrong_points() const {
 }
 
 std::string SetComparison::headline() const {
-  std::string head;
-  int shown = 0;
-  for (const auto& ch : changes) {
-    if (shown == 2) break;
-    head += (head.empty() ? "" : ", ") + ch.name + " " + ch.before + " → " + ch.after;
-    ++shown;
-  }
-  if (static_cast<int>(changes.size()) > shown) head += " (+" + std::to_string(changes.size() - static_cast<std::size_t>(shown)) + " more)";
+  std::string head = changes_in_brief(changes, 2);
   if (head.empty()) head = "no provenance change";
   const auto percent = [](double log_ratio) {
     char pct[32];

@@ -58,8 +58,7 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
   ConfigurationHistory h;
   h.layout = layout_text(runs.front()->layout());
   h.topology = topology_text(*runs.front());
-  for (const auto* f : runs)
-    h.runs.push_back({f->path(), f->run().started_at, f->run().status, f->run().backend, f->run().meshbench_version, f->run().world_size});
+  for (const auto* f : runs) h.runs.push_back(run_side(*f));
 
   // Points present in every run, in the first run's order.
   std::vector<std::map<detail::RowKey, const results::MeasurementRow*>> indexed;

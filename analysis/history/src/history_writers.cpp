@@ -11,14 +11,7 @@ namespace meshbench::analysis {
 namespace {
 
 std::string changes_text(const std::vector<ProvenanceChange>& changes) {
-  if (changes.empty()) return "nothing recorded changed";
-  std::string out;
-  for (std::size_t i = 0; i < changes.size() && i < 3; ++i) {
-    if (i > 0) out += "; ";
-    out += changes[i].name + " " + changes[i].before + " → " + changes[i].after;
-  }
-  if (changes.size() > 3) out += " (+" + std::to_string(changes.size() - 3) + " more)";
-  return out;
+  return changes.empty() ? "nothing recorded changed" : changes_in_brief(changes, 3);
 }
 
 void write_human(const History& h, std::ostream& out, bool markdown) {
