@@ -30,10 +30,18 @@ struct DimShape {
   bool crosses_nodes = false;
   int max_nodes_per_group = 1;  // the widest group's node count
   int max_nic_flows = 0;        // the most concurrent flows (groups or pairs) through one NIC
+  int max_uplink_flows = 0;     // the most concurrent flows through one PCIe switch uplink
   topology::LinkClass worst_link = topology::LinkClass::LOC;
   // Pareto front of the groups' profiles: a dimension is as slow as its slowest group.
   std::vector<Profile> ring, all_to_all, send_recv;
 };
+
+// What a calibration is indexed by for a dimension of this shape: NET when its groups cross
+// nodes, else the slowest class inside a node; and the flows sharing its bottleneck (the NIC for
+// NET, the switch uplink for PIX/PXB/PHB, else 1), 1 when isolated. The fit (analysis/calibrate)
+// and the model read points through these same two functions.
+topology::LinkClass calibration_link(const DimShape& shape);
+int calibration_flows(const DimShape& shape, bool isolated);
 
 struct Score {
   std::array<double, kAllDims.size()> dim_us{};  // per step with a workload, else summed over the sweep
@@ -86,8 +94,10 @@ class CostModel {
               bool node_symmetric = false) const;
   // The same with a scratch of its own, for a one-off score.
   Score score(const Layout& layout, const FlatParallelGroups& groups, std::span<const int> slot_of_rank, bool node_symmetric = false) const;
-  // One op on a dimension of that shape.
-  double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const;
+  // One op on a dimension of that shape, all its groups at once or (`isolated`) one group alone.
+  // With a calibration (CostParams::calibration) that fits the shape's link class and the op's
+  // family, the calibrated time; otherwise the α-β profiles.
+  double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated = false) const;
   // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
   std::vector<OpTraffic> traffic(const Layout& layout) const;
 

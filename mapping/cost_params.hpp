@@ -1,11 +1,13 @@
 #pragma once
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mapping/calibration.hpp"
 #include "topology/cluster.hpp"
 
 namespace meshbench::mapping {
@@ -29,6 +31,9 @@ struct CostParams {
   double alltoallv_imbalance = 1.25;
   // Sizes (nccl-tests convention) summed per op when there is no workload.
   std::vector<std::uint64_t> sweep_bytes = {1ULL << 20, 16ULL << 20, 256ULL << 20};
+  // A fitted model (`--cost-model cost.json` from `meshbench calibrate`): where it covers a
+  // shape's link class and op family it replaces the α-β profiles above.
+  std::optional<Calibration> calibration;
 
   LinkCost& operator[](topology::LinkClass c) { return links[static_cast<std::size_t>(c)]; }
   const LinkCost& operator[](topology::LinkClass c) const { return links[static_cast<std::size_t>(c)]; }

@@ -544,7 +544,7 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
   return score;
 }
 
-double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes) const {
+double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool /*isolated*/) const {
   const int n = shape.group_size;
   if (n <= 1) return 0;
   const double s = static_cast<double>(bytes);
