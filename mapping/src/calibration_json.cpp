@@ -74,13 +74,13 @@ class Reader {
       fail(path, std::string("must be a finite number ") + (above ? "above " : ">= ") + json(min).dump());
     return v;
   }
+  // Parsed text holds non-negative integers as unsigned, a document built in memory as signed.
   std::uint64_t unsigned_integer(const json& j, const std::string& path) const {
-    if (!j.is_number_unsigned()) fail(path, "must be an integer >= 0");
+    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<std::int64_t>() < 0)) fail(path, "must be an integer >= 0");
     return j.get<std::uint64_t>();
   }
   int count(const json& j, const std::string& path) const {
-    if (!j.is_number_unsigned() || j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      fail(path, "must be an integer >= 0");
+    if (unsigned_integer(j, path) > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) fail(path, "must be an integer >= 0");
     return j.get<int>();
   }
   std::string text(const json& j, const std::string& path) const {
