@@ -200,6 +200,55 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
       << plan_text(read, 3);
 }
 
+// The must-show: p5 × 4 (8 NVLinked GPUs, 32 × 12.5 GB/s NICs per node), TP8 EP8 ETP1
+// (DP4, EDP4) with a small MoE whose expert all-to-all is 256 calls of 512 KiB per step and whose
+// expert-gradient all-reduce (EDP) is one of 192 MiB. TP8 fills a node either way; the choice is
+// which of EP and EDP crosses the network.
+//   - Calibrated like the defaults (NET 8 µs, 50 GB/s per rank — one GPU's four NICs; NVL 1 µs,
+//     370 GB/s): EP stays on NVLink and EDP crosses (6 ms for 192 MiB on the network, where 256
+//     all-to-alls there would cost 17 ms).
+//   - The same file with the network's bandwidth ten times lower (5 GB/s), its latency unchanged:
+//     EDP's bulk bytes on the network would cost 60 ms; the all-to-alls' 128 MiB cost 10× more
+//     too but their latency (256 × 7 steps × 8 µs) does not grow, so they go to the network
+//     (38 ms) and the expert gradients move to NVLink: the winner puts EP across nodes.
+// (Both terms ten times larger would not change this winner, nor any on p5 but near-ties: every
+// dimension on the network gets 10× dearer alike, and NVLink was already the cheaper place.)
+TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) {
+  const auto topo = topology::ClusterTopology::replicate(testing::p5_node(), 4);
+  const Layout layout{.world = 32, .tp = 8, .cp = 1, .pp = 1, .ep = 8, .etp = 1};
+  Workload w;
+  w.layers = 8;
+  w.hidden = 1024;
+  w.ffn_hidden = 2048;
+  w.kv_hidden = 256;
+  w.seq_len = 1024;
+  const auto calibrated = [&](double net_gbps) {
+    auto truths = all_families(LinkClass::NET, 8, net_gbps);
+    const auto nvl = all_families(LinkClass::NVL, 1, 370);
+    truths.insert(truths.end(), nvl.begin(), nvl.end());
+    const auto path = temp_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + ".json");
+    write(path, to_json(calibration_for(topo, truths)).dump(2));
+    return CostModel(topo, load_cost_params(path, default_cost_params(topo)), w);
+  };
+  const CostModel fast = calibrated(50), slow = calibrated(5);
+  const auto fast_best = generate_candidates(layout, topo, fast).ranked.front();
+  const auto slow_best = generate_candidates(layout, topo, slow).ranked.front();
+  for (const auto* best : {&fast_best, &slow_best}) EXPECT_FALSE(best->score.of(Dim::tp).crosses_nodes) << best->mapping.name;
+  EXPECT_FALSE(fast_best.score.of(Dim::ep).crosses_nodes) << fast_best.mapping.name;
+  EXPECT_TRUE(fast_best.score.of(Dim::edp).crosses_nodes) << fast_best.mapping.name;
+  EXPECT_TRUE(slow_best.score.of(Dim::ep).crosses_nodes) << slow_best.mapping.name;
+  EXPECT_FALSE(slow_best.score.of(Dim::edp).crosses_nodes) << slow_best.mapping.name;
+  // Each winner is clearly better under its own file, not a tie broken by order.
+  const auto rescored = [](const CostModel& m, const Candidate& c) {
+    return m.score(c.mapping.layout, flat_rank_groups(c.mapping.layout), c.mapping.slot_of_rank);
+  };
+  EXPECT_GT(rescored(fast, slow_best).total_us, 1.2 * fast_best.score.total_us);
+  EXPECT_GT(rescored(slow, fast_best).total_us, 1.2 * slow_best.score.total_us);
+  // Why: on the slow network EDP's all-reduce costs more than EP's all-to-alls do there.
+  EXPECT_GT(rescored(slow, fast_best)[Dim::edp], slow_best.score[Dim::ep]);
+  EXPECT_LT(fast_best.score[Dim::edp], rescored(fast, slow_best)[Dim::ep]);
+}
+
 TEST(CalibratedModel, PlanChecksTheCalibrationsTopology) {
   const auto p5x4 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 4}, false);
   const auto p5x2 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 2}, false);
