@@ -167,8 +167,8 @@ Calibration read_calibration(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     c.links.push_back(read_link(r, links[i], Reader::at("links", i)));
     if (!seen.insert({c.links.back().link, c.links.back().family}).second)
-      r.fail(Reader::at("links", i), "fits " + std::string(topology::to_string(c.links.back().link)) + " " +
-                                         family_name(c.links.back().family) + " a second time");
+      r.fail(Reader::at("links", i),
+             "fits " + std::string(topology::to_string(c.links.back().link)) + " " + family_name(c.links.back().family) + " a second time");
   }
   const json& sharing = r.object(j["sharing"], "sharing", {"nic", "uplink"});
   c.sharing.nic_exponent = read_exponent(r, sharing["nic"], "sharing.nic", c.sharing.nic_quality);
@@ -183,8 +183,10 @@ json to_json(const Calibration& c) {
   for (const auto& fit : c.links) {
     json segments = json::array();
     for (const auto& s : fit.segments) {
-      segments.push_back(
-          {{"min_bytes", s.min_bytes}, {"alpha_us", s.alpha_us}, {"bandwidth_gbps", s.bandwidth_gbps}, {"quality", quality_json(s.quality)}});
+      segments.push_back({{"min_bytes", s.min_bytes},
+                          {"alpha_us", s.alpha_us},
+                          {"bandwidth_gbps", s.bandwidth_gbps},
+                          {"quality", quality_json(s.quality)}});
     }
     links.push_back({{"link", std::string(topology::to_string(fit.link))}, {"family", family_name(fit.family)}, {"segments", segments}});
   }

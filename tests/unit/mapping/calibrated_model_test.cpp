@@ -146,15 +146,18 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   // Inside a node (NVL, not calibrated) the α-β profiles price, as without a calibration.
   const auto inside_cal = calibrated.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   const auto inside_plain = plain.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes), plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
+  EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes),
+                   plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
   // Without a calibration, `isolated` changes nothing: the profiles hold the sharing.
   const auto across_plain = plain.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true), plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
+  EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true),
+                   plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
   // Without contention every group runs alone in the calibrated model too.
   params.contention = false;
   const CostModel alone(topo, params);
   const auto across_alone = alone.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes), *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
+  EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes),
+                   *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
   // The score adds up the calibrated op times.
   const Score s = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3});
   double sum = 0;
@@ -195,8 +198,9 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
   write_plan(plan, plan_path, false);
   const Plan read = load_plan(plan_path);
   EXPECT_EQ(read.cost_model, plan.cost_model);
-  EXPECT_NE(plan_text(read, 3).find("model: calibrated (4 link/op fits from synthetic.h5, 2026-12-01T15:00:00Z, measured on 2 nodes x 2 slots"),
-            std::string::npos)
+  EXPECT_NE(
+      plan_text(read, 3).find("model: calibrated (4 link/op fits from synthetic.h5, 2026-12-01T15:00:00Z, measured on 2 nodes x 2 slots"),
+      std::string::npos)
       << plan_text(read, 3);
 }
 
