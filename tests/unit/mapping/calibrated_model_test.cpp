@@ -215,8 +215,8 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
 //     EDP's bulk bytes on the network would cost 60 ms; the all-to-alls' 128 MiB cost 10× more
 //     too but their latency (256 × 7 steps × 8 µs) does not grow, so they go to the network
 //     (38 ms) and the expert gradients move to NVLink: the winner puts EP across nodes.
-// (Both terms ten times larger would not change this winner, nor any on p5 but near-ties: every
-// dimension on the network gets 10× dearer alike, and NVLink was already the cheaper place.)
+// Both terms ten times larger (80 µs, 5 GB/s) leave the first winner: every dimension on the
+// network then gets ten times dearer alike, and no trade between them changes.
 TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) {
   const auto topo = topology::ClusterTopology::replicate(testing::p5_node(), 4);
   const Layout layout{.world = 32, .tp = 8, .cp = 1, .pp = 1, .ep = 8, .etp = 1};
@@ -226,11 +226,12 @@ TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) 
   w.ffn_hidden = 2048;
   w.kv_hidden = 256;
   w.seq_len = 1024;
-  const auto calibrated = [&](double net_gbps) {
-    auto truths = all_families(LinkClass::NET, 8, net_gbps);
+  const auto calibrated = [&](double net_gbps, double net_alpha_us = 8) {
+    auto truths = all_families(LinkClass::NET, net_alpha_us, net_gbps);
     const auto nvl = all_families(LinkClass::NVL, 1, 370);
     truths.insert(truths.end(), nvl.begin(), nvl.end());
-    const auto path = temp_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + ".json");
+    const auto path =
+        temp_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + "-" + std::to_string(static_cast<int>(net_alpha_us)) + ".json");
     write(path, to_json(calibration_for(topo, truths)).dump(2));
     return CostModel(topo, load_cost_params(path, default_cost_params(topo)), w);
   };
@@ -251,6 +252,10 @@ TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) 
   // Why: on the slow network EDP's all-reduce costs more than EP's all-to-alls do there.
   EXPECT_GT(rescored(slow, fast_best)[Dim::edp], slow_best.score[Dim::ep]);
   EXPECT_LT(fast_best.score[Dim::edp], rescored(fast, slow_best)[Dim::ep]);
+  const CostModel uniformly_slow = calibrated(5, 80);
+  const auto uniform_best = generate_candidates(layout, topo, uniformly_slow).ranked.front();
+  EXPECT_FALSE(uniform_best.score.of(Dim::ep).crosses_nodes) << uniform_best.mapping.name;
+  EXPECT_TRUE(uniform_best.score.of(Dim::edp).crosses_nodes) << uniform_best.mapping.name;
 }
 
 TEST(CalibratedModel, PlanChecksTheCalibrationsTopology) {
