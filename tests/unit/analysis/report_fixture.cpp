@@ -16,7 +16,9 @@ namespace meshbench::analysis::testing {
 
 namespace fs = std::filesystem;
 
-FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {
+FixtureFile::FixtureFile() : FixtureFile(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {}
+
+FixtureFile::FixtureFile(topology::ClusterTopology topology) : topo_(std::move(topology)) {
   header_.run = {"0.1.0", "meshbench run --tp 2 --ep 2 --etp 1 --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi",
                  4,       {"node-0", "node-0", "node-1", "node-1"}};
   header_.provenance.versions = {{"meshbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};

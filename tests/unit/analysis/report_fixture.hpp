@@ -18,6 +18,8 @@ namespace meshbench::analysis::testing {
 class FixtureFile {
  public:
   FixtureFile();
+  // The same layout on another topology of four slots (e.g. nodes with a NIC).
+  explicit FixtureFile(topology::ClusterTopology topology);
   // Adds a mapping of `order` with placement `slot_of_rank` (identity when empty).
   const mapping::Mapping& add_mapping(const std::string& name, const std::string& order, std::vector<int> slot_of_rank = {});
   void set_workload_json(std::string json) { header_.layout.workload_json = std::move(json); }
