@@ -60,7 +60,7 @@ struct Report {
   // Per point, dimension and mapping, the cost model (uncalibrated, and calibrated when a
   // calibration is at hand) against the measurements; absent when the file keeps no topology.
   std::optional<PredictionAccuracy> accuracy;
-  std::optional<ApplyHint> best;               // for the best-ranked mapping
+  std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
 };

@@ -35,8 +35,8 @@ std::string sizes_text(const std::set<std::uint64_t>& sizes) {
 
 void refuse_undetermined(const detail::FilePoints& fp, const CalibrateRequest& request) {
   if (fp.points.empty()) {
-    throw InputError(join(fp.files, ", ") + ": no measured point the fit can use (" + std::to_string(fp.rows) + " rows: " +
-                     std::to_string(fp.wrong) + " with wrong results, " + std::to_string(fp.skewed) + " all_to_allv, " +
+    throw InputError(join(fp.files, ", ") + ": no measured point the fit can use (" + std::to_string(fp.rows) +
+                     " rows: " + std::to_string(fp.wrong) + " with wrong results, " + std::to_string(fp.skewed) + " all_to_allv, " +
                      std::to_string(fp.unusable + fp.other_timing) + " unusable or of the other timing mode); " + kSweepAdvice);
   }
   // Per (link class, family): the sizes of its one-flow points, and the files they came from.
@@ -63,8 +63,8 @@ void refuse_undetermined(const detail::FilePoints& fp, const CalibrateRequest& r
     sharing_files.insert(fp.file_of_point[i]);
   }
   for (const auto& [key, s] : seen) {
-    const std::string what = files_of(fp, s.files) + ": " + std::string(topology::to_string(key.first)) + " " +
-                             std::string(family_name(key.second));
+    const std::string what =
+        files_of(fp, s.files) + ": " + std::string(topology::to_string(key.first)) + " " + std::string(family_name(key.second));
     if (s.sizes.empty()) {
       throw InputError(what + " has only points where " + std::to_string(s.most_flows) +
                        " flows share the NIC or uplink; its alpha and bandwidth need points of one group alone: rerun with --isolated");
@@ -72,8 +72,8 @@ void refuse_undetermined(const detail::FilePoints& fp, const CalibrateRequest& r
     const bool latency = *s.sizes.begin() <= kLatencySizeMax, bandwidth = *s.sizes.rbegin() >= kBandwidthSizeMin;
     if (static_cast<int>(s.sizes.size()) < kMinDistinctSizes || !latency || !bandwidth) {
       throw InputError(what + " has one-flow points at " + std::to_string(s.sizes.size()) + " size(s) (" + sizes_text(s.sizes) +
-                       "); alpha and bandwidth need at least " + std::to_string(kMinDistinctSizes) + ", one <= 4 KiB and one >= 64 KiB: " +
-                       kSweepAdvice);
+                       "); alpha and bandwidth need at least " + std::to_string(kMinDistinctSizes) +
+                       ", one <= 4 KiB and one >= 64 KiB: " + kSweepAdvice);
     }
   }
   if (request.require_sharing && !sharing) {
@@ -86,7 +86,8 @@ void refuse_undetermined(const detail::FilePoints& fp, const CalibrateRequest& r
 }  // namespace
 
 mapping::Calibration calibrate_from_results(const CalibrateRequest& request) {
-  if (request.results_files.empty()) throw InputError("no results file to fit from: meshbench calibrate RUN.h5 [MORE.h5 …] --out cost.json");
+  if (request.results_files.empty())
+    throw InputError("no results file to fit from: meshbench calibrate RUN.h5 [MORE.h5 …] --out cost.json");
   const detail::FilePoints fp = detail::read_file_points(request.results_files);
   refuse_undetermined(fp, request);
   mapping::Calibration c = mapping::fit_calibration(fp.points, request.fit);

@@ -9,7 +9,8 @@
 namespace meshbench::analysis {
 
 topology::ClusterTopology topology_of(const results::ResultsFile& file) {
-  if (file.topology_json().empty()) throw InputError(file.path() + " keeps no topology (/topology attr json); it was not written by 'meshbench run'");
+  if (file.topology_json().empty())
+    throw InputError(file.path() + " keeps no topology (/topology attr json); it was not written by 'meshbench run'");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(file.topology_json());

@@ -35,7 +35,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-
 std::vector<std::string> to_strings(const std::vector<int>& v) {
   std::vector<std::string> out;
   for (int x : v) out.push_back(std::to_string(x));

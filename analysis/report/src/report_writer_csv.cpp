@@ -128,8 +128,11 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
       const bool first = &a == &r.accuracy->predictors.front();
       for (const auto& p : a.points) {
         const std::string rank = rank_of(r, p.mapping), bytes = std::to_string(p.bytes);
-        csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_us", number(p.predicted_us), a.name});
-        if (first) csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "measured_us", number(p.measured_us), "measured"});
+        csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_us", number(p.predicted_us),
+                 a.name});
+        if (first)
+          csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "measured_us", number(p.measured_us),
+                   "measured"});
       }
     }
   }

@@ -69,7 +69,8 @@ ordered_json ranking_json(const Ranking& k) {
 ordered_json number_or_null(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
 ordered_json errors_json(const ErrorSummary& e) {
-  return {{"points", e.points}, {"median_rel_error", number_or_null(e.median_rel_error)}, {"p90_rel_error", number_or_null(e.p90_rel_error)}};
+  return {
+      {"points", e.points}, {"median_rel_error", number_or_null(e.median_rel_error)}, {"p90_rel_error", number_or_null(e.p90_rel_error)}};
 }
 
 ordered_json order_json(const OrderAccuracy& o) {
@@ -85,7 +86,8 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
   ordered_json predictors = ordered_json::array();
   for (const auto& p : a.predictors) {
     ordered_json dims = ordered_json::array();
-    for (const auto& d : p.dims) dims.push_back({{"dim", d.dim}, {"all", errors_json(d.all)}, {"large", errors_json(d.large)}, {"order", order_json(d.order)}});
+    for (const auto& d : p.dims)
+      dims.push_back({{"dim", d.dim}, {"all", errors_json(d.all)}, {"large", errors_json(d.large)}, {"order", order_json(d.order)}});
     ordered_json totals = ordered_json::array();
     for (const auto& t : p.totals) {
       totals.push_back({{"mapping", t.mapping},
@@ -109,21 +111,18 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
     }
     predictors.push_back({{"name", p.name},
                           {"source", p.source},
-                          {"points", {{"all", errors_json(p.all)},
-                                      {"large", errors_json(p.large)},
-                                      {"concurrent_large", errors_json(p.concurrent_large)},
-                                      {"shared_large", errors_json(p.shared_large)}}},
+                          {"points",
+                           {{"all", errors_json(p.all)},
+                            {"large", errors_json(p.large)},
+                            {"concurrent_large", errors_json(p.concurrent_large)},
+                            {"shared_large", errors_json(p.shared_large)}}},
                           {"order", order_json(p.order)},
                           {"dims", dims},
                           {"totals", totals},
                           {"point_predictions", points}});
   }
-  return {{"timing", a.timing},
-          {"per_step", a.per_step},
-          {"basis", a.basis},
-          {"large_bytes", kLargePointBytes},
-          {"predictors", predictors},
-          {"notes", a.notes}};
+  return {{"timing", a.timing},       {"per_step", a.per_step}, {"basis", a.basis}, {"large_bytes", kLargePointBytes},
+          {"predictors", predictors}, {"notes", a.notes}};
 }
 
 }  // namespace

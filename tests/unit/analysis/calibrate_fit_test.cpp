@@ -10,22 +10,9 @@
 #include "analysis/calibrate/calibrate.hpp"
 #include "mapping/ops.hpp"
 #include "report_fixture.hpp"
-#include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::analysis {
 namespace {
-
-// Two nodes of two CPU slots (PHB between them), one 1 Gbit/s NIC each that both slots reach.
-topology::ClusterTopology nic_cluster() {
-  auto node = test_support::two_cpu_node("node");
-  topology::Nic nic;
-  nic.name = "eth0";
-  nic.kind = topology::NicKind::eth;
-  nic.speed_gbps = 0.125;
-  node.nics = {nic};
-  node.rails = {{0}, {0}};
-  return topology::ClusterTopology::replicate(node, 2);
-}
 
 struct Planted {
   double alpha_us, bandwidth_gbps;
@@ -50,23 +37,17 @@ const mapping::SizeSegment* segment_at(const mapping::Calibration& c, topology::
   return nullptr;
 }
 
-void make_isolated(results::PointRecord& p) {
-  p.row.concurrency = "isolated";
-  p.row.groups = 1;
-  for (auto& g : p.groups) g.concurrency = "isolated";
-}
-
 TEST(CalibrateFit, RecoversPlantedAlphaBandwidthAndNicSharing) {
   testing::ScratchDir dir;
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");  // TP inside a node (PHB), DP across (NET, 2 flows per NIC)
   const Planted net{30.0, 0.1}, phb{2.0, 4.0};
   const double exponent = 1.0;  // two flows on one NIC each get half of it
   int k = 0;
   for (std::uint64_t b = 8; b <= (64ULL << 20); b *= 4, ++k) {
-    make_isolated(f.add_point("block", "dp", "all_reduce", b, planted_time(net, b, 1, exponent, k)));
+    testing::make_isolated(f.add_point("block", "dp", "all_reduce", b, planted_time(net, b, 1, exponent, k)));
     f.add_point("block", "dp", "all_reduce", b, planted_time(net, b, 2, exponent, k + 1));
-    make_isolated(f.add_point("block", "tp", "all_reduce", b, planted_time(phb, b, 1, exponent, k + 2)));
+    testing::make_isolated(f.add_point("block", "tp", "all_reduce", b, planted_time(phb, b, 1, exponent, k + 2)));
   }
   const auto path = f.write(dir.path() / "run.h5");
 

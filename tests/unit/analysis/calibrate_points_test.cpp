@@ -7,34 +7,12 @@
 #include "analysis/calibrate/calibrate.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
-#include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::analysis {
 namespace {
 
 using mapping::CalibrationPoint;
 using topology::LinkClass;
-
-// Two nodes of two CPU slots (PHB between them), each with one NIC of `gbit` Gbit/s that both
-// slots reach: cross-node groups share it.
-topology::ClusterTopology nic_cluster(double gbit = 1.0) {
-  auto node = test_support::two_cpu_node("node");
-  topology::Nic nic;
-  nic.name = "eth0";
-  nic.kind = topology::NicKind::eth;
-  nic.speed_gbps = gbit / 8.0;
-  node.nics = {nic};
-  node.rails = {{0}, {0}};
-  return topology::ClusterTopology::replicate(node, 2);
-}
-
-// Marks a fixture point as measured one group at a time.
-void make_isolated(results::PointRecord& p) {
-  p.row.concurrency = "isolated";
-  p.row.groups = 1;
-  for (auto& g : p.groups) g.concurrency = "isolated";
-  for (auto& s : p.samples) s.concurrency = "isolated";
-}
 
 const CalibrationPoint* find_point(const std::vector<CalibrationPoint>& points, mapping::Op op, std::uint64_t bytes, int flows) {
   for (const auto& p : points) {
@@ -60,10 +38,10 @@ class CalibratePointsTest : public ::testing::Test {
 // Identity placement: TP pairs inside a node (PHB), DP pairs across the two nodes, both DP
 // groups through each node's one NIC at once (2 flows), one alone when isolated.
 TEST_F(CalibratePointsTest, LinkClassAndFlowsOfIsolatedAndConcurrentRows) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
   f.add_point("block", "dp", "all_reduce", 65536, 900.0);
-  make_isolated(f.add_point("block", "dp", "all_reduce", 65536, 500.0));
+  testing::make_isolated(f.add_point("block", "dp", "all_reduce", 65536, 500.0));
   f.add_point("block", "tp", "all_reduce", 65536, 40.0);
   const auto points = calibration_points({f.write(dir_ / "run.h5")});
   ASSERT_EQ(points.size(), 3u);
@@ -92,7 +70,7 @@ TEST_F(CalibratePointsTest, LinkClassAndFlowsOfIsolatedAndConcurrentRows) {
 
 // Ranks 0,1 on slots 0,2: TP now spans both nodes (NET, 2 flows per NIC), DP stays in a node.
 TEST_F(CalibratePointsTest, TwoNodeMappingMovesTheLinkClassWithItsGroups) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("spread", "tp-cp-ep-dp-pp", {0, 2, 1, 3});
   f.add_point("spread", "tp", "all_gather", 4096, 300.0);
   f.add_point("spread", "dp", "reduce_scatter", 4096, 20.0);
@@ -110,7 +88,7 @@ TEST_F(CalibratePointsTest, TwoNodeMappingMovesTheLinkClassWithItsGroups) {
 }
 
 TEST_F(CalibratePointsTest, LeavesOutWrongResultsAllToAllvAndTheOtherTimingMode) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
   f.add_point("block", "dp", "all_reduce", 1024, 100.0);
   f.add_point("block", "dp", "all_reduce", 2048, 100.0).row.wrong = 3;
@@ -125,7 +103,7 @@ TEST_F(CalibratePointsTest, LeavesOutWrongResultsAllToAllvAndTheOtherTimingMode)
 }
 
 TEST_F(CalibratePointsTest, RefusesFilesOfDifferentTopologies) {
-  testing::FixtureFile slow(nic_cluster(1.0)), fast(nic_cluster(10.0));
+  testing::FixtureFile slow(testing::nic_cluster(1.0)), fast(testing::nic_cluster(10.0));
   for (auto* f : {&slow, &fast}) {
     f->add_mapping("block", "tp-cp-ep-dp-pp");
     f->add_point("block", "dp", "all_reduce", 1024, 100.0);
@@ -144,7 +122,7 @@ TEST_F(CalibratePointsTest, RefusesFilesOfDifferentTopologies) {
 }
 
 TEST_F(CalibratePointsTest, RefusesAFileWithoutUsablePoints) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
   f.add_point("block", "ep", "all_to_allv", 1024, 100.0);
   f.add_point("block", "dp", "all_reduce", 2048, 100.0).row.wrong = 1;
@@ -156,9 +134,10 @@ TEST_F(CalibratePointsTest, RefusesAFileWithoutUsablePoints) {
 }
 
 TEST_F(CalibratePointsTest, RefusesTooFewSizesNamingTheLinkClassAndFamily) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
-  for (std::uint64_t b : {65536ULL, 1048576ULL}) make_isolated(f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0));
+  for (std::uint64_t b : {65536ULL, 1048576ULL})
+    testing::make_isolated(f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0));
   const auto path = f.write(dir_ / "run.h5");
   const std::string what = refusal({{path}, {}, false});
   EXPECT_NE(what.find(path + ": NET ring_all_reduce has one-flow points at 2 size(s) (64 KiB, 1 MiB)"), std::string::npos) << what;
@@ -166,27 +145,30 @@ TEST_F(CalibratePointsTest, RefusesTooFewSizesNamingTheLinkClassAndFamily) {
 }
 
 TEST_F(CalibratePointsTest, RefusesSizesThatMissTheLatencyEnd) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
-  for (std::uint64_t b : {16384ULL, 65536ULL, 1048576ULL}) make_isolated(f.add_point("block", "dp", "all_gather", b, 100.0 + static_cast<double>(b) / 100.0));
+  for (std::uint64_t b : {16384ULL, 65536ULL, 1048576ULL})
+    testing::make_isolated(f.add_point("block", "dp", "all_gather", b, 100.0 + static_cast<double>(b) / 100.0));
   const std::string what = refusal({{f.write(dir_ / "run.h5")}, {}, false});
   EXPECT_NE(what.find("NET ring_gather has one-flow points at 3 size(s)"), std::string::npos) << what;
   EXPECT_NE(what.find("one <= 4 KiB and one >= 64 KiB"), std::string::npos) << what;
 }
 
 TEST_F(CalibratePointsTest, RefusesOnlySharedPointsPointingAtIsolated) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
-  for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0);
+  for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL})
+    f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0);
   const std::string what = refusal({{f.write(dir_ / "run.h5")}, {}, false});
   EXPECT_NE(what.find("NET ring_all_reduce has only points where 2 flows share the NIC or uplink"), std::string::npos) << what;
   EXPECT_NE(what.find("--isolated"), std::string::npos) << what;
 }
 
 TEST_F(CalibratePointsTest, RefusesMissingSharingWhenRequired) {
-  testing::FixtureFile f(nic_cluster());
+  testing::FixtureFile f(testing::nic_cluster());
   f.add_mapping("block", "tp-cp-ep-dp-pp");
-  for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) make_isolated(f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0));
+  for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL})
+    testing::make_isolated(f.add_point("block", "dp", "all_reduce", b, 100.0 + static_cast<double>(b) / 100.0));
   const auto path = f.write(dir_ / "run.h5");
   const std::string what = refusal({{path}, {}, true});
   EXPECT_NE(what.find(path + ": no concurrent point of 64 KiB or more where several flows share a NIC"), std::string::npos) << what;

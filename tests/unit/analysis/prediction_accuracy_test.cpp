@@ -55,8 +55,9 @@ TEST(AccuracyStats, RegretOfThePredictedBest) {
   EXPECT_TRUE(std::isnan(regret({}, {})));
 }
 
-// Two mappings; every median is a known multiple of the uncalibrated model's prediction for its
-// row: "block" measured 1.25× (relative error 0.2), "spread" 2× (0.5).
+// Two mappings whose TP pairs sit inside a node ("block") and across the nodes ("spread"), so
+// the model tells them apart; every median is a known multiple of the uncalibrated model's
+// prediction for its row: "block" measured 1.25× (relative error 0.2), "spread" 2× (0.5).
 class AccuracyWiringTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,10 +73,10 @@ class AccuracyWiringTest : public ::testing::Test {
     for (const char* m : {"block", "spread"}) {
       const double factor = std::string(m) == "block" ? 1.25 : 2.0;
       double predicted_sum = 0, measured_sum = 0;
-      for (const char* dim : {"tp", "dp"}) {
+      for (const auto op : {mapping::Op::all_reduce, mapping::Op::all_gather}) {
         for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) {
-          const double p = model.op_time_us(scores.find(m)->of(*mapping::parse_dim(dim)), mapping::Op::all_reduce, b);
-          f_.add_point(m, dim, "all_reduce", b, p * factor);
+          const double p = model.op_time_us(scores.find(m)->of(mapping::Dim::tp), op, b);
+          f_.add_point(m, "tp", std::string(mapping::to_string(op)), b, p * factor);
           predicted_sum += p;
           measured_sum += p * factor;
         }
@@ -123,12 +124,15 @@ TEST_F(AccuracyWiringTest, PointMappingAndOrderFiguresFollowTheKnownFactors) {
   EXPECT_NEAR(a.order.regret, picked / std::min(measured_["block"], measured_["spread"]) - 1.0, 1e-9);
   EXPECT_EQ(a.order.predicted_best, block_predicted_first ? "block" : "spread");
 
-  // Per dimension: each has six points, three per mapping.
-  ASSERT_EQ(a.dims.size(), 2u);
+  EXPECT_NE(predicted_["block"], predicted_["spread"]);
+
+  // Per dimension: the one measured, with every point.
+  ASSERT_EQ(a.dims.size(), 1u);
   EXPECT_EQ(a.dims[0].dim, "tp");
-  EXPECT_EQ(a.dims[0].all.points, 6);
+  EXPECT_EQ(a.dims[0].all.points, 12);
   EXPECT_NEAR(a.dims[0].all.median_rel_error, 0.35, 1e-9);
   EXPECT_EQ(a.dims[0].order.mappings, 2);
+  EXPECT_DOUBLE_EQ(a.dims[0].order.spearman, a.order.spearman);
 }
 
 TEST_F(AccuracyWiringTest, JsonAndCsvCarryBothSidesOfEveryPoint) {

@@ -129,6 +129,25 @@ std::string FixtureFile::write(const fs::path& path) const {
   return path.string();
 }
 
+topology::ClusterTopology nic_cluster(double gbit) {
+  auto node = test_support::two_cpu_node("node");
+  topology::Nic nic;
+  nic.name = "eth0";
+  nic.kind = topology::NicKind::eth;
+  nic.speed_gbps = gbit / 8.0;
+  node.nics = {nic};
+  node.rails = {{0}, {0}};
+  return topology::ClusterTopology::replicate(node, 2);
+}
+
+void make_isolated(results::PointRecord& p) {
+  p.row.concurrency = "isolated";
+  p.row.groups = 1;
+  for (auto& g : p.groups) g.concurrency = "isolated";
+  for (auto& s : p.samples) s.concurrency = "isolated";
+  for (auto& r : p.rounds) r.concurrency = "isolated";
+}
+
 ScratchDir::ScratchDir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   path_ = fs::temp_directory_path() / ("mb-analysis-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());

@@ -53,6 +53,12 @@ class FixtureFile {
   std::vector<results::PointRecord> points_;
 };
 
+// Two nodes of two CPU slots (PHB between them), each with one NIC of `gbit` Gbit/s that both
+// slots reach: groups across the nodes share it.
+topology::ClusterTopology nic_cluster(double gbit = 1.0);
+// Marks a point as measured one group at a time (`run --isolated`).
+void make_isolated(results::PointRecord& point);
+
 // A per-test scratch folder, removed afterwards.
 class ScratchDir {
  public:
