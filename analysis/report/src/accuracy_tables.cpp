@@ -19,7 +19,7 @@ std::string rho(double r) { return std::isfinite(r) ? fixed(r, 2) : "-"; }
 }  // namespace
 
 Table accuracy_summary_table(const PredictionAccuracy& a) {
-  std::vector<std::string> headers{"relative error: median / p90 (points)"};
+  std::vector<std::string> headers{"accuracy"};
   for (const auto& p : a.predictors) headers.push_back(">" + p.name);
   Table t(headers);
   const auto row = [&](const std::string& what, auto cell) {
@@ -27,11 +27,11 @@ Table accuracy_summary_table(const PredictionAccuracy& a) {
     for (const auto& p : a.predictors) r.push_back(cell(p));
     t.add(r);
   };
-  row("per point, all sizes", [](const PredictorAccuracy& p) { return errors(p.all); });
-  row("per point, >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.large); });
-  row("per point, concurrent >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.concurrent_large); });
-  row("per point, flows sharing a NIC or uplink, >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.shared_large); });
-  row("per mapping total", [](const PredictorAccuracy& p) { return errors(p.order.error); });
+  row("error per point, all sizes", [](const PredictorAccuracy& p) { return errors(p.all); });
+  row("error per point, >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.large); });
+  row("error per point, concurrent >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.concurrent_large); });
+  row("error per point, flows sharing a NIC or uplink, >= 64 KiB", [](const PredictorAccuracy& p) { return errors(p.shared_large); });
+  row("error of the mapping totals", [](const PredictorAccuracy& p) { return errors(p.order.error); });
   row("Spearman over mappings", [](const PredictorAccuracy& p) { return rho(p.order.spearman); });
   row("regret (measured time of the predicted best / the best - 1)", [](const PredictorAccuracy& p) { return percent(p.order.regret); });
   row("predicted best (measured best: " + (a.predictors.empty() ? std::string("-") : a.predictors.front().order.measured_best) + ")",

@@ -71,6 +71,7 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.subheading("prediction accuracy: the cost model against the " + a.timing + " medians");
     for (const auto& p : a.predictors) s.bullet(p.name + ": " + p.source);
     s.line(a.basis);
+    s.line("error: median / p90 of |predicted - measured| / measured (points)");
     s.table(accuracy_summary_table(a));
     s.subheading("prediction accuracy per dimension");
     s.table(accuracy_dims_table(a));

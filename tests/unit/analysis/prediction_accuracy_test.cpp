@@ -150,6 +150,7 @@ TEST_F(AccuracyWiringTest, JsonAndCsvCarryBothSidesOfEveryPoint) {
   std::ostringstream text;
   make_report_writer(OutputFormat::text)->write(r, text);
   EXPECT_NE(text.str().find("prediction accuracy"), std::string::npos);
+  EXPECT_NE(text.str().find("error per point, all sizes"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("35.0% / 50.0% (12)"), std::string::npos) << text.str();
 }
 
