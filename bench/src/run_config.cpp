@@ -95,6 +95,7 @@ po::options_description run_options_description(RunConfig& c) {
       ("rounds", po::value(&c.run.rounds)->default_value(1),
        "visits of every point, each round in a fresh shuffled order; the spread between rounds is the run's own noise (docs/run.md)")
       ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix, random mappings and the rounds' orders")
+      ("random", po::value(&c.run.random_placements)->default_value(1)->value_name("N"), "random mappings among the candidates (seeds seed, seed+1, ...)")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
       ("watchdog-grace", po::value(&c.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
       ("rank-time", po::value<std::string>()->default_value("max"),
