@@ -3,9 +3,6 @@
 // dimension on the file's topology, read through the same calibration_link/calibration_flows
 // the model prices with.
 #include <algorithm>
-#include <cmath>
-#include <set>
-#include <sstream>
 
 #include "analysis/calibrate/calibrate.hpp"
 #include "analysis/calibrate/src/file_points.hpp"
@@ -19,33 +16,6 @@
 namespace meshbench::analysis {
 
 namespace {
-
-// "2 nodes x 2 slots, NET 1 Gbit/s": what a message names the topology by.
-std::string summary_of(const topology::ClusterTopology& t) {
-  std::set<int> slots;
-  std::set<double> nic_gbit;
-  for (int n = 0; n < t.node_count(); ++n) {
-    slots.insert(t.node(n).slot_count());
-    for (const auto& nic : t.node(n).nics) nic_gbit.insert(std::round(nic.speed_gbps * 8.0 * 10.0) / 10.0);
-  }
-  std::ostringstream s;
-  s << t.node_count() << (t.node_count() == 1 ? " node" : " nodes");
-  if (slots.size() == 1) {
-    s << " x " << *slots.begin() << " slots";
-  } else {
-    s << ", " << t.slot_count() << " slots";
-  }
-  if (!nic_gbit.empty()) {
-    s << ", NET ";
-    bool first = true;
-    for (double g : nic_gbit) {
-      s << (first ? "" : "/") << g;
-      first = false;
-    }
-    s << " Gbit/s";
-  }
-  return s.str();
-}
 
 // The timing mode the fit reads: per-iteration (one op, as the model prices it) where the file
 // has it, else batched.
@@ -65,7 +35,7 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
     const auto file = results::ResultsFile::open(path);
     const auto topo = topology_of(file);
     const std::string digest = mapping::calibration_digest(topo);
-    const std::string summary = summary_of(topo);
+    const std::string summary = mapping::calibration_summary(topo);
     if (out.files.empty()) {
       out.topology_digest = digest;
       out.topology_summary = summary;
