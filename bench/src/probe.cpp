@@ -31,14 +31,15 @@ class ProbeProgress final : public Reporter {
   void begin_mapping(const mapping::Mapping& m, int /*index*/, int /*count*/) override { mapping_ = m.name; }
   void begin_dimension(mapping::Dim dim, int groups, int group_size, const std::string& skipped) override {
     if (!skipped.empty()) return;
-    dim_ = std::string(mapping::to_string(dim)) + " (" + std::to_string(groups) + " groups of " + std::to_string(group_size) + ")";
+    dim_ = std::string(mapping::to_string(dim)) + " (" + std::to_string(groups) + " group(s) of " + std::to_string(group_size) + ")";
     line("");
   }
   void point(const results::PointRecord& p) override {
     ++done_;
     if (std::chrono::duration<double>(Clock::now() - last_).count() >= 10) line(p.row.op + " " + format_bytes(p.row.bytes));
   }
-  void end_run(bool /*complete*/) override { line("done"); }
+  void finish() { line("done"); }
+  int done() const { return done_; }
 
  private:
   void line(const std::string& what) {
@@ -110,7 +111,6 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
     RunOptions options = request.options;
     options.dims = probe.dims;
     options.ops = probe.ops;
-    options.isolated = true;
     std::string error;
     if (at.rank == 0) {
       try {
@@ -121,22 +121,34 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
       }
     }
     if (any_input_error(error, at.world, at.command)) return std::nullopt;
+    // Each pair alone gives the one-flow points only where all pairs at once share a NIC or an
+    // uplink; elsewhere (one flow either way) measuring them alone would repeat the same point.
+    std::vector<mapping::Mapping> shared, unshared;
+    for (const auto& pm : probe.mappings) (pm.target.nic_flows > 1 || pm.target.uplink_flows > 1 ? shared : unshared).push_back(pm.mapping);
     std::unique_ptr<ResultsFileReporter> file;
     std::unique_ptr<ProbeProgress> progress;
     Reporters reporters;
-    Runner runner(at.world, backend, options, slot_of_rank, &watchdog, at.rank == 0 ? &reporters : nullptr);
-    result.points += runner.count_points(plan.mappings);
+    Reporter* reporter = at.rank == 0 ? &reporters : nullptr;
+    RunOptions isolated = options;
+    isolated.isolated = true;
+    Runner alone_too(at.world, backend, isolated, slot_of_rank, &watchdog, reporter);
+    Runner together(at.world, backend, options, slot_of_rank, &watchdog, reporter);
     if (at.rank == 0) {
       file = std::make_unique<ResultsFileReporter>(result.files.back());
       progress = std::make_unique<ProbeProgress>(probe.name, static_cast<int>(i + 1), static_cast<int>(probes.size()),
-                                                 runner.count_points(plan.mappings), start);
+                                                 together.count_points(unshared) + alone_too.count_points(shared), start);
       reporters.add(file.get());
       reporters.add(progress.get());
       sink.file = file.get();
     }
-    measure_points(runner, plan.mappings, at, watchdog, file.get(), hosts);
+    if (!unshared.empty()) measure_points(together, unshared, at, watchdog, file.get(), hosts);
+    if (!shared.empty()) measure_points(alone_too, shared, at, watchdog, file.get(), hosts);
     sink.file = nullptr;
-    if (at.rank == 0) result.files.back().finish("complete", results::utc_now_iso8601());
+    if (at.rank == 0) {
+      progress->finish();
+      result.points += progress->done();
+      result.files.back().finish("complete", results::utc_now_iso8601());
+    }
   }
   result.seconds = seconds_since(start);
   return result;

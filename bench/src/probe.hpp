@@ -31,7 +31,7 @@ std::vector<std::string> probe_file_names(const std::string& base, const std::ve
 struct ProbeResult {
   std::vector<results::ResultsWriter> files;  // rank 0 only
   std::vector<std::string> paths;
-  int points = 0;  // measured (isolated and concurrent)
+  int points = 0;  // measured (isolated and concurrent), counted on rank 0
   double seconds = 0;
 };
 
