@@ -96,6 +96,9 @@ std::optional<double> calibrated_time_us(const Calibration& calibration, topolog
 
 // A stable fingerprint of what the fit depends on: node types, slot link classes, NIC speeds, node count.
 std::string calibration_digest(const topology::ClusterTopology& topology);
+// What Calibration::topology_summary holds: nodes, slots, the link classes inside a node and the
+// NICs, e.g. "2 nodes x 2 slots (SYS), 1 NIC per node at 1 Gbit/s".
+std::string calibration_summary(const topology::ClusterTopology& topology);
 // InputError (exit 2) naming both topologies when `calibration` was measured on another one.
 void check_calibration_topology(const Calibration& calibration, const topology::ClusterTopology& topology, const std::string& where);
 

@@ -47,10 +47,12 @@ struct CostParams {
 CostParams default_cost_params(const topology::ClusterTopology& topology);
 
 // Applies {"contention": bool, "alltoallv_imbalance": x, "sweep_bytes": [n, ...],
-// "links": {"NVL": {"alpha_us": a, "bandwidth_gbps": b}, ...}}; keys left out keep their value.
-// InputError naming `where` and the key on anything else.
+// "links": {"NVL": {"alpha_us": a, "bandwidth_gbps": b}, ...}, "calibration": {...} or null};
+// keys left out keep their value ("calibration" is how a plan file carries the calibration it
+// was planned with). InputError naming `where` and the key on anything else.
 void apply_cost_overrides(CostParams& params, const nlohmann::json& overrides, const std::string& where);
-// Reads a JSON file of overrides onto `base`.
+// Reads a JSON file of overrides onto `base`, or a calibration file (is_calibration_json) into
+// `base.calibration`; the caller checks the calibration's topology (check_calibration_topology).
 CostParams load_cost_params(const std::string& path, CostParams base);
 nlohmann::json to_json(const CostParams& params);
 

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "common/error.hpp"
+#include "op_terms.hpp"
 
 namespace meshbench::mapping {
 
@@ -23,8 +24,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// GB/s -> microseconds per byte.
-double us_per_byte(double gbps) { return gbps > 0 && gbps < kInf ? 1.0 / (gbps * 1e3) : 0.0; }
+using detail::us_per_byte;
 
 // Keeps the profiles no other profile beats on both terms: the slowest group for any size is
 // among them.
@@ -424,7 +424,11 @@ void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, d
       const auto& l = f.at(r.node);
       worst = std::max(worst, r.worst);
       double run_gbps = r.gbps;
-      if (params.contention && crosses_pcie_uplink(r.worst)) run_gbps /= switch_sharing(f, s, r);
+      if (crosses_pcie_uplink(r.worst)) {
+        const int sharing = switch_sharing(f, s, r);
+        shape.max_uplink_flows = std::max(shape.max_uplink_flows, sharing);
+        if (params.contention) run_gbps /= sharing;
+      }
       intra_gbps = std::min(intra_gbps, run_gbps);
       const double local = r.end - r.begin;
       if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
@@ -544,24 +548,48 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
   return score;
 }
 
-double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool /*isolated*/) const {
+LinkClass calibration_link(const DimShape& shape) { return shape.crosses_nodes ? LinkClass::NET : shape.worst_link; }
+
+int calibration_flows(const DimShape& shape, bool isolated) {
+  if (isolated) return 1;
+  switch (calibration_link(shape)) {
+    case LinkClass::NET: return std::max(1, shape.max_nic_flows);
+    case LinkClass::PIX:
+    case LinkClass::PXB:
+    case LinkClass::PHB: return std::max(1, shape.max_uplink_flows);
+    default: return 1;
+  }
+}
+
+double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated) const {
   const int n = shape.group_size;
   if (n <= 1) return 0;
+  // all_to_allv's busiest rank sends `skew` times the average, in both models.
+  const double skew = ops::info(op).traffic_matrix ? params_.alltoallv_imbalance : 1.0;
+  if (params_.calibration) {
+    // Without contention every group runs alone, as in the α-β model.
+    const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);
+    if (const auto t = calibrated_time_us(*params_.calibration, calibration_link(shape), op, n, busiest,
+                                          calibration_flows(shape, isolated || !params_.contention)))
+      return *t;
+  }
+  // The α-β profiles already hold every group of the dimension running at once; `isolated`
+  // changes nothing here (their sharing is in the profiles, not a term that could be removed).
   const double s = static_cast<double>(bytes);
   double worst = 0;
   const auto ring = [&](double steps) {
     for (const auto& p : shape.ring) worst = std::max(worst, steps * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
   };
+  const double steps = detail::latency_steps(op, n);
   switch (ops::info(op).family) {
-    case Family::ring_all_reduce: ring(2.0 * (n - 1)); break;
-    case Family::ring_gather: ring(n - 1.0); break;
-    case Family::all_to_all: {
-      const double skew = ops::info(op).traffic_matrix ? params_.alltoallv_imbalance : 1.0;
-      for (const auto& p : shape.all_to_all) worst = std::max(worst, (n - 1) * p.alpha_us + s * skew * p.us_per_byte);
+    case Family::ring_all_reduce:
+    case Family::ring_gather: ring(steps); break;
+    case Family::all_to_all:
+      // The profile's coefficient already holds the shares that leave each node.
+      for (const auto& p : shape.all_to_all) worst = std::max(worst, steps * p.alpha_us + s * skew * p.us_per_byte);
       break;
-    }
     case Family::point_to_point:
-      for (const auto& p : shape.send_recv) worst = std::max(worst, p.alpha_us + s * p.us_per_byte);
+      for (const auto& p : shape.send_recv) worst = std::max(worst, steps * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
       break;
   }
   return worst;

@@ -83,14 +83,27 @@ void apply_cost_overrides(CostParams& p, const json& j, const std::string& where
           }
         }
       }
+    } else if (key == "calibration") {
+      // A plan file's cost model carries the calibration it was planned with.
+      if (value.is_null()) {
+        p.calibration.reset();
+      } else {
+        p.calibration = calibration_from_json(value, where);
+      }
     } else {
-      fail("unknown key '" + key + "' (use contention, alltoallv_imbalance, sweep_bytes, links)");
+      fail("unknown key '" + key + "' (use contention, alltoallv_imbalance, sweep_bytes, links, calibration)");
     }
   }
 }
 
 CostParams load_cost_params(const std::string& path, CostParams base) {
-  apply_cost_overrides(base, detail::read_json_file(path, "cost model"), "'" + path + "'");
+  const json j = detail::read_json_file(path, "cost model");
+  // A calibration file from `meshbench calibrate` keeps the α-β parameters for what it does not fit.
+  if (is_calibration_json(j)) {
+    base.calibration = calibration_from_json(j, "'" + path + "'");
+  } else {
+    apply_cost_overrides(base, j, "'" + path + "'");
+  }
   return base;
 }
 
@@ -100,7 +113,9 @@ json to_json(const CostParams& p) {
     links[std::string(topology::to_string(static_cast<LinkClass>(c)))] = {{"alpha_us", p.links[c].alpha_us},
                                                                           {"bandwidth_gbps", p.links[c].bandwidth_gbps}};
   }
-  return {{"contention", p.contention}, {"alltoallv_imbalance", p.alltoallv_imbalance}, {"sweep_bytes", p.sweep_bytes}, {"links", links}};
+  json j = {{"contention", p.contention}, {"alltoallv_imbalance", p.alltoallv_imbalance}, {"sweep_bytes", p.sweep_bytes}, {"links", links}};
+  if (p.calibration) j["calibration"] = to_json(*p.calibration);
+  return j;
 }
 
 }  // namespace meshbench::mapping

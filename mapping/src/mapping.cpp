@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "fnv.hpp"
 
 namespace meshbench::mapping {
 
@@ -15,19 +16,7 @@ FlatGroups flatten(const RankGroups& groups) {
   return f;
 }
 
-// FNV-1a over 32-bit words rather than bytes: a quarter of the multiplies for 65,536-slot
-// label arrays.
-class Fnv {
- public:
-  void mix(std::uint32_t v) {
-    h_ ^= v;
-    h_ *= 1099511628211ULL;
-  }
-  std::uint64_t value() const { return h_; }
-
- private:
-  std::uint64_t h_ = 14695981039346656037ULL;
-};
+using detail::Fnv;
 
 }  // namespace
 

@@ -71,7 +71,7 @@ int plan_command(const Args& args) {
       ("workload", po::value<std::string>(&o.workload)->default_value("", "none")->value_name("FILE"),
        "model sizes as JSON (docs/mapping.md); times become per training step. Without: a size sweep per dimension")
       ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
-       "JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
+       "a calibration file from 'meshbench calibrate', or JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
       ("no-search", po::bool_switch(&o.no_search), "skip the local search")
       ("seed", po::value<std::uint64_t>(&o.seed)->default_value(1), "seed of the random baseline placement")
@@ -106,6 +106,7 @@ int plan_command(const Args& args) {
   if (workload) check_workload(*workload, o.layout);
   CostParams params = default_cost_params(topo);
   if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
+  if (params.calibration) check_calibration_topology(*params.calibration, topo, "'" + o.cost_model + "'");
   if (o.no_contention) params.contention = false;
 
   const CostModel model(topo, params, workload);

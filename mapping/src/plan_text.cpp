@@ -34,6 +34,19 @@ std::string across(const Plan& p, const PlannedMapping& m) {
   return items.empty() ? "-" : join(items, " ");
 }
 
+// The model line's first part: which model priced the plan, and for a calibrated one from what.
+std::string model_line(const CostParams& c) {
+  const std::string contention = std::string("NIC and PCIe contention ") + (c.contention ? "on" : "off");
+  if (!c.calibration) return "alpha-beta per link class, " + contention;
+  const Calibration& cal = *c.calibration;
+  std::string s = "calibrated (" + std::to_string(cal.links.size()) + " link/op fits from " +
+                  (cal.sources.empty() ? std::string("unnamed sources") : join(cal.sources, ", "));
+  if (!cal.created_at.empty()) s += ", " + cal.created_at;
+  s += ", measured on " + cal.topology_summary + "; NIC sharing k^";
+  s += cal.sharing.nic_exponent ? fixed(*cal.sharing.nic_exponent, 2) : std::string("1 (not fitted)");
+  return s + "), alpha-beta where it fits nothing, " + contention;
+}
+
 std::string pad(std::string s, std::size_t width) {
   if (s.size() < width) s += std::string(width - s.size(), ' ');
   return s;
@@ -119,7 +132,7 @@ std::string plan_text(const Plan& p, int top) {
   const Layout& l = p.layout;
   out << "layout: TP" << l.tp << " CP" << l.cp << " PP" << l.pp << " EP" << l.ep << " ETP" << l.expert_tp() << " -> DP" << l.dp() << " EDP"
       << l.edp() << " (W=" << l.world << "), order " << l.order << "\n";
-  out << "model: alpha-beta per link class, NIC and PCIe contention " << (p.cost_model.contention ? "on" : "off") << "; ";
+  out << "model: " << model_line(p.cost_model) << "; ";
   if (p.workload) {
     out << "times per training step of workload '" << (p.workload->name.empty() ? "unnamed" : p.workload->name)
         << "' (communication only, not overlapped)\n";

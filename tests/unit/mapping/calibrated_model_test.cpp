@@ -1,0 +1,221 @@
+// The cost model with a calibration: which link class and flows a dimension's shape is priced
+// by, where the calibration replaces the α-β profiles, and how a calibration travels through
+// the cost-model file, the plan file and `plan`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "mapping/candidates.hpp"
+#include "mapping/commands.hpp"
+#include "mapping/cost_model.hpp"
+#include "mapping/plan.hpp"
+#include "mapping/plan_text.hpp"
+#include "synthetic_nodes.hpp"
+#include "synthetic_points.hpp"
+#include "topology/options.hpp"
+
+namespace meshbench::mapping {
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing::make_node;
+using testing::synthetic_points;
+using testing::Truth;
+using topology::LinkClass;
+
+std::string temp_path(const std::string& name) {
+  const auto dir = fs::path(::testing::TempDir()) / "mapping_calibrated_model_test";
+  fs::create_directories(dir);
+  const auto p = dir / name;
+  fs::remove_all(p);
+  return p.string();
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A calibration of `topo` from exact synthetic points of these truths.
+Calibration calibration_for(const topology::ClusterTopology& topo, const std::vector<Truth>& truths, double nic_gamma = 1.0) {
+  auto points = synthetic_points(truths, {.noise = 0});
+  std::vector<Truth> shared;
+  for (auto t : truths) {
+    if (t.link != LinkClass::NET) continue;
+    t.gamma = nic_gamma;
+    shared.push_back(t);
+  }
+  const auto concurrent = synthetic_points(shared, {.sizes = testing::doubling_sizes(1 << 20), .flows = {2, 4}, .noise = 0});
+  points.insert(points.end(), concurrent.begin(), concurrent.end());
+  Calibration c = fit_calibration(points);
+  c.topology_digest = calibration_digest(topo);
+  c.topology_summary = calibration_summary(topo);
+  c.sources = {"synthetic.h5"};
+  c.created_at = "2026-12-01T15:00:00Z";
+  return c;
+}
+
+// Every op of every family on `link`, one line each.
+std::vector<Truth> all_families(LinkClass link, double alpha_us, double gbps) {
+  std::vector<Truth> out;
+  for (auto op : {ops::Op::all_reduce, ops::Op::all_gather, ops::Op::all_to_all, ops::Op::send_recv})
+    out.push_back({.link = link, .op = op, .alpha_us = alpha_us, .gbps = gbps});
+  return out;
+}
+
+// 4 GPUs without NVLink, two per PCIe switch, one node: pairs across switches are PXB.
+topology::ClusterTopology pcie_node() {
+  return topology::ClusterTopology::replicate(
+      make_node({.gpus = 4, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 1, .nvlink = false, .gpus_per_switch = 2}), 1);
+}
+
+// Two nodes of two NVLinked GPUs and one 10 GB/s NIC each.
+topology::ClusterTopology two_by_two() {
+  return topology::ClusterTopology::replicate(
+      make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
+}
+
+const Layout kTp2{.world = 4, .tp = 2};
+
+}  // namespace
+
+TEST(CalibratedModel, UplinkFlowsAreTheSharingThePricingCounts) {
+  const auto topo = pcie_node();
+  const CostModel model(topo, default_cost_params(topo));
+  // {0,2} and {1,3} both leave switches 0 and 1: two flows on each uplink.
+  const auto crossing = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  EXPECT_EQ(crossing.worst_link, LinkClass::PXB);
+  EXPECT_EQ(crossing.max_uplink_flows, 2);
+  EXPECT_EQ(calibration_link(crossing), LinkClass::PXB);
+  EXPECT_EQ(calibration_flows(crossing, false), 2);
+  EXPECT_EQ(calibration_flows(crossing, true), 1);
+  // Pairs under one switch stay off the uplink.
+  const auto under = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  EXPECT_EQ(under.worst_link, LinkClass::PIX);
+  EXPECT_EQ(under.max_uplink_flows, 0);
+  EXPECT_EQ(calibration_flows(under, false), 1);
+}
+
+TEST(CalibratedModel, NicFlowsAcrossNodesAndNoneInsideANode) {
+  const auto topo = two_by_two();
+  const CostModel model(topo, default_cost_params(topo));
+  // TP pairs {0,2} and {1,3} across the nodes: two flows through each node's one NIC.
+  const auto across = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  EXPECT_EQ(calibration_link(across), LinkClass::NET);
+  EXPECT_EQ(calibration_flows(across, false), 2);
+  EXPECT_EQ(calibration_flows(across, true), 1);
+  const auto inside = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  EXPECT_EQ(calibration_link(inside), LinkClass::NVL);
+  EXPECT_EQ(calibration_flows(inside, false), 1);
+}
+
+TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
+  const auto topo = two_by_two();
+  // NET fitted for every family at 20 µs, 2 GB/s with sharing k^0.5; NVL left to the α-β model.
+  const Calibration cal = calibration_for(topo, all_families(LinkClass::NET, 20, 2), 0.5);
+  ASSERT_TRUE(cal.sharing.nic_exponent);
+  EXPECT_NEAR(*cal.sharing.nic_exponent, 0.5, 1e-3);
+  CostParams params = default_cost_params(topo);
+  const CostModel plain(topo, params);
+  params.calibration = cal;
+  const CostModel calibrated(topo, params);
+  const auto groups = flat_rank_groups(kTp2);
+  const auto across = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const std::uint64_t bytes = 8 << 20;
+  for (auto op : {ops::Op::all_reduce, ops::Op::all_gather, ops::Op::reduce_scatter, ops::Op::all_to_all, ops::Op::send_recv}) {
+    EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, op, bytes), *calibrated_time_us(cal, LinkClass::NET, op, 2, bytes, 2));
+    EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, op, bytes, true), *calibrated_time_us(cal, LinkClass::NET, op, 2, bytes, 1));
+  }
+  // By hand: all-reduce of 2 ranks, 2 steps of 20 µs, 8 MiB at 2 GB/s shared by 2 flows as 2^0.5.
+  EXPECT_NEAR(calibrated.op_time_us(across, ops::Op::all_reduce, bytes), 40 + 8388608.0 / 2e3 * std::sqrt(2.0), 1e-3);
+  // all_to_allv keeps the model's imbalance: the busiest rank's bytes.
+  EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, ops::Op::all_to_allv, bytes),
+                   *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_to_all, 2, static_cast<std::uint64_t>(bytes * 1.25), 2));
+  // Inside a node (NVL, not calibrated) the α-β profiles price, as without a calibration.
+  const auto inside_cal = calibrated.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  const auto inside_plain = plain.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes), plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
+  // Without a calibration, `isolated` changes nothing: the profiles hold the sharing.
+  const auto across_plain = plain.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true), plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
+  // Without contention every group runs alone in the calibrated model too.
+  params.contention = false;
+  const CostModel alone(topo, params);
+  const auto across_alone = alone.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes), *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
+  // The score adds up the calibrated op times.
+  const Score s = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3});
+  double sum = 0;
+  for (const auto& t : calibrated.traffic(kTp2)) sum += t.calls_per_step * calibrated.op_time_us(s.of(t.dim), t.op, t.bytes);
+  EXPECT_DOUBLE_EQ(s.total_us, sum);
+}
+
+TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
+  const auto topo = two_by_two();
+  const Calibration cal = calibration_for(topo, all_families(LinkClass::NET, 20, 2));
+  const auto path = temp_path("cal.json");
+  write(path, to_json(cal).dump(2));
+  const CostParams base = default_cost_params(topo);
+  const CostParams p = load_cost_params(path, base);
+  ASSERT_TRUE(p.calibration);
+  EXPECT_EQ(*p.calibration, cal);
+  EXPECT_EQ(p.links, base.links) << "a calibration file keeps the α-β parameters for what it does not fit";
+  // to_json(CostParams) and the overrides reader carry it, as the plan file does.
+  CostParams back;
+  apply_cost_overrides(back, to_json(p), "'plan.json'");
+  EXPECT_EQ(back, p);
+  apply_cost_overrides(back, nlohmann::json::parse(R"({"calibration": null})"), "'x.json'");
+  EXPECT_FALSE(back.calibration);
+  // Override files work as before.
+  const auto overrides = temp_path("overrides.json");
+  write(overrides, R"({"links": {"NET": {"alpha_us": 12, "bandwidth_gbps": 1.5}}})");
+  const CostParams o = load_cost_params(overrides, base);
+  EXPECT_FALSE(o.calibration);
+  EXPECT_DOUBLE_EQ(o[LinkClass::NET].bandwidth_gbps, 1.5);
+  // A malformed calibration file names the file and the key.
+  write(path, R"({"calibration_version": 1, "links": 3})");
+  const std::string e = error_of([&] { load_cost_params(path, base); });
+  EXPECT_NE(e.find("calibration '" + path + "'"), std::string::npos) << e;
+
+  const CostModel model(topo, p);
+  const Plan plan = make_plan(kTp2, model, topo, generate_candidates(kTp2, topo, model, {.with_groups = false}));
+  const auto plan_path = temp_path("plan.json");
+  write_plan(plan, plan_path, false);
+  const Plan read = load_plan(plan_path);
+  EXPECT_EQ(read.cost_model, plan.cost_model);
+  EXPECT_NE(plan_text(read, 3).find("model: calibrated (4 link/op fits from synthetic.h5, 2026-12-01T15:00:00Z, measured on 2 nodes x 2 slots"),
+            std::string::npos)
+      << plan_text(read, 3);
+}
+
+TEST(CalibratedModel, PlanChecksTheCalibrationsTopology) {
+  const auto p5x4 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 4}, false);
+  const auto p5x2 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 2}, false);
+  const auto path = temp_path("p5x2.json");
+  write(path, to_json(calibration_for(p5x2, all_families(LinkClass::NET, 20, 2))).dump());
+  const Args args{"--node-type", "p5.48xlarge", "--nodes", "4", "--tp", "8", "--cost-model", path};
+  const std::string e = error_of([&] { plan_command(args); });
+  EXPECT_NE(e.find("was measured on 2 nodes x 8 slots"), std::string::npos) << e;
+  EXPECT_NE(e.find("re-run meshbench calibrate on this allocation"), std::string::npos) << e;
+  write(path, to_json(calibration_for(p5x4, all_families(LinkClass::NET, 20, 2))).dump());
+  std::ostringstream out;
+  auto* old = std::cout.rdbuf(out.rdbuf());
+  const int rc = plan_command(args);
+  std::cout.rdbuf(old);
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(out.str().find("model: calibrated"), std::string::npos) << out.str();
+}
+
+}  // namespace meshbench::mapping
