@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "mapping/cost_model.hpp"
+#include "mapping/cost_params.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::bench {
@@ -198,6 +200,50 @@ TEST(ProbePlan, SizesEndAtTheLargest) {
   EXPECT_EQ(probe_sizes(8, 64ULL << 20, 8).front(), 8U);
   EXPECT_EQ(probe_sizes(8, 64ULL << 20, 8).size(), 9U);  // 8 … 16 MiB by 8, then 64 MiB
   EXPECT_EQ(probe_sizes(1024, 4096, 2), (std::vector<std::uint64_t>{1024, 2048, 4096}));
+}
+
+}  // namespace
+}  // namespace meshbench::bench
+
+namespace meshbench::bench {
+namespace {
+
+// The probe's points as the fit reads them: for every probe mapping, the cost model's
+// calibration_link / calibration_flows of its measured dimensions are the arrangement's target,
+// so each point lands where the probe meant it to.
+// Send/recv inside a node is priced without uplink sharing (the model counts switch users for
+// the collectives only), so its points read as one flow there.
+int wanted_flows(const ProbeTarget& t, mapping::Dim dim) {
+  if (t.link == LinkClass::NET) return t.nic_flows;
+  return dim == mapping::Dim::pp ? 1 : std::max(t.uplink_flows, 1);
+}
+
+void expect_model_agrees(const topology::ClusterTopology& t) {
+  const mapping::CostModel model(t, mapping::default_cost_params(t));
+  const auto probes = plan_probes(t);
+  ASSERT_FALSE(probes.empty());
+  for (const auto& probe : probes) {
+    const auto groups = mapping::flat_rank_groups(probe.layout);
+    for (const auto& pm : probe.mappings) {
+      const auto score = model.score(probe.layout, groups, pm.mapping.slot_of_rank);
+      for (auto dim : probe.dims) {
+        const auto& shape = score.of(dim);
+        const std::string where = pm.mapping.name + " " + std::string(mapping::to_string(dim));
+        EXPECT_EQ(mapping::calibration_link(shape), pm.target.link) << where;
+        EXPECT_EQ(mapping::calibration_flows(shape, false), wanted_flows(pm.target, dim)) << where;
+        EXPECT_EQ(mapping::calibration_flows(shape, true), 1) << where;
+      }
+    }
+  }
+}
+
+TEST(ProbeModel, PointsLandWhereTheProbeMeantThem) {
+  expect_model_agrees(topology::ClusterTopology::from_nodes({cpu_node("a", 2, 1), cpu_node("b", 2, 1)}));
+  expect_model_agrees(topology::ClusterTopology::replicate(cpu_node("h", 4, 1), 1));
+  expect_model_agrees(topology::ClusterTopology::from_nodes({pcie_switch_node("a"), pcie_switch_node("b")}));
+  expect_model_agrees(catalog("p4d.24xlarge", 2));
+  expect_model_agrees(catalog("p5.48xlarge", 4));
+  expect_model_agrees(catalog("g5.48xlarge", 2));
 }
 
 }  // namespace
