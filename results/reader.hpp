@@ -41,6 +41,8 @@ class ResultsFile {
   const std::string& topology_json() const { return topology_json_; }
   // The plan (mapping/plan.hpp JSON, with placements) the run measured; empty if none was kept.
   const std::string& plan_json() const { return plan_json_; }
+  // The calibration stored with the file (ResultsWriter::record_calibration); empty if none.
+  const std::string& calibration_json() const { return calibration_json_; }
   // The host a slot sits on ("" when out of range).
   std::string host_of_slot(int slot) const;
   const MappingRecord* find_mapping(const std::string& name) const;
@@ -63,6 +65,7 @@ class ResultsFile {
   std::vector<StoredNode> nodes_;
   std::string topology_json_;
   std::string plan_json_;
+  std::string calibration_json_;
 };
 
 }  // namespace meshbench::results

@@ -100,6 +100,8 @@ ResultsFile ResultsFile::read(const std::string& path) {
     // Files written before rounds existed measured every point once.
     if (h5::has_attribute(file, "rounds")) r.run_.rounds = static_cast<int>(h5::read_int_attribute(file, "rounds"));
     if (h5::has_attribute(file, "order_seed")) r.run_.order_seed = static_cast<std::uint64_t>(h5::read_int_attribute(file, "order_seed"));
+    // Only files that a calibration was fitted from or planned with have one.
+    if (h5::has_attribute(file, "calibration_json")) r.calibration_json_ = h5::read_string_attribute(file, "calibration_json");
     const Handle run = h5::open_group(file, "run");
     r.run_.hosts = h5::read_strings(run, "hosts");
 

@@ -345,6 +345,12 @@ void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
   h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
 }
 
+void ResultsWriter::record_calibration(const std::string& calibration_json) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  h5::write_attribute(file, "calibration_json", calibration_json);
+}
+
 void ResultsWriter::finish(const std::string& status, const std::string& finished_at) {
   const h5::QuietErrors quiet;
   const Handle file = open_rw(path_);
