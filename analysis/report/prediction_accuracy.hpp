@@ -37,6 +37,9 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y);
 // picked the best). Where several entries tie for the best prediction, the worst measured of
 // them: a planner that cannot tell them apart may pick any. NaN when empty.
 double regret(const std::vector<double>& predicted, const std::vector<double>& measured);
+// The mapping regret charges: among those predicted fastest, the slowest measured; `tied` gets
+// how many others share its prediction. 0 for empty input.
+std::size_t predicted_best(const std::vector<double>& predicted, const std::vector<double>& measured, int& tied);
 
 // A cost model to judge: its parameters and where they came from.
 struct Predictor {
@@ -67,6 +70,7 @@ struct OrderAccuracy {
   double spearman = 0;  // NaN when undefined
   double regret = 0;    // NaN when undefined
   std::string predicted_best, measured_best;
+  int predicted_best_ties = 0;  // other mappings predicted as fast as predicted_best
 };
 
 struct DimAccuracy {

@@ -50,9 +50,11 @@ OrderAccuracy judge_order(std::vector<TotalPrediction*> totals) {
     totals[i]->measured_rank = mr[i];
   }
   if (!totals.empty()) {
-    const auto best_p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+    int tied = 0;
+    const std::size_t best_p = predicted_best(predicted, measured, tied);
     const auto best_m = std::min_element(measured.begin(), measured.end()) - measured.begin();
-    o.predicted_best = totals[static_cast<std::size_t>(best_p)]->mapping;
+    o.predicted_best = totals[best_p]->mapping;
+    o.predicted_best_ties = tied;
     o.measured_best = totals[static_cast<std::size_t>(best_m)]->mapping;
   }
   return o;

@@ -52,6 +52,14 @@ TEST(AccuracyStats, RegretOfThePredictedBest) {
   EXPECT_DOUBLE_EQ(regret({1, 2, 3}, {10, 20, 30}), 0.0);
   // Two tie for the best prediction: the worse of their measurements counts.
   EXPECT_NEAR(regret({3, 3, 4}, {100, 120, 90}), 120.0 / 90.0 - 1.0, 1e-12);
+  // The mapping named as the predicted best is the one regret charges: of a tie, the slowest.
+  int tied = -1;
+  EXPECT_EQ(predicted_best({3, 3, 4}, {100, 120, 90}, tied), 1U);
+  EXPECT_EQ(tied, 1);
+  EXPECT_EQ(predicted_best({5, 3, 4}, {100, 120, 90}, tied), 1U);
+  EXPECT_EQ(tied, 0);
+  EXPECT_EQ(predicted_best({2, 2, 2}, {100, 90, 95}, tied), 0U);
+  EXPECT_EQ(tied, 2);
   EXPECT_TRUE(std::isnan(regret({}, {})));
 }
 
