@@ -4,6 +4,7 @@
 // model's pick. Two predictors side by side: the plan's model without calibration, and the
 // calibrated one when a calibration is at hand (docs/report.md, "Prediction accuracy").
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,9 +44,13 @@ std::size_t predicted_best(const std::vector<double>& predicted, const std::vect
 
 // A cost model to judge: its parameters and where they came from.
 struct Predictor {
-  std::string name;    // "uncalibrated" or "calibrated"
+  std::string name;    // "uncalibrated", "calibrated", or the library whose model it is ("nccl")
   std::string source;  // e.g. "the plan kept in the results file", "cost.json"
   mapping::CostParams params;
+  // A library's own model (/modelled_times) predicts the points it priced instead of `params`;
+  // it has no per-step figure.
+  std::map<results::PointKey, double> modelled;
+  bool from_library = false;
 };
 
 struct PointPrediction {
