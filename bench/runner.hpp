@@ -40,6 +40,7 @@ struct RunOptions {
   TimingPolicy policy;
   double a2av_skew = 1.0;
   std::uint64_t seed = 1;
+  int random_placements = 1;  // random mappings among the candidates (`--random`)
   // Rounds: each visits every point once, in a fresh order shuffled from `seed` and the round;
   // a point's row pools its rounds' samples, and each round's median is kept (results'
   // /round_medians). 1: each point measured once, in the natural order.

@@ -19,6 +19,9 @@ struct Candidate {
 
 struct CandidateOptions {
   std::uint64_t random_seed = 1;
+  // Random placements (seeds random_seed, random_seed + 1, …): baselines, and on a small test
+  // cluster the extra distinct mappings a check of the cost model's ranking needs.
+  int random_placements = 1;
   bool search = true;
   // Most placements the search scores; 0 = scale with the world size (fewer for larger worlds,
   // so that 65,536 slots stay within about a second).
@@ -45,7 +48,7 @@ struct RankedCandidates {
 
 // Every candidate for `layout` (its order is the numbering the heuristics place) on the model's
 // topology: each valid order with identity placement, the topology-aware heuristics, a search
-// seeded from the best of those, a random baseline; duplicates dropped (their names kept as
+// seeded from the best of those, `random_placements` random baselines; duplicates dropped (their names kept as
 // aliases), ranked by the model. InputError when the layout's world differs from the topology's.
 RankedCandidates generate_candidates(const Layout& layout, const topology::ClusterTopology& topology, const CostModel& model,
                                      const CandidateOptions& options = {});

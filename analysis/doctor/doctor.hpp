@@ -18,7 +18,9 @@ namespace meshbench::analysis {
 // devices, clocks, GPU health) as checks with a status, a reason and a fix. run_doctor
 // (doctor_run.hpp) gathers the facts over MPI; evaluate_doctor turns facts into checks.
 
-inline constexpr int kDoctorSchemaVersion = 1;
+// 2: each distinct set of rank facts once with the ranks that hold it ("rank_facts"), where 1
+// listed every rank ("ranks"); 1 is still read.
+inline constexpr int kDoctorSchemaVersion = 2;
 
 // Environment values, library strings and log lines may hold bytes that are not UTF-8; JSON
 // output replaces them (U+FFFD) rather than failing (and, under MPI, leaving ranks waiting).
@@ -64,7 +66,7 @@ DoctorFindings evaluate_doctor(std::vector<RankFacts> ranks, std::vector<NodeFac
                                const DoctorOptions& options);
 
 // JSON both ways, for the results file (run) and for compare. from_json accepts what to_json
-// writes and refuses another schema_version with an InputError.
+// writes (and version 1's per-rank list) and refuses another schema_version with an InputError.
 void to_json(nlohmann::json& j, const Check& c);
 void from_json(const nlohmann::json& j, Check& c);
 void to_json(nlohmann::json& j, const DoctorFindings& r);

@@ -300,6 +300,7 @@ std::vector<Candidate> ranked(std::vector<Draft>& drafts, std::vector<std::size_
 
 RankedCandidates generate_candidates(const Layout& layout, const topology::ClusterTopology& topo, const CostModel& model,
                                      const CandidateOptions& options) {
+  if (options.random_placements < 0) throw InputError("--random must be 0 or more (got " + std::to_string(options.random_placements) + ")");
   if (layout.world != topo.slot_count()) {
     throw InputError("the layout's world size " + std::to_string(layout.world) + " differs from the topology's " +
                      std::to_string(topo.slot_count()) + " slots");
@@ -314,7 +315,7 @@ RankedCandidates generate_candidates(const Layout& layout, const topology::Clust
   add_orders(drafts, layout);
   add_heuristics(drafts, layout, topo, local_order);
   add_pairs_under_switch(drafts, layout, topo, local_order);
-  add_random(drafts, layout, options.random_seed);
+  for (int k = 0; k < options.random_placements; ++k) add_random(drafts, layout, options.random_seed + static_cast<std::uint64_t>(k));
   stats.generate_s = seconds_since(t0);
 
   auto t1 = Clock::now();

@@ -27,6 +27,7 @@ struct PlanOptions {
   int top = 10;
   int cpu_slots = 0;
   std::uint64_t seed = 1;
+  int random = 1;
   bool no_contention = false, force = false, no_search = false;
 };
 
@@ -74,6 +75,7 @@ int plan_command(const Args& args) {
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
       ("no-search", po::bool_switch(&o.no_search), "skip the local search")
       ("seed", po::value<std::uint64_t>(&o.seed)->default_value(1), "seed of the random baseline placement")
+      ("random", po::value<int>(&o.random)->default_value(1)->value_name("N"), "random placements among the candidates (seeds seed, seed+1, ...)")
       ("top", po::value<int>(&o.top)->default_value(10)->value_name("K"), "how many candidates to print; 0 = all")
       ("format", po::value<std::string>(&o.format)->default_value("text"), "output format: text|json")
       ("out", po::value<std::string>(&o.out)->default_value("", "none")->value_name("FILE"),
@@ -108,7 +110,7 @@ int plan_command(const Args& args) {
   if (o.no_contention) params.contention = false;
 
   const CostModel model(topo, params, workload);
-  auto ranked = generate_candidates(o.layout, topo, model, {.random_seed = o.seed, .search = !o.no_search, .with_groups = false});
+  auto ranked = generate_candidates(o.layout, topo, model, {.random_seed = o.seed, .random_placements = o.random, .search = !o.no_search, .with_groups = false});
   Plan plan = make_plan(o.layout, model, topo, std::move(ranked));
   if (!o.hosts.empty()) apply_hosts(o.hosts, plan.topology);
 

@@ -6,6 +6,7 @@
 #   eval "$(slurm/localcluster/env.sh [NAME])"  the same variables, printed as export lines
 #
 # MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS (0 when unshaped)
+# MBN_NODE_RATES MBN_NODE_RATES_BPS (each node's rate, node 0 first, space-separated)
 # MBN_HOSTFILE (nodes by address) MBN_HOSTFILE_NAMES (by name) MBN_SLURM (0/1) MBN_SLURM_CONF MBN_NODE_NAMES; MBN_LOCALCLUSTER (this folder).
 # Functions: mbn_mpirun [MPIRUN OPTIONS] -- CMD...; mbn_exec NODE -- CMD...; mbn_slurm CMD...
 # (sbatch, srun, sinfo, ...); mbn_down. NAME defaults as in the scripts: $MBN_CLUSTER, else the
@@ -21,7 +22,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   # shellcheck source=slurm/localcluster/common.sh
   source "$MBN_LOCALCLUSTER/common.sh"
   mbn_load_cluster "$(mbn_resolve_cluster "${1:-}")"
-  for v in MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS MBN_HOSTFILE MBN_HOSTFILE_NAMES MBN_SLURM MBN_SLURM_CONF MBN_NODE_NAMES MBN_LOCALCLUSTER; do
+  for v in MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS MBN_NODE_RATES MBN_NODE_RATES_BPS MBN_HOSTFILE MBN_HOSTFILE_NAMES MBN_SLURM MBN_SLURM_CONF MBN_NODE_NAMES MBN_LOCALCLUSTER; do
     printf 'export %s=%q\n' "$v" "${!v}"
   done
   [[ $MBN_SLURM != 1 ]] || printf 'export SLURM_CONF=%q\n' "$MBN_SLURM_CONF"

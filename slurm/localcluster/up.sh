@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Brings up the local test cluster: N emulated nodes on this machine (docs/slurm.md, "The local test cluster").
 #
-#   up.sh N [--slots S] [--rate 1gbit|none] [--slurm] [--cluster NAME]
+#   up.sh N [--slots S] [--rate 1gbit|none] [--node-rate K=RATE ...] [--slurm] [--cluster NAME]
 #     (environment: MBN_STATE_ROOT, MBN_KEEP_LOGS=DIR keeps the logs of a failed bring-up)
 #   up.sh --can-run [--slurm]     exit 0 if this machine can host one, else print why, exit 2
 #
 # Each node is a network namespace with its own address (10.211.0.k+1/24) and hostname; all are
 # joined through a bridge that lives in a namespace of its own, and tc shapes every node's link
-# in both directions. Nothing is put on the root namespace. With --slurm, slurmctld runs in
+# in both directions (--node-rate gives node K a rate of its own: a slow node for the cost
+# model's tests, where one figure for every network link cannot explain every mapping's time).
+# Nothing is put on the root namespace. With --slurm, slurmctld runs in
 # node 0's namespace and one slurmd per node in that node's namespace, each slurmd with its own
 # mount namespace and a private /tmp. Configs, state and logs live under
 # $MBN_STATE_ROOT/NAME (default /var/lib/meshbench/localcluster/NAME).
@@ -26,6 +28,7 @@ source "$here/common.sh"
 nodes=""
 slots=2
 rate="1gbit"
+node_rate_specs=()
 with_slurm=0
 cluster=""
 can_run=0
@@ -34,6 +37,7 @@ while [[ $# -gt 0 ]]; do
     -h | --help) mbn_usage "${BASH_SOURCE[0]}"; exit 0 ;;
     --slots) slots="${2:?--slots needs a value}"; shift 2 ;;
     --rate) rate="${2:?--rate needs a value}"; shift 2 ;;
+    --node-rate) node_rate_specs+=("${2:?--node-rate needs K=RATE}"); shift 2 ;;
     --slurm) with_slurm=1; shift ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --can-run) can_run=1; shift ;;
@@ -57,15 +61,30 @@ fi
 if [[ ! $slots =~ ^[0-9]+$ ]] || ((slots < 1 || slots > 256)); then
   mbn_die "--slots must be 1..256 (got '$slots')" 2
 fi
-rate_bps=0
-if [[ $rate != none ]]; then
+# rate_in_bps(RATE, OPTION): a tc rate in bits per second on stdout, 0 for 'none'.
+rate_in_bps() {
+  [[ $1 == none ]] && { echo 0; return 0; }
   # tc's own units, bits only: "kbps" means kilobytes in tc and is a classic trap.
-  [[ ${rate,,} =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit)$ ]] ||
-    mbn_die "--rate must look like 100mbit, 1gbit or 2.5gbit, or be 'none' (got '$rate')" 2
-  rate_bps="$(awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN {
+  [[ ${1,,} =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit)$ ]] ||
+    mbn_die "$2 must look like 100mbit, 1gbit or 2.5gbit, or be 'none' (got '$1')" 2
+  local bps
+  bps="$(awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN {
     m = (u == "gbit") ? 1e9 : (u == "mbit") ? 1e6 : (u == "kbit") ? 1e3 : 1; printf "%.0f", n * m }')"
-  ((rate_bps >= 1000000)) || mbn_die "--rate below 1mbit would make MPI time out" 2
-fi
+  ((bps >= 1000000)) || mbn_die "$2 below 1mbit would make MPI time out (got '$1')" 2
+  echo "$bps"
+}
+rate_bps="$(rate_in_bps "$rate" --rate)"
+# Per node: the --rate for all, then each --node-rate K=RATE for node K.
+node_bps=()
+node_rates=()
+for ((k = 0; k < nodes; k++)); do node_bps[k]=$rate_bps; node_rates[k]=$rate; done
+for spec in "${node_rate_specs[@]}"; do
+  [[ $spec =~ ^([0-9]+)=(.+)$ ]] || mbn_die "--node-rate must look like K=RATE, e.g. 1=500mbit (got '$spec')" 2
+  k="${BASH_REMATCH[1]}"
+  ((k < nodes)) || mbn_die "--node-rate $spec: node $k does not exist (nodes are 0..$((nodes - 1)))" 2
+  node_rates[k]="${BASH_REMATCH[2]}"
+  node_bps[k]="$(rate_in_bps "${BASH_REMATCH[2]}" "--node-rate $spec")"
+done
 cluster="${cluster:-${MBN_CLUSTER:-$MBN_DEFAULT_CLUSTER}}"
 mbn_validate_name "$cluster"
 mbn_validate_state_root
@@ -135,11 +154,11 @@ ip -n "$bridge_ns" link set lo up
 ip -n "$bridge_ns" link add br0 type bridge stp_state 0 forward_delay 0
 ip -n "$bridge_ns" link set br0 up
 
-shape() {  # shape(netns, dev): token bucket at the link rate on the device's egress
-  [[ $rate_bps -gt 0 ]] || return 0
+shape() {  # shape(netns, dev, bps): token bucket at the link rate on the device's egress
+  [[ $3 -gt 0 ]] || return 0
   # burst must hold one GSO segment (64 KiB) or tbf drops it; 256 KiB is < 2 ms at 1 Gbit/s,
   # too short to show in a transfer that lasts a fraction of a second.
-  nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$rate_bps" burst 256kb latency 50ms
+  nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms
 }
 
 # A node's TCP congestion control: cubic (Linux's default) where the namespace may choose it,
@@ -171,8 +190,8 @@ for ((k = 0; k < nodes; k++)); do
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
   # Node -> bridge is the node's upload, bridge -> node its download: a full-duplex link.
-  shape "$ns" eth0
-  shape "$bridge_ns" "v$k"
+  shape "$ns" eth0 "${node_bps[k]}"
+  shape "$bridge_ns" "v$k" "${node_bps[k]}"
   printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
   printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
 done
@@ -285,6 +304,8 @@ fi
   printf 'MBN_SLOTS=%q\n' "$slots"
   printf 'MBN_RATE=%q\n' "$rate"
   printf 'MBN_RATE_BPS=%q\n' "$rate_bps"
+  printf 'MBN_NODE_RATES=%q\n' "${node_rates[*]}"
+  printf 'MBN_NODE_RATES_BPS=%q\n' "${node_bps[*]}"
   printf 'MBN_HOSTFILE=%q\n' "$state/hostfile"
   printf 'MBN_HOSTFILE_NAMES=%q\n' "$state/hostfile.names"
   printf 'MBN_SLURM=%q\n' "$with_slurm"
@@ -293,7 +314,7 @@ fi
 } >"$state/cluster.env"
 
 ok=1
-mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s: $nodes node(s) x $slots slot(s), links shaped to $rate$([[ $with_slurm == 1 ]] && echo ", Slurm (partition mbn)")"
+mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s: $nodes node(s) x $slots slot(s), links shaped to $rate$( ((${#node_rate_specs[@]} > 0)) && echo " (per node: ${node_rates[*]})")$([[ $with_slurm == 1 ]] && echo ", Slurm (partition mbn)")"
 mbn_log "  run:  slurm/localcluster/mpirun.sh --cluster $cluster -np $((nodes * slots)) -- CMD ARGS"
 [[ $with_slurm == 1 ]] && mbn_log "  jobs: slurm/localcluster/slurm.sh --cluster $cluster sbatch --wait JOB.sbatch"
 mbn_log "  down: slurm/localcluster/down.sh --cluster $cluster"

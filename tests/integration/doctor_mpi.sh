@@ -13,7 +13,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["mpi"] is True, r["mpi"]
 assert r["world_size"] == 2, r["world_size"]
-assert [x["rank"] for x in r["ranks"]] == [0, 1], r["ranks"]
+# One environment on both ranks: stored once, for ranks 0-1.
+assert [g["ranks"] for g in r["rank_facts"]] == [[[0, 1]]], r["rank_facts"]
 assert len(r["nodes"]) == 1 and r["nodes"][0]["ranks"] == [0, 1], r["nodes"]
 clock = r["clock"]
 assert clock["measured"] and clock["same_node"], clock

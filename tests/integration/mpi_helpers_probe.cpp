@@ -46,6 +46,27 @@ void check_collectives(MPI_Comm comm, int rank, int size) {
     meshbench::mpi::broadcast_string(text, comm, root);
     expect(text == "from root " + std::to_string(root), "broadcast_string from root " + std::to_string(root));
   }
+  // Even ranks share one value, odd ranks another, and the last rank (from 3 ranks on) its own:
+  // each distinct value arrives once, in order of its first rank.
+  const bool own = size >= 3 && rank == size - 1;
+  const std::string shared = own ? "last rank's own" : (rank % 2 == 0 ? "even" : std::string(4, 'o'));
+  const auto distinct = meshbench::mpi::gather_distinct_strings(shared, comm);
+  if (rank == 0) {
+    std::vector<std::string> want{"even"};
+    if (size >= 2) want.emplace_back(4, 'o');
+    if (size >= 3) want.emplace_back("last rank's own");
+    expect(distinct.values == want, "gather_distinct_strings gives each distinct value once, " + std::to_string(distinct.values.size()) +
+                                        " of " + std::to_string(want.size()));
+    expect(distinct.value_of_rank.size() == static_cast<std::size_t>(size), "gather_distinct_strings indexes every rank");
+    for (int r = 0; r < size && r < static_cast<int>(distinct.value_of_rank.size()); ++r) {
+      const auto k = static_cast<std::size_t>(distinct.value_of_rank[static_cast<std::size_t>(r)]);
+      const std::string expected = size >= 3 && r == size - 1 ? "last rank's own" : (r % 2 == 0 ? "even" : std::string(4, 'o'));
+      expect(k < distinct.values.size() && distinct.values[k] == expected, "gather_distinct_strings maps rank " + std::to_string(r));
+    }
+  } else {
+    expect(distinct.values.empty() && distinct.value_of_rank.empty(), "gather_distinct_strings gives other ranks nothing");
+  }
+
   std::string empty = rank == 0 ? "" : "not empty";
   meshbench::mpi::broadcast_string(empty, comm);
   expect(empty.empty(), "broadcast_string of an empty string empties every rank's");

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "analysis/doctor/doctor.hpp"
@@ -20,6 +21,52 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+// Rank facts as stored: each distinct (env, versions) once, with the ranks holding it as
+// [first, last] ranges, so that 65,536 ranks with one environment store one entry, not 65,536
+// (docs/reliability.md "Load"). Hosts are not repeated: the nodes list which ranks each holds.
+nlohmann::json rank_facts_json(const std::vector<RankFacts>& ranks) {
+  std::map<std::string, std::size_t> index_of_body;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : ranks) {
+    nlohmann::json body = f;
+    body.erase("rank");
+    body.erase("host");
+    const auto [it, added] = index_of_body.try_emplace(body.dump(), out.size());
+    if (added) {
+      body["ranks"] = nlohmann::json::array();
+      out.push_back(std::move(body));
+    }
+    auto& spans = out[it->second]["ranks"];
+    if (!spans.empty() && spans.back()[1].get<int>() + 1 == f.rank) {
+      spans.back()[1] = f.rank;
+    } else {
+      spans.push_back({f.rank, f.rank});
+    }
+  }
+  return out;
+}
+
+std::vector<RankFacts> rank_facts_from_json(const nlohmann::json& groups, const std::vector<NodeFacts>& nodes) {
+  std::map<int, std::string> host_of_rank;
+  for (const auto& n : nodes) {
+    for (int r : n.ranks) host_of_rank[r] = n.host;
+  }
+  std::vector<RankFacts> ranks;
+  for (const auto& g : groups) {
+    const auto facts = g.get<RankFacts>();
+    for (const auto& span : g.at("ranks")) {
+      for (int r = span.at(0).get<int>(); r <= span.at(1).get<int>(); ++r) {
+        RankFacts f = facts;
+        f.rank = r;
+        if (const auto it = host_of_rank.find(r); it != host_of_rank.end()) f.host = it->second;
+        ranks.push_back(std::move(f));
+      }
+    }
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const RankFacts& a, const RankFacts& b) { return a.rank < b.rank; });
+  return ranks;
 }
 
 }  // namespace
@@ -120,17 +167,16 @@ void to_json(nlohmann::json& j, const DoctorFindings& r) {
        {"checks", r.checks},
        {"versions", r.versions},
        {"clock", {{"measured", r.clock.measured}, {"note", r.clock.note}, {"same_node", r.clock.same_node}, {"offsets", offsets}}},
-       {"ranks", r.ranks},
+       {"rank_facts", rank_facts_json(r.ranks)},
        {"nodes", r.nodes}};
 }
 
 void from_json(const nlohmann::json& j, DoctorFindings& r) {
   const int version = j.value("schema_version", 0);
-  if (j.value("schema", "") != "meshbench.doctor" || version != kDoctorSchemaVersion) {
+  if (j.value("schema", "") != "meshbench.doctor" || (version != kDoctorSchemaVersion && version != 1)) {
     throw InputError("not a meshbench doctor report of schema version " + std::to_string(kDoctorSchemaVersion) + " (found schema '" +
                      j.value("schema", "") + "' version " + std::to_string(version) + "); use the meshbench that wrote it");
   }
-  r.schema_version = version;
   r.meshbench_version = j.value("meshbench_version", "");
   r.created_utc = j.value("created_utc", "");
   r.world_size = j.value("world_size", 1);
@@ -150,8 +196,9 @@ void from_json(const nlohmann::json& j, DoctorFindings& r) {
     r.clock.offsets.push_back({o.value("host", ""), o.value("rank", 0), o.value("offset_ms", 0.0), o.value("rtt_ms", 0.0),
                                o.value("samples", 0), o.value("moved_ms", 0.0)});
   }
-  r.ranks = j.value("ranks", std::vector<RankFacts>{});
   r.nodes = j.value("nodes", std::vector<NodeFacts>{});
+  r.ranks = version == 1 ? j.value("ranks", std::vector<RankFacts>{}) : rank_facts_from_json(j.value("rank_facts", nlohmann::json::array()), r.nodes);
+  r.schema_version = kDoctorSchemaVersion;  // read into this version's form
 }
 
 DoctorFindings doctor_findings_from_json(const nlohmann::json& j) {

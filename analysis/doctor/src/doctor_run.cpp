@@ -72,7 +72,12 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     }
     node_json = nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
   }
-  const auto rank_jsons = mpi::gather_strings(nlohmann::json(mine).dump(-1, ' ', false, kReplaceInvalidUtf8), comm);
+  // Ranks mostly share one environment and one set of libraries: each distinct set travels once
+  // (rank and host are known to rank 0 already), so rank 0's intake stays bounded at scale.
+  nlohmann::json body = mine;
+  body.erase("rank");
+  body.erase("host");
+  const auto rank_bodies = mpi::gather_distinct_strings(body.dump(-1, ' ', false, kReplaceInvalidUtf8), comm);
   const auto node_jsons = mpi::gather_strings(node_json, comm);
   ClockMeasurement clock = detail::measure_clock_offsets(comm, hosts, options.clock_samples, injected);
 
@@ -80,8 +85,16 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   std::string light;
   if (rank == 0) {
     try {
+      std::vector<RankFacts> distinct;
+      for (const auto& s : rank_bodies.values) distinct.push_back(nlohmann::json::parse(s).get<RankFacts>());
       std::vector<RankFacts> ranks;
-      for (const auto& s : rank_jsons) ranks.push_back(nlohmann::json::parse(s).get<RankFacts>());
+      ranks.reserve(static_cast<std::size_t>(size));
+      for (int r = 0; r < size; ++r) {
+        RankFacts f = distinct.at(static_cast<std::size_t>(rank_bodies.value_of_rank[static_cast<std::size_t>(r)]));
+        f.rank = r;
+        f.host = hosts[static_cast<std::size_t>(r)];
+        ranks.push_back(std::move(f));
+      }
       std::vector<NodeFacts> nodes;
       for (const auto& s : node_jsons) {
         if (!s.empty()) nodes.push_back(nlohmann::json::parse(s).get<NodeFacts>());
@@ -93,7 +106,7 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     report.mpi = true;
     report.world_size = size;
     nlohmann::json j = report;
-    j.erase("ranks");
+    j.erase("rank_facts");
     j.erase("nodes");
     light = j.dump(-1, ' ', false, kReplaceInvalidUtf8);
   }

@@ -1,7 +1,11 @@
 #include "common/mpi/strings.hpp"
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <numeric>
+#include <utility>
 
 namespace meshbench::mpi {
 
@@ -53,6 +57,47 @@ std::vector<std::string> allgather_strings(const std::string& mine, MPI_Comm com
   std::string all(static_cast<std::size_t>(std::accumulate(lengths.begin(), lengths.end(), 0)), '\0');
   MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR, comm);
   return split_by_lengths(all, lengths);
+}
+
+namespace {
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace
+
+DistinctStrings gather_distinct_strings(const std::string& mine, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto size = static_cast<std::size_t>(size_of(comm));
+  const std::array<std::uint64_t, 2> key{mine.size(), fnv1a(mine)};
+  std::vector<std::uint64_t> keys(rank == 0 ? 2 * size : 0);
+  MPI_Gather(key.data(), 2, MPI_UINT64_T, keys.data(), 2, MPI_UINT64_T, 0, comm);
+
+  DistinctStrings out;
+  std::vector<char> sends(size, 0);  // 1: this rank is the first holding its value
+  std::vector<int> first_ranks;
+  if (rank == 0) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> index_of_key;
+    out.value_of_rank.resize(size);
+    for (std::size_t r = 0; r < size; ++r) {
+      const auto [it, added] = index_of_key.try_emplace({keys[2 * r], keys[2 * r + 1]}, static_cast<int>(index_of_key.size()));
+      if (added) sends[r] = 1;
+      out.value_of_rank[r] = it->second;
+    }
+  }
+  MPI_Bcast(sends.data(), static_cast<int>(size), MPI_CHAR, 0, comm);
+  const bool sender = sends[static_cast<std::size_t>(rank)] != 0;
+  auto gathered = gather_strings(sender ? mine : std::string(), comm);
+  if (rank == 0) {
+    for (std::size_t r = 0; r < size; ++r) {
+      if (sends[r] != 0) out.values.push_back(std::move(gathered[r]));
+    }
+  }
+  return out;
 }
 
 void broadcast_string(std::string& text, MPI_Comm comm, int root) {

@@ -79,9 +79,65 @@ TEST(DoctorFindings, JsonRoundTripKeepsChecksVersionsAndFacts) {
 
 TEST(DoctorFindings, RefusesAnotherSchemaVersion) {
   nlohmann::json j = healthy_p5_pair();
-  j["schema_version"] = 2;
+  j["schema_version"] = 3;
   EXPECT_THROW(doctor_findings_from_json(j), InputError);
   EXPECT_THROW(doctor_findings_from_json(nlohmann::json::object()), InputError);
+}
+
+// Four ranks, rank 2 with another NCCL_PROTO: two stored entries, not four, each naming its
+// ranks as ranges; reading them back gives every rank its facts and its node's host.
+TEST(DoctorFindings, RankFactsAreStoredOncePerDistinctValue) {
+  auto env = kTemplateEnv;
+  auto other = kTemplateEnv;
+  for (auto& [name, value] : other) {
+    if (name == "NCCL_PROTO") value = "Simple";
+  }
+  auto a = p5_node("a", 0);
+  a.ranks = {0, 1};
+  auto b = p5_node("b", 2);
+  b.ranks = {2, 3};
+  const auto r = evaluate_doctor({rank_facts(0, "a", env), rank_facts(1, "a", env), rank_facts(2, "b", other), rank_facts(3, "b", env)},
+                                 {a, b}, ClockMeasurement{}, DoctorOptions{});
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.at("schema_version"), 2);
+  EXPECT_FALSE(j.contains("ranks"));
+  const auto& groups = j.at("rank_facts");
+  ASSERT_EQ(groups.size(), 2U) << groups.dump();
+  EXPECT_EQ(groups[0].at("ranks"), nlohmann::json::parse("[[0, 1], [3, 3]]"));
+  EXPECT_EQ(groups[1].at("ranks"), nlohmann::json::parse("[[2, 2]]"));
+  EXPECT_EQ(groups[1].at("env").at("NCCL_PROTO"), "Simple");
+  const auto back = doctor_findings_from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_EQ(back.ranks.size(), 4U);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(back.ranks[static_cast<std::size_t>(k)].rank, k);
+    EXPECT_EQ(back.ranks[static_cast<std::size_t>(k)].host, k < 2 ? "a" : "b");
+    EXPECT_EQ(back.ranks[static_cast<std::size_t>(k)].env, r.ranks[static_cast<std::size_t>(k)].env) << "rank " << k;
+  }
+  EXPECT_EQ(nlohmann::json(back), j);
+}
+
+TEST(DoctorFacts, LauncherIdentityIsLeftOutOfTheComparedFacts) {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_RANK", "PMIX_ID", "OMPI_MCA_ess_base_vpid",
+                           "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "PMIX_SERVER_URI41", "HOSTNAME"}) {
+    EXPECT_TRUE(is_launcher_identity(name)) << name;
+  }
+  for (const char* name : {"NCCL_PROTO", "FI_PROVIDER", "OMPI_COMM_WORLD_SIZE", "SLURM_JOB_ID", "LD_LIBRARY_PATH", "NCCL_RANKS_PER_NODE_X"}) {
+    EXPECT_FALSE(is_launcher_identity(name)) << name;
+  }
+}
+
+// Version 1 listed every rank; such a report (in older results files) still reads.
+TEST(DoctorFindings, ReadsVersionOneRankLists) {
+  nlohmann::json j = healthy_p5_pair();
+  j["schema_version"] = 1;
+  j["ranks"] = nlohmann::json::parse(R"([{"rank": 0, "host": "a", "env": {"NCCL_PROTO": "LL128"}, "versions": {}},
+                                          {"rank": 1, "host": "b", "env": {}, "versions": {}}])");
+  j.erase("rank_facts");
+  const auto back = doctor_findings_from_json(j);
+  ASSERT_EQ(back.ranks.size(), 2U);
+  EXPECT_EQ(back.ranks[0].env.at(0).second, "LL128");
+  EXPECT_EQ(back.ranks[1].host, "b");
+  EXPECT_EQ(back.schema_version, 2);
 }
 
 TEST(DoctorFindings, VersionChangesBetweenRuns) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "common/error.hpp"
@@ -157,6 +158,24 @@ TEST(Candidates, RandomBaselineIsReproducible) {
   EXPECT_EQ(ra->kind, "random");
   // A random placement of 32 ranks almost surely spreads TP over nodes; it ranks last here.
   EXPECT_EQ(a.ranked.back().kind, "random") << listing(a);
+}
+
+TEST(Candidates, SeveralRandomPlacementsAreSeededApart) {
+  const P5x4 c;
+  const CostModel model(c.topo, default_cost_params(c.topo));
+  const auto none = generate_candidates(c.layout, c.topo, model, {.random_seed = 7, .random_placements = 0});
+  const auto three = generate_candidates(c.layout, c.topo, model, {.random_seed = 7, .random_placements = 3});
+  const auto count_random = [](const RankedCandidates& r) {
+    return std::count_if(r.ranked.begin(), r.ranked.end(), [](const Candidate& x) { return x.kind == "random"; });
+  };
+  EXPECT_EQ(count_random(none), 0) << listing(none);
+  // 32 ranks placed at random three times: three distinct placements, seeds 7, 8, 9.
+  EXPECT_EQ(count_random(three), 3) << listing(three);
+  const Candidate* r9 = named(three, "random(seed=9)");
+  ASSERT_TRUE(r9 != nullptr);
+  const auto d = generate_candidates(c.layout, c.topo, model, {.random_seed = 9});
+  EXPECT_EQ(r9->mapping.slot_of_rank, named(d, "random(seed=9)")->mapping.slot_of_rank);
+  EXPECT_THROW(generate_candidates(c.layout, c.topo, model, {.random_placements = -1}), InputError);
 }
 
 TEST(Candidates, SearchNeverLosesToItsSeed) {
