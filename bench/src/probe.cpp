@@ -159,6 +159,11 @@ mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopol
   request.results_files = probe.paths;
   request.require_sharing = nics_are_shared(topo);
   auto calibration = analysis::calibrate_from_results(request);
+  // The launch's own topology is what `run --cost-model` checks against; fill what the fit left.
+  if (calibration.topology_digest.empty()) calibration.topology_digest = mapping::calibration_digest(topo);
+  if (calibration.topology_summary.empty()) calibration.topology_summary = mapping::calibration_summary(topo);
+  if (calibration.sources.empty()) calibration.sources = probe.paths;
+  if (calibration.created_at.empty()) calibration.created_at = results::utc_now_iso8601();
   const std::string text = mapping::to_json(calibration).dump();
   for (auto& file : probe.files) file.record_calibration(text);
   return calibration;
