@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "analysis/calibrate/calibrate.hpp"
 #include "bench/src/mpi_util.hpp"
@@ -170,8 +170,8 @@ mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopol
 }
 
 std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, const topology::ClusterTopology& topo,
-                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts,
-                                          Watchdog& watchdog, FailureSink& sink, const ProbeRequest& request) {
+                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
+                                          FailureSink& sink, const ProbeRequest& request) {
   const auto probes = plan_probes(topo);
   if (any_input_error(at.rank == 0 ? check_probe_outputs(request, probes) : "", at.world, at.command)) return std::nullopt;
   if (at.rank == 0) {
