@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "analysis/calibrate/calibrate_command.hpp"
 #include "analysis/compare/compare_command.hpp"
 #include "analysis/doctor/doctor_command.hpp"
 #include "analysis/history/history_command.hpp"
@@ -19,6 +20,16 @@
 
 namespace {
 
+// `meshbench calibrate`: with results files it fits from them (analysis); without, it measures
+// the probes under mpirun/srun (bench) — the one place that decides which.
+int calibrate(const meshbench::Args& args) {
+  if (meshbench::analysis::calibrate_args_name_files(args)) return meshbench::analysis::calibrate_command(args);
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") return meshbench::analysis::calibrate_command(args);
+  }
+  throw meshbench::InputError("meshbench calibrate needs results files (RUN.h5 …): meshbench calibrate RUN.h5 --out cost.json");
+}
+
 struct Subcommand {
   std::string_view name;
   std::string_view summary;
@@ -31,6 +42,7 @@ constexpr std::array kSubcommands = {
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},
+    Subcommand{"calibrate", "fit the cost model from results files into a calibration file", calibrate},
     Subcommand{"compare", "compare two results files and flag regressions", meshbench::analysis::compare_command},
     Subcommand{"history", "find change points over a series of runs and what changed there", meshbench::analysis::history_command},
     Subcommand{"doctor", "pre-flight checks: environment, versions, provider, devices, clocks", meshbench::analysis::doctor_command},

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
+#include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
 #include "analysis/report/report_spread.hpp"
@@ -56,15 +57,20 @@ struct Report {
   std::vector<GroupSpread> largest_spreads;  // one per (mapping, dim, op, timing, concurrency)
   std::vector<HostTally> slow_hosts;
   std::optional<PredictionCheck> predictions;  // when the plan predicted
-  std::optional<ApplyHint> best;               // for the best-ranked mapping
+  // Per point, dimension and mapping, the cost model (uncalibrated, and calibrated when a
+  // calibration is at hand) against the measurements; absent when the file keeps no topology.
+  std::optional<PredictionAccuracy> accuracy;
+  std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from
-// ("results file" or a path). InputError when the file holds no measurement, or the workload
-// does not fit the layout.
-Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source);
+// ("results file" or a path). The accuracy judges `predictors` (report_predictors), or without
+// them the file's own. InputError when the file holds no measurement, or the workload does not
+// fit the layout.
+Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
+                    const std::vector<Predictor>& predictors = {});
 
 // The workload to rank with: `path` when given (mapping::load_workload), else the one stored in
 // the file (/layout attr workload_json), else none. `source` says which.

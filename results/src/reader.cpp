@@ -147,6 +147,9 @@ ResultsFile ResultsFile::read(const std::string& path) {
     // Absent in files of one round and in files written before rounds existed.
     r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
                                                                               [](const auto& h) { return tables::from_h5(h); });
+    // Only in files of a backend that models its ops (NCCL 2.22 and later).
+    r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
+                                                                                [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),

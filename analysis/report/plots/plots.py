@@ -178,7 +178,57 @@ def plot_spread(report, out_dir):
     save(fig, out_dir, "group_spread.png")
 
 
+PREDICTOR_COLORS = {"uncalibrated": "tab:orange", "calibrated": "tab:blue", "cost-model": "tab:green"}
+
+
+def plot_accuracy(report, out_dir):
+    """Both predictors against the measurements: every point, and every mapping's total."""
+    acc = report["prediction_accuracy"]
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(11, 5))
+    values = []
+    for p in acc["predictors"]:
+        color = PREDICTOR_COLORS.get(p["name"], None)
+        pts = p["point_predictions"]
+        xs = [x["predicted_us"] for x in pts]
+        ys = [x["measured_us"] for x in pts]
+        values += xs + ys
+        med = p["points"]["large"]["median_rel_error"]
+        med_text = f", median error >= 64 KiB {100 * med:.0f}%" if med is not None else ""
+        ax_p.scatter(xs, ys, s=10, alpha=0.6, color=color, label=f"{p['name']}{med_text}")
+        tot = [t for t in p["totals"] if t["dim"] == "step"]
+        o = p["order"]
+        rho = f"Spearman {o['spearman']:.2f}" if o["spearman"] is not None else "Spearman -"
+        reg = f"regret {100 * o['regret']:.1f}%" if o["regret"] is not None else "regret -"
+        ax_m.scatter([t["predicted_us"] for t in tot], [t["measured_us"] for t in tot], s=50, color=color,
+                     label=f"{p['name']}: {rho}, {reg}", zorder=3)
+        values += [t["predicted_us"] for t in tot] + [t["measured_us"] for t in tot]
+    values = [v for v in values if v and v > 0]
+    if not values:
+        plt.close(fig)
+        return
+    lo, hi = min(values), max(values)
+    for ax in (ax_p, ax_m):
+        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left")
+    ax_p.set_xlabel("predicted (us)")
+    ax_p.set_ylabel(f"measured median (us, {acc['timing']})")
+    ax_p.set_title("per point (dimension, op, size, concurrency)", fontsize=9)
+    ax_m.set_xlabel("predicted (us)")
+    ax_m.set_ylabel("measured (us)")
+    ax_m.set_title("per mapping: " + ("time per step" if acc["per_step"] else "sum over the common points"), fontsize=9)
+    fig.suptitle("cost model against measurement (gray: measured = predicted)", fontsize=10)
+    fig.tight_layout()
+    save(fig, out_dir, "predicted_vs_measured.png")
+
+
 def plot_predictions(report, out_dir):
+    acc = report.get("prediction_accuracy")
+    if acc and acc["predictors"]:
+        plot_accuracy(report, out_dir)
+        return
     pred = report.get("predictions")
     if not pred:
         return

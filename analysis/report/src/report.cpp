@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -41,32 +40,6 @@ RunSummary summarise(const results::ResultsFile& file) {
   s.failures = static_cast<int>(file.failures().size());
   for (const auto& f : file.failures()) s.failure_messages.push_back(f.message);
   return s;
-}
-
-std::vector<double> ranks_of(const std::vector<double>& v) {
-  std::vector<std::size_t> order(v.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
-  std::vector<double> rank(v.size());
-  for (std::size_t i = 0; i < order.size();) {
-    std::size_t j = i;
-    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
-    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = (static_cast<double>(i + j)) / 2.0 + 1.0;
-    i = j + 1;
-  }
-  return rank;
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n, my = std::accumulate(y.begin(), y.end(), 0.0) / n;
-  double sxy = 0, sxx = 0, syy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-    syy += (y[i] - my) * (y[i] - my);
-  }
-  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::nan("");
 }
 
 std::optional<PredictionCheck> check_predictions(const results::ResultsFile& file, const Ranking& ranking, const FilePlan& plan,
@@ -110,7 +83,7 @@ std::optional<PredictionCheck> check_predictions(const results::ResultsFile& fil
     check.rows[step_rows[k]].measured_rank = mr[k];
   }
   check.compared_mappings = static_cast<int>(predicted_step.size());
-  check.rank_correlation = predicted_step.size() >= 2 ? pearson(pr, mr) : std::nan("");
+  check.rank_correlation = spearman(predicted_step, measured_step);
   return check;
 }
 
@@ -136,8 +109,8 @@ std::optional<mapping::Workload> choose_workload(const results::ResultsFile& fil
   return mapping::workload_from_json(j, "stored in " + file.path());
 }
 
-Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload,
-                    const std::string& workload_source) {
+Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
+                    const std::vector<Predictor>& predictors) {
   if (file.measurements().empty()) {
     throw InputError(file.path() + " holds no measurement yet (status " + file.run().status +
                      "); finish the run with 'meshbench run --resume'");
@@ -153,6 +126,15 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   r.slow_hosts = slow_host_tally(file, r.spreads);
   const FilePlan plan = plan_of(file);
   r.predictions = check_predictions(file, r.ranking, plan, workload);
+  if (!predictors.empty()) {
+    r.accuracy = prediction_accuracy(file, r.ranking, predictors, workload);
+  } else {
+    // A file whose topology cannot be read back still gets the rest of its report.
+    try {
+      r.accuracy = prediction_accuracy(file, r.ranking, report_predictors(file, ""), workload);
+    } catch (const InputError&) {
+    }
+  }
   if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) {
     const std::string& best = r.ranking.mappings.front().name;
     // A mapping whose groups no Megatron order makes has no plan entry to export from.

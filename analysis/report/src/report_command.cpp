@@ -17,12 +17,13 @@ constexpr const char* kSummary =
     "the ranking is the estimated communication time per training step, per dimension and in total, read off\n"
     "the measured curves at the workload's message sizes; without one, the geometric mean of each mapping's\n"
     "time over the fastest mapping's at every commonly measured point. Then busbw against size, the spread\n"
-    "across groups with the hosts of the slowest group, and the plan's predictions against the measurements.";
+    "across groups with the hosts of the slowest group, the plan's predictions against the measurements, and\n"
+    "the cost model's accuracy per point, dimension and mapping (uncalibrated, and calibrated with --cost-model).";
 
 }  // namespace
 
 int report_command(const Args& args) {
-  std::string file, workload_path, format_name, plot_dir, export_dir, export_mapping;
+  std::string file, workload_path, cost_model_path, format_name, plot_dir, export_dir, export_mapping;
   bool force = false;
   po::options_description options("report options");
   // clang-format off
@@ -30,6 +31,9 @@ int report_command(const Args& args) {
       ("file", po::value(&file)->value_name("FILE.h5"), "results file written by 'meshbench run' (positional)")
       ("workload", po::value(&workload_path)->default_value("")->value_name("FILE"),
        "workload JSON (docs/mapping.md) to estimate step time with; default: the one stored in the file, if any")
+      ("cost-model", po::value(&cost_model_path)->default_value("")->value_name("FILE"),
+       "a calibration from 'meshbench calibrate' (or cost-model overrides) to judge beside the plan's uncalibrated model; "
+       "default: the calibration the results file or its plan carries, if any")
       ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, csv, json or markdown")
       ("plot", po::value(&plot_dir)->default_value("")->value_name("DIR"),
        "also write PNG plots there (busbw per dimension, ranking, group spread); needs python3-matplotlib")
@@ -49,7 +53,7 @@ int report_command(const Args& args) {
   const auto results = results::ResultsFile::open(file);
   std::string workload_source;
   const auto workload = choose_workload(results, workload_path, workload_source);
-  const Report report = build_report(results, workload, workload_source);
+  const Report report = build_report(results, workload, workload_source, report_predictors(results, cost_model_path));
 
   // Everything that can fail runs before the report is printed, so a failure prints one line.
   std::vector<std::string> written;

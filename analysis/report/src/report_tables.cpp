@@ -35,9 +35,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-// A place in an order; ties share the mean place ("2.5").
-std::string rank_text(double rank) { return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1); }
-
 std::vector<std::string> to_strings(const std::vector<int>& v) {
   std::vector<std::string> out;
   for (int x : v) out.push_back(std::to_string(x));
@@ -66,6 +63,8 @@ int rank_of(const Report& report, const std::string& mapping) {
 }
 
 }  // namespace
+
+std::string rank_text(double rank) { return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1); }
 
 TimeUnit time_unit_for(double scale_us) {
   if (scale_us >= 1e6) return {"s", 1e6};

@@ -31,6 +31,13 @@ Table spread_table(const Report& report);
 std::vector<std::string> worst_spread_lines(const Report& report, std::size_t count);
 std::vector<std::string> slow_host_lines(const Report& report);
 Table prediction_table(const PredictionCheck& check);
+// The accuracy section (src/accuracy_tables.cpp): one column per predictor; then per dimension;
+// then per mapping, predicted by each predictor against measured.
+Table accuracy_summary_table(const PredictionAccuracy& accuracy);
+Table accuracy_dims_table(const PredictionAccuracy& accuracy);
+Table accuracy_mappings_table(const PredictionAccuracy& accuracy);
+// A place in an order; ties share the mean place ("2.5").
+std::string rank_text(double rank);
 std::vector<std::string> apply_lines(const ApplyHint& hint);
 Table wrong_table(const Report& report);
 // run --nccl-debug: per mapping and dimension, the transports NCCL's connections used.

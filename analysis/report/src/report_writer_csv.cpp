@@ -97,6 +97,45 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
         csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
     }
   }
+  if (r.accuracy) {
+    // Per predictor (detail): the summaries, per dimension, every mapping's total and every point.
+    for (const auto& a : r.accuracy->predictors) {
+      const auto errors = [&](const std::string& dim, const std::string& what, const ErrorSummary& e) {
+        csv.row({"accuracy", "", "", dim, "", r.accuracy->timing, "", "", "median_rel_error_" + what, number(e.median_rel_error), a.name});
+        csv.row({"accuracy", "", "", dim, "", r.accuracy->timing, "", "", "p90_rel_error_" + what, number(e.p90_rel_error), a.name});
+        csv.row({"accuracy", "", "", dim, "", r.accuracy->timing, "", "", "points_" + what, std::to_string(e.points), a.name});
+      };
+      const auto order = [&](const std::string& dim, const OrderAccuracy& o) {
+        errors(dim, "mappings", o.error);
+        csv.row({"accuracy", "", "", dim, "", r.accuracy->timing, "", "", "spearman", number(o.spearman), a.name});
+        csv.row({"accuracy", "", "", dim, "", r.accuracy->timing, "", "", "regret", number(o.regret), a.name});
+      };
+      errors("", "all", a.all);
+      errors("", "large", a.large);
+      errors("", "concurrent_large", a.concurrent_large);
+      errors("", "shared_large", a.shared_large);
+      order("", a.order);
+      for (const auto& d : a.dims) {
+        errors(d.dim, "all", d.all);
+        errors(d.dim, "large", d.large);
+        order(d.dim, d.order);
+      }
+      for (const auto& t : a.totals) {
+        const std::string rank = rank_of(r, t.mapping), dim = t.dim == "step" ? "" : t.dim;
+        csv.row({"accuracy_total", rank, t.mapping, dim, "", r.accuracy->timing, "", "", "predicted_us", number(t.predicted_us), a.name});
+        csv.row({"accuracy_total", rank, t.mapping, dim, "", r.accuracy->timing, "", "", "measured_us", number(t.measured_us), a.name});
+      }
+      const bool first = &a == &r.accuracy->predictors.front();
+      for (const auto& p : a.points) {
+        const std::string rank = rank_of(r, p.mapping), bytes = std::to_string(p.bytes);
+        csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_us", number(p.predicted_us),
+                 a.name});
+        if (first)
+          csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "measured_us", number(p.measured_us),
+                   "measured"});
+      }
+    }
+  }
   for (const auto& w : r.wrong) {
     csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
              std::to_string(w.wrong), ""});

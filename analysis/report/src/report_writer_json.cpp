@@ -66,6 +66,65 @@ ordered_json ranking_json(const Ranking& k) {
   return j;
 }
 
+ordered_json number_or_null(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+
+ordered_json errors_json(const ErrorSummary& e) {
+  return {
+      {"points", e.points}, {"median_rel_error", number_or_null(e.median_rel_error)}, {"p90_rel_error", number_or_null(e.p90_rel_error)}};
+}
+
+ordered_json order_json(const OrderAccuracy& o) {
+  return {{"mappings", o.mappings},
+          {"error", errors_json(o.error)},
+          {"spearman", number_or_null(o.spearman)},
+          {"regret", number_or_null(o.regret)},
+          {"predicted_best", o.predicted_best},
+          {"measured_best", o.measured_best}};
+}
+
+ordered_json accuracy_json(const PredictionAccuracy& a) {
+  ordered_json predictors = ordered_json::array();
+  for (const auto& p : a.predictors) {
+    ordered_json dims = ordered_json::array();
+    for (const auto& d : p.dims)
+      dims.push_back({{"dim", d.dim}, {"all", errors_json(d.all)}, {"large", errors_json(d.large)}, {"order", order_json(d.order)}});
+    ordered_json totals = ordered_json::array();
+    for (const auto& t : p.totals) {
+      totals.push_back({{"mapping", t.mapping},
+                        {"dim", t.dim},
+                        {"predicted_us", t.predicted_us},
+                        {"measured_us", t.measured_us},
+                        {"predicted_rank", t.predicted_rank},
+                        {"measured_rank", t.measured_rank}});
+    }
+    ordered_json points = ordered_json::array();
+    for (const auto& x : p.points) {
+      points.push_back({{"mapping", x.mapping},
+                        {"dim", x.dim},
+                        {"op", x.op},
+                        {"timing", x.timing},
+                        {"concurrency", x.concurrency},
+                        {"bytes", x.bytes},
+                        {"flows", x.flows},
+                        {"predicted_us", x.predicted_us},
+                        {"measured_us", x.measured_us}});
+    }
+    predictors.push_back({{"name", p.name},
+                          {"source", p.source},
+                          {"points",
+                           {{"all", errors_json(p.all)},
+                            {"large", errors_json(p.large)},
+                            {"concurrent_large", errors_json(p.concurrent_large)},
+                            {"shared_large", errors_json(p.shared_large)}}},
+                          {"order", order_json(p.order)},
+                          {"dims", dims},
+                          {"totals", totals},
+                          {"point_predictions", points}});
+  }
+  return {{"timing", a.timing},       {"per_step", a.per_step}, {"basis", a.basis}, {"large_bytes", kLargePointBytes},
+          {"predictors", predictors}, {"notes", a.notes}};
+}
+
 }  // namespace
 
 ordered_json report_to_json(const Report& r) {
@@ -154,6 +213,7 @@ ordered_json report_to_json(const Report& r) {
   } else {
     j["predictions"] = nullptr;
   }
+  j["prediction_accuracy"] = r.accuracy ? accuracy_json(*r.accuracy) : ordered_json(nullptr);
   j["transports"] = ordered_json::array();
   for (const auto& t : r.transports)
     j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});

@@ -66,6 +66,19 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
   } else {
     s.line("the plan made no prediction for these mappings");
   }
+  if (r.accuracy && !r.accuracy->predictors.empty()) {
+    const auto& a = *r.accuracy;
+    s.subheading("prediction accuracy: the cost model against the " + a.timing + " medians");
+    for (const auto& p : a.predictors) s.bullet(p.name + ": " + p.source);
+    s.line(a.basis);
+    s.line("error: median / p90 of |predicted - measured| / measured (points)");
+    s.table(accuracy_summary_table(a));
+    s.subheading("prediction accuracy per dimension");
+    s.table(accuracy_dims_table(a));
+    s.subheading("prediction accuracy per mapping (" + std::string(a.per_step ? "us per step" : "sum over the common points, us") + ")");
+    s.table(accuracy_mappings_table(a));
+    for (const auto& n : a.notes) s.bullet(n);
+  }
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ namespace meshbench::analysis::testing {
 
 namespace fs = std::filesystem;
 
-FixtureFile::FixtureFile() : topo_(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {
+FixtureFile::FixtureFile() : FixtureFile(topology::ClusterTopology::replicate(test_support::two_cpu_node("node"), 2)) {}
+
+FixtureFile::FixtureFile(topology::ClusterTopology topology) : topo_(std::move(topology)) {
   header_.run = {"0.1.0", "meshbench run --tp 2 --ep 2 --etp 1 --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi",
                  4,       {"node-0", "node-0", "node-1", "node-1"}};
   header_.provenance.versions = {{"meshbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};
@@ -125,6 +127,25 @@ std::string FixtureFile::write(const fs::path& path) const {
   for (const auto& p : points_) w.append(p);
   w.finish("complete", "2026-11-29T10:05:00Z");
   return path.string();
+}
+
+topology::ClusterTopology nic_cluster(double gbit) {
+  auto node = test_support::two_cpu_node("node");
+  topology::Nic nic;
+  nic.name = "eth0";
+  nic.kind = topology::NicKind::eth;
+  nic.speed_gbps = gbit / 8.0;
+  node.nics = {nic};
+  node.rails = {{0}, {0}};
+  return topology::ClusterTopology::replicate(node, 2);
+}
+
+void make_isolated(results::PointRecord& p) {
+  p.row.concurrency = "isolated";
+  p.row.groups = 1;
+  for (auto& g : p.groups) g.concurrency = "isolated";
+  for (auto& s : p.samples) s.concurrency = "isolated";
+  for (auto& r : p.rounds) r.concurrency = "isolated";
 }
 
 ScratchDir::ScratchDir() {

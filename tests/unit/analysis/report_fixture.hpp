@@ -18,6 +18,8 @@ namespace meshbench::analysis::testing {
 class FixtureFile {
  public:
   FixtureFile();
+  // The same layout on another topology of four slots (e.g. nodes with a NIC).
+  explicit FixtureFile(topology::ClusterTopology topology);
   // Adds a mapping of `order` with placement `slot_of_rank` (identity when empty).
   const mapping::Mapping& add_mapping(const std::string& name, const std::string& order, std::vector<int> slot_of_rank = {});
   void set_workload_json(std::string json) { header_.layout.workload_json = std::move(json); }
@@ -50,6 +52,12 @@ class FixtureFile {
   std::vector<mapping::Mapping> mappings_;
   std::vector<results::PointRecord> points_;
 };
+
+// Two nodes of two CPU slots (PHB between them), each with one NIC of `gbit` Gbit/s that both
+// slots reach: groups across the nodes share it.
+topology::ClusterTopology nic_cluster(double gbit = 1.0);
+// Marks a point as measured one group at a time (`run --isolated`).
+void make_isolated(results::PointRecord& point);
 
 // A per-test scratch folder, removed afterwards.
 class ScratchDir {

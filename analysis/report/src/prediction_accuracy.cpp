@@ -1,0 +1,238 @@
+#include "analysis/report/prediction_accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/report/file_model.hpp"
+#include "analysis/report/report_apply.hpp"
+#include "common/sizes.hpp"
+#include "mapping/calibration.hpp"
+#include "mapping/cost_model.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
+
+ErrorSummary summary_of(const std::vector<PointPrediction>& points, bool (*keep)(const PointPrediction&)) {
+  std::vector<double> e;
+  for (const auto& p : points) {
+    if (keep(p)) e.push_back(rel_error(p.predicted_us, p.measured_us));
+  }
+  return summarize_errors(std::move(e));
+}
+
+bool any_point(const PointPrediction&) { return true; }
+bool large_point(const PointPrediction& p) { return p.bytes >= kLargePointBytes; }
+bool concurrent_large_point(const PointPrediction& p) { return large_point(p) && p.concurrency == "concurrent"; }
+bool shared_large_point(const PointPrediction& p) { return concurrent_large_point(p) && p.flows > 1; }
+
+// Ranks `totals` (one mapping each) by predicted and by measured time, and judges the order.
+OrderAccuracy judge_order(std::vector<TotalPrediction*> totals) {
+  OrderAccuracy o;
+  std::vector<double> predicted, measured, errors;
+  for (const auto* t : totals) {
+    predicted.push_back(t->predicted_us);
+    measured.push_back(t->measured_us);
+    errors.push_back(rel_error(t->predicted_us, t->measured_us));
+  }
+  o.mappings = static_cast<int>(totals.size());
+  o.error = summarize_errors(errors);
+  o.spearman = spearman(predicted, measured);
+  o.regret = regret(predicted, measured);
+  const auto pr = ranks_of(predicted), mr = ranks_of(measured);
+  for (std::size_t i = 0; i < totals.size(); ++i) {
+    totals[i]->predicted_rank = pr[i];
+    totals[i]->measured_rank = mr[i];
+  }
+  if (!totals.empty()) {
+    const auto best_p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+    const auto best_m = std::min_element(measured.begin(), measured.end()) - measured.begin();
+    o.predicted_best = totals[static_cast<std::size_t>(best_p)]->mapping;
+    o.measured_best = totals[static_cast<std::size_t>(best_m)]->mapping;
+  }
+  return o;
+}
+
+// Per mapping (and per dimension), Σ over the (dim, op, size) points every mapping has
+// concurrent of the predictions and of the medians.
+void sum_common_points(PredictorAccuracy& a, std::vector<std::string>& notes, bool first) {
+  using Key = std::tuple<std::string, std::string, std::uint64_t>;
+  std::map<std::string, std::map<Key, const PointPrediction*>> by_mapping;
+  for (const auto& p : a.points) {
+    if (p.concurrency == "concurrent") by_mapping[p.mapping][{p.dim, p.op, p.bytes}] = &p;
+  }
+  std::set<Key> common;
+  std::set<Key> any;
+  for (const auto& [m, points] : by_mapping) {
+    for (const auto& [k, p] : points) any.insert(k);
+  }
+  for (const auto& k : any) {
+    if (std::all_of(by_mapping.begin(), by_mapping.end(), [&](const auto& m) { return m.second.count(k) != 0; })) common.insert(k);
+  }
+  if (first && common.size() < any.size())
+    notes.push_back(std::to_string(any.size() - common.size()) +
+                    " (dimension, op, size) point(s) not measured for every mapping are left out of the mapping totals");
+  for (const auto& [m, points] : by_mapping) {
+    TotalPrediction step{m, "step", 0, 0, 0, 0};
+    std::map<std::string, TotalPrediction> dims;
+    for (const auto& k : common) {
+      const auto* p = points.at(k);
+      step.predicted_us += p->predicted_us;
+      step.measured_us += p->measured_us;
+      auto& d = dims.try_emplace(p->dim, TotalPrediction{m, p->dim, 0, 0, 0, 0}).first->second;
+      d.predicted_us += p->predicted_us;
+      d.measured_us += p->measured_us;
+    }
+    if (common.empty()) continue;
+    a.totals.push_back(step);
+    for (auto& [dim, t] : dims) a.totals.push_back(t);
+  }
+}
+
+// With a workload: the model's per-step time (and per dimension) against the ranking's.
+void workload_totals(PredictorAccuracy& a, const FileScores& scores, const Ranking& ranking) {
+  for (const auto& r : ranking.mappings) {
+    const auto* s = scores.find(r.name);
+    if (s == nullptr || !r.complete || !(r.score > 0)) continue;
+    a.totals.push_back({r.name, "step", s->total_us, r.score, 0, 0});
+    for (const auto& d : r.dims) {
+      const auto dim = mapping::parse_dim(d.dim);
+      if (!dim || !d.complete || !(d.value > 0)) continue;
+      a.totals.push_back({r.name, d.dim, (*s)[*dim], d.value, 0, 0});
+    }
+  }
+}
+
+std::vector<std::string> dims_of(const PredictorAccuracy& a) {
+  std::vector<std::string> out;
+  for (const auto d : mapping::kAllDims) {
+    const std::string name(mapping::to_string(d));
+    const bool has = std::any_of(a.points.begin(), a.points.end(), [&](const auto& p) { return p.dim == name; }) ||
+                     std::any_of(a.totals.begin(), a.totals.end(), [&](const auto& t) { return t.dim == name; });
+    if (has) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const Ranking& ranking, const std::vector<Predictor>& predictors,
+                                       const std::optional<mapping::Workload>& workload) {
+  PredictionAccuracy out;
+  out.timing = ranking.timing;
+  out.per_step = workload.has_value() && ranking.basis == Ranking::Basis::workload;
+  const topology::ClusterTopology topo = topology_of(file);
+
+  int unpriced = 0, wrong = 0;
+  for (std::size_t k = 0; k < predictors.size(); ++k) {
+    const Predictor& pred = predictors[k];
+    PredictorAccuracy a;
+    a.name = pred.name;
+    a.source = pred.source;
+    const mapping::CostModel model(topo, pred.params);
+    const FileScores scores(model, file);
+    for (const auto& row : file.measurements()) {
+      if (row.timing != ranking.timing || !(row.t_median_us > 0)) continue;
+      if (row.wrong > 0) {
+        wrong += k == 0 ? 1 : 0;
+        continue;
+      }
+      const auto dim = mapping::parse_dim(row.dim);
+      const auto op = mapping::parse_op(row.op);
+      const auto* score = scores.find(row.mapping);
+      if (!dim || !op || score == nullptr) continue;
+      const mapping::DimShape& shape = score->of(*dim);
+      const bool isolated = row.concurrency == "isolated";
+      const double t = shape.group_size > 1 ? model.op_time_us(shape, *op, row.bytes, isolated) : 0;
+      if (!(t > 0)) {
+        unpriced += k == 0 ? 1 : 0;
+        continue;
+      }
+      a.points.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, mapping::calibration_flows(shape, isolated),
+                          t, row.t_median_us});
+    }
+    a.all = summary_of(a.points, any_point);
+    a.large = summary_of(a.points, large_point);
+    a.concurrent_large = summary_of(a.points, concurrent_large_point);
+    a.shared_large = summary_of(a.points, shared_large_point);
+
+    if (out.per_step) {
+      const mapping::CostModel step_model(topo, pred.params, workload);
+      workload_totals(a, FileScores(step_model, file), ranking);
+    } else {
+      sum_common_points(a, out.notes, k == 0);
+    }
+    std::vector<TotalPrediction*> steps;
+    for (auto& t : a.totals) {
+      if (t.dim == "step") steps.push_back(&t);
+    }
+    a.order = judge_order(steps);
+    for (const auto& dim : dims_of(a)) {
+      DimAccuracy d;
+      d.dim = dim;
+      std::vector<double> all, large;
+      for (const auto& p : a.points) {
+        if (p.dim != dim) continue;
+        all.push_back(rel_error(p.predicted_us, p.measured_us));
+        if (large_point(p)) large.push_back(all.back());
+      }
+      d.all = summarize_errors(all);
+      d.large = summarize_errors(large);
+      std::vector<TotalPrediction*> totals;
+      for (auto& t : a.totals) {
+        if (t.dim == dim) totals.push_back(&t);
+      }
+      d.order = judge_order(totals);
+      a.dims.push_back(std::move(d));
+    }
+    out.predictors.push_back(std::move(a));
+  }
+  out.basis = out.per_step ? "a mapping's total is its communication time per step for the workload: the model's against the one read off "
+                             "the measured curves"
+                           : "a mapping's total is the sum over the (dimension, op, size) points measured concurrent for every mapping: "
+                             "the predicted times against the medians, the same sizes on both sides";
+  if (wrong > 0) out.notes.push_back(std::to_string(wrong) + " point(s) with wrong results are left out");
+  if (unpriced > 0)
+    out.notes.push_back(std::to_string(unpriced) + " point(s) of ops the model does not price on their dimension are left out");
+  return out;
+}
+
+std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path) {
+  const topology::ClusterTopology topo = topology_of(file);
+  Predictor plain{"uncalibrated", "", mapping::default_cost_params(topo)};
+  std::optional<mapping::Calibration> carried;
+  std::string carried_source;
+  if (!file.plan_json().empty()) {
+    plain.params = plan_of(file).plan.cost_model;
+    plain.source = "the cost model of the plan kept in the results file";
+    if (plain.params.calibration) {
+      carried = plain.params.calibration;
+      carried_source = "the calibration of the plan kept in the results file";
+    }
+  } else {
+    plain.source = "the topology's default cost model (the file keeps no plan)";
+  }
+  plain.params.calibration.reset();
+  std::vector<Predictor> out{plain};
+  if (!calibration_path.empty()) {
+    Predictor c{"calibrated", calibration_path, mapping::load_cost_params(calibration_path, plain.params)};
+    if (c.params.calibration) {
+      mapping::check_calibration_topology(*c.params.calibration, topo, calibration_path);
+    } else {
+      c.name = "cost-model";
+    }
+    out.push_back(std::move(c));
+  } else if (carried) {
+    Predictor c{"calibrated", carried_source, plain.params};
+    c.params.calibration = carried;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace meshbench::analysis
