@@ -25,9 +25,12 @@ namespace {
 int calibrate(const meshbench::Args& args) {
   if (meshbench::analysis::calibrate_args_name_files(args)) return meshbench::analysis::calibrate_command(args);
   for (const auto& a : args) {
-    if (a == "--help" || a == "-h") return meshbench::analysis::calibrate_command(args);
+    if (a != "--help" && a != "-h") continue;
+    const int status = meshbench::analysis::calibrate_command(args);
+    std::cout << "\nwithout results files (meshbench calibrate --out cost.json under mpirun/srun):\n\n";
+    return status != meshbench::kExitOk ? status : meshbench::bench::calibrate_probe_command(args);
   }
-  throw meshbench::InputError("meshbench calibrate needs results files (RUN.h5 …): meshbench calibrate RUN.h5 --out cost.json");
+  return meshbench::bench::calibrate_probe_command(args);
 }
 
 struct Subcommand {
