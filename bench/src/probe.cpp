@@ -59,7 +59,6 @@ RunOptions probe_run_options() {
   RunOptions o;
   o.sizes = probe_sizes(8, 64ULL << 20, 8);
   o.timings = {Timing::per_iteration};
-  o.isolated = true;
   // Timing only: `run` checks results; a check costs one more op per point.
   o.check = false;
   o.policy.warmup = 2;
@@ -111,6 +110,7 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
     RunOptions options = request.options;
     options.dims = probe.dims;
     options.ops = probe.ops;
+    options.isolated = false;
     std::string error;
     if (at.rank == 0) {
       try {

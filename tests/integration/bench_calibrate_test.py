@@ -60,7 +60,8 @@ def test_probe_writes_calibration(ranks):
                 check(stored == cal, f"{path}'s calibration_json differs from {out}")
                 m = f["measurements"][:]
                 conc = {x.decode() for x in m["concurrency"]}
-                check(conc == {"isolated", "concurrent"}, f"{path}: concurrency {conc}")
+                # One node: no NIC or uplink is shared, so each pair alone would repeat its point.
+                check(conc == {"concurrent"}, f"{path}: concurrency {conc}")
                 sizes = sorted({int(b) for b in m["bytes"]})
                 check(sizes[0] == 8 and sizes[-1] == 256 * 1024, f"{path}: sizes {sizes}")
         check("# calibrate: probe 1/2 collectives" in p.stdout, "no progress lines on stdout", p)
