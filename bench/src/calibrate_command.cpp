@@ -1,6 +1,5 @@
 // meshbench calibrate without results files: measures the probes on the allocation at hand and
 // writes the fitted cost model (docs/run.md, "Calibrating").
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -88,7 +87,8 @@ void finish_calibrate_config(const po::variables_map& vm, CalibrateConfig& c) {
   if (p.min_iters < 1 || p.max_iters < p.min_iters) throw InputError("--min-iters must be at least 1 and at most --max-iters");
   if (p.warmup < 0) throw InputError("--warmup must be >= 0");
   if (p.precision <= 0 || p.budget_s <= 0) throw InputError("--precision and --budget must be positive");
-  if (c.run.run.watchdog_base_s <= 0 || c.run.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
+  if (c.run.run.watchdog_base_s <= 0 || c.run.grace_s < 0)
+    throw InputError("--watchdog must be positive and --watchdog-grace not negative");
 }
 
 int calibrate_under_mpi(const CalibrateConfig& config, const Args& args) {
@@ -135,16 +135,9 @@ int calibrate_under_mpi(const CalibrateConfig& config, const Args& args) {
 int calibrate_probe_command(const Args& args) {
   CalibrateConfig config;
   const auto options = calibrate_options(config);
-  const bool quiet = topology::launcher_rank() != 0;
-  std::ofstream null_stream;
-  try {
-    const auto vm = parse_command("calibrate", kSummary, options, args, quiet ? null_stream : std::cout);
-    if (!vm) return kExitOk;
-    finish_calibrate_config(*vm, config);
-  } catch (const InputError&) {
-    if (quiet) return kExitBadInput;  // rank 0 prints it, once
-    throw;
-  }
+  if (const auto status = parse_launched_command("calibrate", kSummary, options, args,
+                                                 [&](const po::variables_map& vm) { finish_calibrate_config(vm, config); }))
+    return *status;
   const mpi::MpiSession session;
   return calibrate_under_mpi(config, args);
 }

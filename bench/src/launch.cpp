@@ -1,7 +1,6 @@
 #include "bench/src/launch.hpp"
 
-#include <unistd.h>
-
+#include <fstream>
 #include <iostream>
 
 #include "bench/backend_error.hpp"
@@ -18,16 +17,6 @@
 #include "topology/options.hpp"
 
 namespace meshbench::bench {
-
-namespace {
-
-std::string hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-}  // namespace
 
 Launch Launch::of_world(const char* command) {
   Launch at;
@@ -46,6 +35,21 @@ Watchdog::FailureHandler record_failures_in(FailureSink& sink) {
       sink.file->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
     }
   };
+}
+
+std::optional<int> parse_launched_command(const char* command, const char* summary, const po::options_description& options,
+                                          const Args& args, const std::function<void(const po::variables_map&)>& finish) {
+  const bool quiet = topology::launcher_rank() != 0;
+  std::ofstream null_stream;
+  try {
+    const auto vm = parse_command(command, summary, options, args, quiet ? null_stream : std::cout);
+    if (!vm) return kExitOk;
+    finish(*vm);
+  } catch (const InputError&) {
+    if (quiet) return kExitBadInput;  // rank 0 prints it, once
+    throw;
+  }
+  return std::nullopt;
 }
 
 std::string joined_command_line(const std::string& command, const Args& args) {
@@ -110,7 +114,7 @@ std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, c
                                     const std::vector<int>& slot_of_rank) {
   std::vector<std::string> hosts;
   for (int r = 0; r < at.size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = mpi::allgather_strings(hostname(), at.world);
+  if (!config.topology.given()) hosts = mpi::allgather_strings(this_hostname(), at.world);
   return hosts;
 }
 
@@ -152,8 +156,8 @@ results::RunHeader make_header(const std::string& command_line, const RunOptions
   return h;
 }
 
-void measure_points(Runner& runner, const std::vector<mapping::Mapping>& mappings, const Launch& at, Watchdog& watchdog, ResultsFileReporter* file_reporter,
-                    const std::vector<std::string>& hosts) {
+void measure_points(Runner& runner, const std::vector<mapping::Mapping>& mappings, const Launch& at, Watchdog& watchdog,
+                    ResultsFileReporter* file_reporter, const std::vector<std::string>& hosts) {
   try {
     runner.run(mappings);
   } catch (const BackendError& e) {

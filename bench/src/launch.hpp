@@ -4,6 +4,7 @@
 // results file's header.
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,8 +12,8 @@
 
 #include "bench/backend.hpp"
 #include "bench/reporter.hpp"
-#include "bench/runner.hpp"
 #include "bench/run_config.hpp"
+#include "bench/runner.hpp"
 #include "bench/src/run_mappings.hpp"
 #include "bench/watchdog.hpp"
 #include "results/writer.hpp"
@@ -63,6 +64,12 @@ Watchdog::FailureHandler record_failures_in(FailureSink& sink);
 // NCCL or CUDA error, or a results file that cannot take the next point).
 void measure_points(Runner& runner, const std::vector<mapping::Mapping>& mappings, const Launch& at, Watchdog& watchdog,
                     ResultsFileReporter* file_reporter, const std::vector<std::string>& hosts);
+
+// Parses a command launched on every rank: help and input errors are printed by the launcher's
+// rank 0 only. `finish` checks the parsed values (InputError). An exit status when the command
+// ends here (help: 0; input error on another rank: 2; rank 0 throws it), nothing to go on.
+std::optional<int> parse_launched_command(const char* command, const char* summary, const po::options_description& options,
+                                          const Args& args, const std::function<void(const po::variables_map&)>& finish);
 
 // "meshbench COMMAND arg …"
 std::string joined_command_line(const std::string& command, const Args& args);

@@ -11,4 +11,7 @@ namespace meshbench::bench {
 // prints it, once. Returns true when some rank had an error.
 bool any_input_error(const std::string& error, MPI_Comm comm, const char* command);
 
+// This process's host name (gethostname).
+std::string this_hostname();
+
 }  // namespace meshbench::bench

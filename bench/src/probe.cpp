@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "analysis/calibrate/calibrate.hpp"
 #include "bench/src/mpi_util.hpp"
@@ -59,7 +59,6 @@ RunOptions probe_run_options() {
   RunOptions o;
   o.sizes = probe_sizes(8, 64ULL << 20, 8);
   o.timings = {Timing::per_iteration};
-  o.isolated = true;
   // Timing only: `run` checks results; a check costs one more op per point.
   o.check = false;
   o.policy.warmup = 2;
@@ -111,6 +110,7 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
     RunOptions options = request.options;
     options.dims = probe.dims;
     options.ops = probe.ops;
+    options.isolated = false;
     std::string error;
     if (at.rank == 0) {
       try {
@@ -159,14 +159,19 @@ mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopol
   request.results_files = probe.paths;
   request.require_sharing = nics_are_shared(topo);
   auto calibration = analysis::calibrate_from_results(request);
+  // The launch's own topology is what `run --cost-model` checks against; fill what the fit left.
+  if (calibration.topology_digest.empty()) calibration.topology_digest = mapping::calibration_digest(topo);
+  if (calibration.topology_summary.empty()) calibration.topology_summary = mapping::calibration_summary(topo);
+  if (calibration.sources.empty()) calibration.sources = probe.paths;
+  if (calibration.created_at.empty()) calibration.created_at = results::utc_now_iso8601();
   const std::string text = mapping::to_json(calibration).dump();
   for (auto& file : probe.files) file.record_calibration(text);
   return calibration;
 }
 
 std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, const topology::ClusterTopology& topo,
-                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts,
-                                          Watchdog& watchdog, FailureSink& sink, const ProbeRequest& request) {
+                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
+                                          FailureSink& sink, const ProbeRequest& request) {
   const auto probes = plan_probes(topo);
   if (any_input_error(at.rank == 0 ? check_probe_outputs(request, probes) : "", at.world, at.command)) return std::nullopt;
   if (at.rank == 0) {

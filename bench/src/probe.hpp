@@ -62,7 +62,7 @@ struct ProbeOutcome {
 // Checks the probe's outputs, measures the probes and fits them (rank 0). Collective; nothing
 // when any input was bad (the one line is printed) or the fit could not determine a parameter.
 std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, const topology::ClusterTopology& topo,
-                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts,
-                                          Watchdog& watchdog, FailureSink& sink, const ProbeRequest& request);
+                                          const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
+                                          FailureSink& sink, const ProbeRequest& request);
 
 }  // namespace meshbench::bench

@@ -266,8 +266,8 @@ std::vector<PairArrangement> probe_arrangements(const topology::ClusterTopology&
   const auto classes = intra_classes(t);
   for (LinkClass c : classes) {
     const std::string name(topology::to_string(c));
-    add("probe:" + name, "slot pairs of class " + name + " on every node, the other slots paired over faster classes",
-        pairs_of_class(t, c), {c, 0, 0});
+    add("probe:" + name, "slot pairs of class " + name + " on every node, the other slots paired over faster classes", pairs_of_class(t, c),
+        {c, 0, 0});
   }
   for (LinkClass c : classes) {
     if (!leaves_switch(c)) continue;
@@ -303,7 +303,8 @@ mapping::Mapping mapping_on_pairs(const PairArrangement& a, const mapping::Layou
   std::vector<int> identity(static_cast<std::size_t>(layout.world));
   for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
   const auto groups = mapping::make_mapping(a.name, a.how, layout, identity).groups[dim];
-  if (groups.size() != a.pairs.size()) throw std::logic_error("probe: " + std::to_string(groups.size()) + " groups for " + std::to_string(a.pairs.size()) + " pairs");
+  if (groups.size() != a.pairs.size())
+    throw std::logic_error("probe: " + std::to_string(groups.size()) + " groups for " + std::to_string(a.pairs.size()) + " pairs");
   std::vector<int> slot_of_rank(identity.size());
   for (std::size_t j = 0; j < groups.size(); ++j) {
     slot_of_rank[static_cast<std::size_t>(groups[j][0])] = a.pairs[j].first;

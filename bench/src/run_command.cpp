@@ -277,7 +277,8 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     if (!started) return kExitBadInput;
     hosts = rank_hosts(config, at, topo, slot_of_rank);
     watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
-    if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, calibration)) return kExitBadInput;
+    if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, calibration))
+      return kExitBadInput;
   }
   auto plan = share_plan(config, at, topo, calibration);
   if (!plan) return kExitBadInput;
@@ -314,16 +315,9 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
 int run_command(const Args& args) {
   RunConfig config;
   const auto options = run_options_description(config);
-  const bool quiet = topology::launcher_rank() != 0;
-  std::ofstream null_stream;
-  try {
-    const auto vm = parse_command("run", kSummary, options, args, quiet ? null_stream : std::cout);
-    if (!vm) return kExitOk;
-    finish_run_config(*vm, config);
-  } catch (const InputError&) {
-    if (quiet) return kExitBadInput;  // rank 0 prints it, once
-    throw;
-  }
+  if (const auto status =
+          parse_launched_command("run", kSummary, options, args, [&](const po::variables_map& vm) { finish_run_config(vm, config); }))
+    return *status;
   const mpi::MpiSession session;
   return run_under_mpi(config, args);
 }

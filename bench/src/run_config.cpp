@@ -171,7 +171,8 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (c.calibrate && !c.cost_model_file.empty()) throw InputError("--calibrate fits its own cost model; drop --cost-model or --calibrate");
   if ((c.calibrate || !c.cost_model_file.empty()) && !c.plan_file.empty())
     throw InputError("a plan file's mappings are already ranked; drop --plan, or plan with 'meshbench plan --cost-model'");
-  if (c.calibrate && !c.resume.empty()) throw InputError("--calibrate starts a new run; drop --resume (the calibration is stored in the file)");
+  if (c.calibrate && !c.resume.empty())
+    throw InputError("--calibrate starts a new run; drop --resume (the calibration is stored in the file)");
 }
 
 }  // namespace meshbench::bench

@@ -43,7 +43,8 @@ mapping::Plan make_or_load_plan(const RunConfig& config, const topology::Cluster
     mapping::check_workload(*workload, layout);
   }
   const mapping::CostModel model(topology, cost_params(config, topology, calibration, workload.has_value()), workload);
-  auto ranked = mapping::generate_candidates(layout, topology, model, {.random_seed = config.run.seed, .random_placements = config.run.random_placements});
+  auto ranked = mapping::generate_candidates(layout, topology, model,
+                                             {.random_seed = config.run.seed, .random_placements = config.run.random_placements});
   return mapping::make_plan(layout, model, topology, std::move(ranked));
 }
 

@@ -19,7 +19,7 @@ struct RunMappings {
   std::vector<std::vector<std::pair<std::string, double>>> predicted_us;  // per mapping: dim -> µs, "step"
   std::string workload_json;
   std::map<mapping::Dim, std::vector<std::uint64_t>> workload_sizes;
-  std::string plan_json;  // the whole plan (mapping/plan.hpp), kept in the results file
+  std::string plan_json;                            // the whole plan (mapping/plan.hpp), kept in the results file
   std::optional<mapping::Calibration> calibration;  // the fitted model the plan was made with
 };
 

@@ -60,7 +60,8 @@ def test_probe_writes_calibration(ranks):
                 check(stored == cal, f"{path}'s calibration_json differs from {out}")
                 m = f["measurements"][:]
                 conc = {x.decode() for x in m["concurrency"]}
-                check(conc == {"isolated", "concurrent"}, f"{path}: concurrency {conc}")
+                # One node: no NIC or uplink is shared, so each pair alone would repeat its point.
+                check(conc == {"concurrent"}, f"{path}: concurrency {conc}")
                 sizes = sorted({int(b) for b in m["bytes"]})
                 check(sizes[0] == 8 and sizes[-1] == 256 * 1024, f"{path}: sizes {sizes}")
         check("# calibrate: probe 1/2 collectives" in p.stdout, "no progress lines on stdout", p)
@@ -80,8 +81,9 @@ def test_cost_model_plans_the_run():
         # Another topology (4 slots, not 2): refused before anything is written.
         other = os.path.join(d, "other.h5")
         p = mpirun(4, "run", "--tp", "2", "--cost-model", cost, *RUN_QUICK, "--out", other)
-        expect_bad_input(p, "calibration", launched=True)
+        expect_bad_input(p, "measured on", launched=True)
         check(not os.path.exists(other), "a refused run left a results file")
+        print("ok: run --cost-model plans with this topology's calibration and refuses it on 4 slots")
 
 
 def test_run_calibrate_measures_top_and_baseline():
@@ -103,6 +105,7 @@ def test_run_calibrate_measures_top_and_baseline():
             check(own in names, f"the baseline {own} is not measured: {names}")
             if names[0] != own:
                 check(len(names) == 2 and hows[1].startswith("baseline"), f"mappings {names}, how {hows}")
+            print(f"ok: run --calibrate measured {names}")
 
 
 def test_bad_input():
@@ -120,6 +123,7 @@ def test_bad_input():
         check(not os.path.exists(os.path.join(d, "cost.probe.collectives.h5")), "a refused probe measured anyway")
         p = mpirun(2, "calibrate", *QUICK)
         expect_bad_input(p, "--out", launched=True)
+        print("ok: odd slot count, existing output and missing --out are refused before measuring")
 
 
 if __name__ == "__main__":

@@ -95,8 +95,8 @@ TEST(ProbePlan, TwoEmulatedNodesOfTwoSlotsPairInsideAndAcrossThroughTheOneNic) {
   expect_partitions(t, a);
   // One flow through a NIC only comes from the isolated points: two slots cannot send one pair
   // across and pair the other inside. Every slot across is the two-flow arrangement (listed once).
-  EXPECT_EQ(targets(a), (std::map<std::string, ProbeTarget>{{"probe:PHB", {LinkClass::PHB, 0, 0}},
-                                                           {"probe:NET-nic2", {LinkClass::NET, 2, 0}}}));
+  EXPECT_EQ(targets(a),
+            (std::map<std::string, ProbeTarget>{{"probe:PHB", {LinkClass::PHB, 0, 0}}, {"probe:NET-nic2", {LinkClass::NET, 2, 0}}}));
   const auto& net = *std::find_if(a.begin(), a.end(), [](const auto& x) { return x.name == "probe:NET-nic2"; });
   EXPECT_EQ(net.pairs, (SlotPairs{{0, 2}, {1, 3}}));
   EXPECT_TRUE(nics_are_shared(t));
@@ -107,9 +107,9 @@ TEST(ProbePlan, P4dSharesEachNicBetweenTwoGpus) {
   const auto a = probe_arrangements(t);
   expect_partitions(t, a);
   EXPECT_EQ(targets(a), (std::map<std::string, ProbeTarget>{{"probe:NVL", {LinkClass::NVL, 0, 0}},
-                                                           {"probe:NET-nic1", {LinkClass::NET, 1, 0}},
-                                                           {"probe:NET-nic2", {LinkClass::NET, 2, 0}},
-                                                           {"probe:NET-all", {LinkClass::NET, 2, 0}}}));
+                                                            {"probe:NET-nic1", {LinkClass::NET, 1, 0}},
+                                                            {"probe:NET-nic2", {LinkClass::NET, 2, 0}},
+                                                            {"probe:NET-all", {LinkClass::NET, 2, 0}}}));
   EXPECT_TRUE(nics_are_shared(t));
 }
 
@@ -118,8 +118,8 @@ TEST(ProbePlan, P5HasANicOfItsOwnPerGpu) {
   const auto a = probe_arrangements(t);
   expect_partitions(t, a);
   EXPECT_EQ(targets(a), (std::map<std::string, ProbeTarget>{{"probe:NVL", {LinkClass::NVL, 0, 0}},
-                                                           {"probe:NET-nic1", {LinkClass::NET, 1, 0}},
-                                                           {"probe:NET-all", {LinkClass::NET, 1, 0}}}));
+                                                            {"probe:NET-nic1", {LinkClass::NET, 1, 0}},
+                                                            {"probe:NET-all", {LinkClass::NET, 1, 0}}}));
   EXPECT_FALSE(nics_are_shared(t));
   // Four nodes pair as (0, 1) and (2, 3): no pair spans more than its node pair.
   for (const auto& x : a) {
@@ -136,12 +136,12 @@ TEST(ProbePlan, PcieSwitchesGiveUplinkSharingCounts) {
   // one more out). One pair across nodes leaves three GPUs under each switch, so one PXB pair
   // crosses an uplink beside it (a flow there, nothing on the NIC).
   EXPECT_EQ(targets(a), (std::map<std::string, ProbeTarget>{{"probe:PIX", {LinkClass::PIX, 0, 0}},
-                                                           {"probe:PXB", {LinkClass::PXB, 0, 4}},
-                                                           {"probe:PXB-uplink2", {LinkClass::PXB, 0, 2}},
-                                                           {"probe:NET-nic1", {LinkClass::NET, 1, 1}},
-                                                           {"probe:NET-nic2", {LinkClass::NET, 2, 0}},
-                                                           {"probe:NET-nic4", {LinkClass::NET, 4, 0}},
-                                                           {"probe:NET-all", {LinkClass::NET, 4, 0}}}));
+                                                            {"probe:PXB", {LinkClass::PXB, 0, 4}},
+                                                            {"probe:PXB-uplink2", {LinkClass::PXB, 0, 2}},
+                                                            {"probe:NET-nic1", {LinkClass::NET, 1, 1}},
+                                                            {"probe:NET-nic2", {LinkClass::NET, 2, 0}},
+                                                            {"probe:NET-nic4", {LinkClass::NET, 4, 0}},
+                                                            {"probe:NET-all", {LinkClass::NET, 4, 0}}}));
 }
 
 TEST(ProbePlan, OddSlotCountsHaveNoProbe) {
