@@ -64,9 +64,10 @@ struct TotalPrediction {
 struct OrderAccuracy {
   int mappings = 0;
   ErrorSummary error;
-  double spearman = 0;  // NaN when undefined
-  double regret = 0;    // NaN when undefined
-  std::string predicted_best, measured_best;
+  double spearman = 0;         // NaN when undefined
+  double regret = 0;           // NaN when undefined
+  std::string predicted_best;  // those tied for the best prediction, joined by " = "
+  std::string measured_best;
 };
 
 struct DimAccuracy {

@@ -50,9 +50,12 @@ OrderAccuracy judge_order(std::vector<TotalPrediction*> totals) {
     totals[i]->measured_rank = mr[i];
   }
   if (!totals.empty()) {
-    const auto best_p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+    // Mappings tied for the best prediction are all named: the regret counts the worst of them.
+    const double best_p = *std::min_element(predicted.begin(), predicted.end());
+    for (std::size_t i = 0; i < totals.size(); ++i) {
+      if (predicted[i] == best_p) o.predicted_best += (o.predicted_best.empty() ? "" : " = ") + totals[i]->mapping;
+    }
     const auto best_m = std::min_element(measured.begin(), measured.end()) - measured.begin();
-    o.predicted_best = totals[static_cast<std::size_t>(best_p)]->mapping;
     o.measured_best = totals[static_cast<std::size_t>(best_m)]->mapping;
   }
   return o;
