@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,10 @@ class GroupComm {
   // Refills the buffers, runs one op and counts wrong elements of this rank's output.
   // `corrupt` (test-only fault injection) damages one output element before counting.
   virtual std::int64_t check(bool corrupt) = 0;
+  // The library's own model of one op as prepared, in µs, where it has one: NCCL's
+  // ncclGroupSimulateEnd (NCCL 2.22 or later), a second predictor beside meshbench's cost model
+  // (docs/nccl.md). Nothing is launched.
+  virtual std::optional<double> modelled_time_us() { return std::nullopt; }
 };
 
 class Backend {

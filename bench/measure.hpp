@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <vector>
 
 #include "bench/backend.hpp"
@@ -28,6 +29,9 @@ struct PointResult {
   int warmup = 0;           // warm-up ops run (warm_up.hpp: at least --warmup, more until stable)
   std::int64_t wrong = -1;  // summed over the world; -1 when not checked
   int slowest_group = -1;
+  // The library's modelled time of one op (GroupComm::modelled_time_us), the largest over the
+  // ranks; none when the backend has no model.
+  std::optional<double> modelled_us;
 };
 
 struct PointContext {

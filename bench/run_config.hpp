@@ -23,8 +23,10 @@ struct RunConfig {
   std::string backend;          // mpi | nccl | "" (auto)
   bool workload_sizes = false;  // --sizes workload
   double grace_s = 10;
-  bool doctor = true;
-  std::string nccl_debug;  // capture NCCL's log here (NCCL backend)             // run the doctor's checks first and record them
+  bool doctor = true;      // run the doctor's checks first and record them
+  std::string nccl_debug;       // capture NCCL's log here (NCCL backend)
+  std::string cost_model_file;  // plan with this calibration or cost-model file
+  bool calibrate = false;       // probe first, plan with the fit, measure the top K and a baseline
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

@@ -59,11 +59,11 @@ struct SharingFit {
 
 struct Calibration {
   int version = kCalibrationVersion;
-  std::string topology_digest;             // calibration_digest() of the topology it was measured on
-  std::string topology_summary;            // e.g. "2 nodes x 2 slots, NET 1 Gbit/s" for messages
+  std::string topology_digest;                  // calibration_digest() of the topology it was measured on
+  std::string topology_summary;                 // calibration_summary() of it, for messages
   std::map<std::string, std::string> versions;  // meshbench, MPI, NCCL, ... as the results file had them
-  std::vector<std::string> sources;        // the results files (or "probe") it was fitted from
-  std::string created_at;                  // ISO-8601 UTC
+  std::vector<std::string> sources;             // the results files (or "probe") it was fitted from
+  std::string created_at;                       // ISO-8601 UTC
   std::vector<LinkFit> links;
   SharingFit sharing;
   bool operator==(const Calibration&) const = default;
@@ -80,8 +80,8 @@ struct CalibrationPoint {
 };
 
 struct FitOptions {
-  int max_segments = 3;                 // per (link class, family)
-  double min_segment_gain = 0.25;       // a new segment must cut the rms log residual by this fraction
+  int max_segments = 3;            // per (link class, family)
+  double min_segment_gain = 0.25;  // a new segment must cut the rms log residual by this fraction
   int min_points_per_segment = 3;
   std::uint64_t min_sharing_bytes = 64 * 1024;  // sharing is fitted on bandwidth-bound points only
 };

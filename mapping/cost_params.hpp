@@ -1,7 +1,7 @@
 #pragma once
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 

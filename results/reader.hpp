@@ -34,12 +34,15 @@ class ResultsFile {
   const std::vector<Sample>& samples() const { return samples_; }
   // Per-round medians (empty for a run of one round, and for files written before rounds).
   const std::vector<RoundMedian>& round_medians() const { return round_medians_; }
+  const std::vector<ModelledTime>& modelled_times() const { return modelled_times_; }
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
   const std::string& topology_json() const { return topology_json_; }
   // The plan (mapping/plan.hpp JSON, with placements) the run measured; empty if none was kept.
   const std::string& plan_json() const { return plan_json_; }
+  // The calibration stored with the file (ResultsWriter::record_calibration); empty if none.
+  const std::string& calibration_json() const { return calibration_json_; }
   // The host a slot sits on ("" when out of range).
   std::string host_of_slot(int slot) const;
   const MappingRecord* find_mapping(const std::string& name) const;
@@ -56,11 +59,13 @@ class ResultsFile {
   std::vector<GroupTiming> group_timings_;
   std::vector<Sample> samples_;
   std::vector<RoundMedian> round_medians_;
+  std::vector<ModelledTime> modelled_times_;
   std::vector<Failure> failures_;
   std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;
   std::string topology_json_;
   std::string plan_json_;
+  std::string calibration_json_;
 };
 
 }  // namespace meshbench::results

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,12 +108,22 @@ struct TransportUse {
   int ranks = 0;
 };
 
+// The library's own model of a point's op (NCCL's ncclGroupSimulateEnd), beside the measured
+// time: a second predictor for report.
+struct ModelledTime {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  std::string library;  // the backend whose model it is: nccl
+  double modelled_us = 0;
+};
+
 // Everything one completed point adds to the file, written together.
 struct PointRecord {
   MeasurementRow row;
   std::vector<GroupTiming> groups;
   std::vector<Sample> samples;
   std::vector<RoundMedian> rounds;  // empty for a run of one round
+  std::optional<ModelledTime> modelled;
 };
 
 // A point's identity, for --resume.

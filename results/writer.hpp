@@ -57,6 +57,9 @@ class ResultsWriter {
   void append(const PointRecord& point);
   void record_failure(const Failure& failure);
   void record_transports(const std::vector<TransportUse>& uses);
+  // The cost model fitted from this file's points, or the one its mappings were planned with:
+  // `meshbench calibrate`'s JSON (mapping/calibration.hpp), as the root attribute calibration_json.
+  void record_calibration(const std::string& calibration_json);
   void finish(const std::string& status, const std::string& finished_at);
   const std::string& path() const { return path_; }
 

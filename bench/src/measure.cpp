@@ -184,6 +184,17 @@ std::vector<std::vector<double>> gather_group_records(const PointContext& ctx, c
   return records;
 }
 
+// Every rank's modelled time of the prepared op; the largest, as a dimension is as slow as its
+// slowest group. One small reduction per point, after its timed part.
+std::optional<double> modelled_everywhere(const PointContext& ctx) {
+  double mine = ctx.group->modelled_time_us().value_or(-1.0);
+  {
+    const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, ctx.world);
+  }
+  return mine > 0 ? std::optional<double>(mine) : std::nullopt;
+}
+
 int slowest_of(const std::vector<GroupResult>& groups) {
   int best = -1;
   double worst = -1;
@@ -220,6 +231,7 @@ PointResult measure_concurrent(const PointContext& ctx, const OpLayout& layout, 
     r.groups.push_back({static_cast<int>(rec[0]), rec[1], rec[2]});
   }
   r.slowest_group = slowest_of(r.groups);
+  r.modelled_us = modelled_everywhere(ctx);
 
   if (check) {
     const WatchedScope watched(ctx.watchdog, ctx.op_limit_s);
@@ -266,6 +278,7 @@ PointResult measure_isolated(const PointContext& ctx, const OpLayout& layout, Ti
     r.iters = static_cast<int>(rec[7]);
     r.warmup = static_cast<int>(rec[9]);
   }
+  r.modelled_us = modelled_everywhere(ctx);
   return r;
 }
 

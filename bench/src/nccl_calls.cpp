@@ -1,5 +1,7 @@
 #include "bench/src/nccl_calls.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace meshbench::bench {
@@ -70,6 +72,20 @@ NcclState await_settled(const std::function<NcclState()>& state, std::chrono::du
 
 bool native_all_to_all(int runtime_version_code, bool symbol_found) {
   return symbol_found && runtime_version_code >= kFirstNcclWithAllToAll;
+}
+
+bool can_simulate(int runtime_version_code, bool symbol_found) { return symbol_found && runtime_version_code >= kFirstNcclWithSimulate; }
+
+bool simulated_op(const std::vector<NcclCall>& calls) {
+  return !calls.empty() && std::all_of(calls.begin(), calls.end(), [](const NcclCall& c) {
+    return c.kind == NcclCall::Kind::all_reduce || c.kind == NcclCall::Kind::all_gather || c.kind == NcclCall::Kind::reduce_scatter;
+  });
+}
+
+std::optional<double> usable_estimate_us(float estimated_time) {
+  const double t = estimated_time;
+  if (!std::isfinite(t) || t <= 0) return std::nullopt;
+  return t;
 }
 
 std::optional<std::string> nccl_environment_refusal(const char* comm_blocking) {

@@ -33,6 +33,17 @@ std::vector<NcclCall> nccl_calls(const OpLayout& layout, bool native_all_to_all)
 inline constexpr int kFirstNcclWithAllToAll = 22800;  // NCCL_VERSION(2, 28, 0)
 bool native_all_to_all(int runtime_version_code, bool symbol_found);
 
+// NCCL's own model of an op (ncclGroupSimulateEnd fills ncclSimInfo_t.estimatedTime, in µs, with
+// the time of the algorithm and protocol its tuner picks) from NCCL 2.22 on, where the loaded
+// library has the symbol. Asked for the ring collectives only: NCCL models no send/recv, and the
+// grouped point-to-point calls of an all-to-all are not one collective of its tuner.
+inline constexpr int kFirstNcclWithSimulate = 22200;  // NCCL_VERSION(2, 22, 0)
+bool can_simulate(int runtime_version_code, bool symbol_found);
+bool simulated_op(const std::vector<NcclCall>& calls);
+// The estimate as stored: positive and finite µs, else none (NCCL leaves NCCL_UNDEF_FLOAT, -1,
+// where it found no algorithm).
+std::optional<double> usable_estimate_us(float estimated_time);
+
 // NCCL_COMM_BLOCKING=0 overrides the communicator's config and makes NCCL's calls return
 // ncclInProgress before the work is enqueued: the events around an op would time nothing.
 // The one-line refusal for such an environment, or nothing.

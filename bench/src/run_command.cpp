@@ -1,6 +1,4 @@
 // meshbench run: one launch measures every selected mapping; rank 0 writes the results file.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -21,7 +19,9 @@
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
 #include "bench/runner.hpp"
+#include "bench/src/launch.hpp"
 #include "bench/src/mpi_util.hpp"
+#include "bench/src/probe.hpp"
 #include "bench/src/run_mappings.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
@@ -30,6 +30,7 @@
 #include "common/sizes.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
+#include "mapping/plan.hpp"
 #include "results/environment.hpp"
 #include "results/reader.hpp"
 #include "results/writer.hpp"
@@ -44,56 +45,6 @@ constexpr const char* kSummary =
     "Measure the candidate mappings in one launch (under mpirun or srun, one process per slot):\n"
     "each process plays the logical rank its slot gets in each mapping, and every dimension's\n"
     "groups run their collectives at once. Results go to an HDF5 file as each point completes.";
-
-std::string joined_command_line(const Args& args) {
-  std::string line = "meshbench run";
-  for (const auto& a : args) line += " " + a;
-  return line;
-}
-
-std::string hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-results::RunHeader make_header(const RunConfig& config, const RunMappings& plan, const topology::ClusterTopology& topo,
-                               const std::vector<std::string>& hosts, const Backend& backend, const Args& args) {
-  results::RunHeader h;
-  h.run.meshbench_version = kVersion;
-  h.run.command_line = joined_command_line(args);
-  h.run.started_at = results::utc_now_iso8601();
-  h.run.backend = std::string(backend.name());
-  h.run.world_size = static_cast<int>(hosts.size());
-  h.run.rounds = config.run.rounds;
-  h.run.order_seed = config.run.seed;
-  h.run.hosts = hosts;
-  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(mpi_version, &len);
-  std::string mpi(mpi_version, static_cast<std::size_t>(len));
-  if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
-  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi}, {"backends_built", kBackends}};
-  for (const auto& v : backend.versions()) h.provenance.versions.push_back(v);
-  h.provenance.environment = results::recorded_environment();
-  const auto& l = plan.layout;
-  h.layout = {l.world, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), l.dp(), l.edp(), l.order, plan.workload_json};
-  for (std::size_t i = 0; i < plan.mappings.size(); ++i) {
-    const auto& m = plan.mappings[i];
-    results::MappingRecord r;
-    r.name = m.name;
-    r.how = m.how;
-    r.digest = mapping::structure_digest(m);
-    r.slot_of_rank = m.slot_of_rank;
-    for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), measured_groups(m, dim));
-    r.predicted_us = plan.predicted_us[i];
-    h.mappings.push_back(std::move(r));
-  }
-  h.topology = &topo;
-  h.topology_json = topology::to_json(topo).dump();
-  h.plan_json = plan.plan_json;
-  return h;
-}
 
 std::vector<std::string> keys_to_lines(const std::vector<results::PointKey>& keys) {
   std::vector<std::string> out;
@@ -121,51 +72,20 @@ std::vector<results::PointKey> lines_to_keys(const std::string& text) {
   return keys;
 }
 
-// This process's place in the launch, shared by every phase of a run.
-struct Launch {
-  MPI_Comm world = MPI_COMM_WORLD;
-  int rank = 0, size = 0;
-};
-
-// The cluster the launch runs on and each rank's slot in it, settled before any measurement; an
-// input error on any rank ends every rank (false) with nothing written.
-bool settle_topology(const RunConfig& config, const Launch& at, topology::ClusterTopology& topo, std::vector<int>& slot_of_rank) {
-  std::string error;
-  try {
-    if (config.topology.given()) {
-      topo = topology::load_offline_topology(config.topology, false);
-      for (int r = 0; r < at.size; ++r) slot_of_rank.push_back(r);
-    } else {
-      auto live = topology::discover_cluster(at.world);
-      topo = std::move(live.topology);
-      slot_of_rank = std::move(live.slot_of_rank);
-      if (at.rank == 0) {
-        for (const auto& w : live.warnings) std::cerr << "meshbench run: warning: " << w << "\n";
-      }
-    }
-    if (topo.slot_count() != at.size) {
-      throw InputError("the topology has " + std::to_string(topo.slot_count()) + " slots but " + std::to_string(at.size) +
-                       " ranks were launched; launch one rank per slot or change --nodes/--topology");
-    }
-  } catch (const InputError& e) {
-    error = e.what();
-  }
-  return !any_input_error(error, at.world, "run");
-}
-
 // Rank 0 plans the run and checks the output path; every rank gets the plan (nothing when any
 // input was bad).
-std::optional<RunMappings> share_plan(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo) {
+std::optional<RunMappings> share_plan(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                      const std::optional<mapping::Calibration>& calibration) {
   std::string error, wire;
   RunMappings plan;
   if (at.rank == 0) {
     try {
-      plan = choose_run_mappings(config, topo);
+      plan = choose_run_mappings(config, topo, calibration);
       if (plan.layout.world != at.size) {
         throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(at.size) +
                          " were launched; launch " + std::to_string(plan.layout.world) + " ranks or plan again");
       }
-      select_mappings(plan, config.mapping_names, config.top);
+      select_mappings(plan, config.mapping_names, config.top, config.calibrate);
       if (plan.mappings.empty()) throw InputError("the plan holds no mapping to measure");
       results::check_output_path(config.output(), config.force, !config.resume.empty());
       wire = to_wire(plan);
@@ -173,53 +93,55 @@ std::optional<RunMappings> share_plan(const RunConfig& config, const Launch& at,
       error = e.what();
     }
   }
-  if (any_input_error(error, at.world, "run")) return std::nullopt;
+  if (any_input_error(error, at.world, at.command)) return std::nullopt;
   mpi::broadcast_string(wire, at.world);
   if (at.rank != 0) plan = from_wire(wire);
   return plan;
 }
 
-struct StartedBackend {
-  std::unique_ptr<Backend> backend;
-  std::string nccl_log;  // where this process's NCCL log goes, when --nccl-debug captures one
-};
-
-// The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
-// rank's GPU is the one of the slot it sits on, not blindly its local rank.
-std::optional<StartedBackend> start_backend(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
-                                            const std::vector<int>& slot_of_rank) {
-  std::string backend_name = config.backend;
-  if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(at.world) ? "nccl" : "mpi";
-  StartedBackend started;
-  if (!config.nccl_debug.empty() && backend_name == "nccl") started.nccl_log = start_nccl_capture(config.nccl_debug);
-  if (!config.nccl_debug.empty() && backend_name != "nccl" && at.rank == 0) {
-    std::cerr << "meshbench run: note: --nccl-debug applies to the NCCL backend; this run uses " << backend_name << "\n";
-  }
-  if (backend_name != "nccl") {
-    started.backend = make_mpi_backend();
-    return started;
-  }
-  NcclOptions nccl;
-  nccl.watchdog_base_s = config.run.watchdog_base_s;
-  nccl.grace_s = config.grace_s;
-  std::string error;
-  try {
-    started.backend =
-        make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !config.topology.given()), nccl);
-  } catch (const InputError& e) {
-    error = e.what();
-  }
-  if (any_input_error(error, at.world, "run")) return std::nullopt;
-  return started;
+// run --calibrate's own files, beside the results file: OUT.probe.<probe>.h5 and OUT.cost.json.
+std::string calibration_stem(const RunConfig& config) {
+  std::string stem = config.output();
+  if (stem.ends_with(".h5")) stem.resize(stem.size() - 3);
+  return stem;
 }
 
-// Each world rank's hostname: the topology's for a described cluster, each process's own live.
-std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
-                                    const std::vector<int>& slot_of_rank) {
-  std::vector<std::string> hosts;
-  for (int r = 0; r < at.size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = mpi::allgather_strings(hostname(), at.world);
-  return hosts;
+// The probe takes minutes: rank 0 checks the run's outputs before it starts.
+bool outputs_writable_before_probe(const RunConfig& config, const Launch& at) {
+  std::string error;
+  if (at.rank == 0) {
+    try {
+      results::check_output_path(config.output(), config.force, false);
+      check_probe_output(calibration_stem(config) + ".cost.json", config.force);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+  }
+  return !any_input_error(error, at.world, at.command);
+}
+
+// run --calibrate's first stage: the probe, its fit (rank 0's `calibration`) and the calibration
+// file. False on bad input (printed once).
+bool calibrate_first(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo, const std::vector<int>& slot_of_rank,
+                     const std::vector<std::string>& hosts, Backend& backend, Watchdog& watchdog, FailureSink& sink, const Args& args,
+                     std::optional<mapping::Calibration>& calibration) {
+  ProbeRequest request{calibration_stem(config) + ".probe", config.force, probe_run_options(), joined_command_line("run", args)};
+  request.options.watchdog_base_s = config.run.watchdog_base_s;
+  const auto outcome = probe_and_fit(at, backend, topo, slot_of_rank, hosts, watchdog, sink, request);
+  if (!outcome) return false;
+  std::string error;
+  if (at.rank == 0) {
+    calibration = outcome->calibration;
+    const std::string path = calibration_stem(config) + ".cost.json";
+    try {
+      mapping::write_output_file(path, mapping::to_json(*calibration).dump(2) + "\n", config.force);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    std::cout << "# calibrate: probe phase " << static_cast<int>(outcome->probe_seconds + 0.5) << " s (" << outcome->points
+              << " points); planning with the fit in " << path << "\n";
+  }
+  return !any_input_error(error, at.world, at.command);
 }
 
 // The doctor's report as the results file stores it, and the versions it found (rank 0 only).
@@ -254,7 +176,7 @@ std::optional<std::vector<results::PointKey>> open_results(const RunConfig& conf
   std::string error, completed_text;
   std::vector<results::PointKey> completed;
   if (at.rank == 0) {
-    auto header = make_header(config, plan, topo, hosts, backend, args);
+    auto header = make_header(joined_command_line("run", args), config.run, plan, topo, hosts, backend);
     header.provenance.doctor_json = doctor.json;
     for (const auto& entry : doctor.versions) {
       const std::string& component = entry.first;
@@ -306,25 +228,6 @@ void announce_points(const Runner& runner, const RunMappings& plan, const RunCon
   }
 }
 
-// Measures every point; a failure that leaves the ranks out of step ends all of them here.
-void measure_points(Runner& runner, const RunMappings& plan, const Launch& at, Watchdog& watchdog, ResultsFileReporter* file_reporter,
-                    const std::vector<std::string>& hosts) {
-  try {
-    runner.run(plan.mappings);
-  } catch (const BackendError& e) {
-    // An NCCL or CUDA error: the other ranks may be stuck inside the library, so the run ends
-    // here for all of them, with what completed kept and the failure recorded.
-    std::cerr << "meshbench run: rank " << at.rank << ": " << e.what() << "\n" << std::flush;
-    if (file_reporter) file_reporter->record_failure({results::utc_now_iso8601(), "", "", "", 0, e.what()});
-    MPI_Abort(at.world, kExitFailure);
-  } catch (const results::StorageError& e) {
-    // Only rank 0 writes, and the others are already inside the next point's collectives: the
-    // watchdog's way out ends every rank at once, with the failure recorded if it still fits.
-    watchdog.end_run("the results writer (rank 0 on " + hosts[0] + ") could not store " + watchdog.point() + ": " + e.what() +
-                     "; the file keeps every point stored before it; make room or move the file, then continue with --resume");
-  }
-}
-
 // Which transport each dimension's communicators used, from every process's NCCL log.
 void record_nccl_transports(const std::string& nccl_log, const RunConfig& config, const Launch& at, const Runner& runner,
                             std::optional<results::ResultsWriter>& writer) {
@@ -358,19 +261,32 @@ int finish_results(const Launch& at, std::optional<results::ResultsWriter>& writ
 }
 
 int run_under_mpi(const RunConfig& config, const Args& args) {
-  Launch at;
-  MPI_Comm_rank(at.world, &at.rank);
-  MPI_Comm_size(at.world, &at.size);
+  const Launch at = Launch::of_world("run");
 
   topology::ClusterTopology topo;
   std::vector<int> slot_of_rank;
-  if (!settle_topology(config, at, topo, slot_of_rank)) return kExitBadInput;
-  auto plan = share_plan(config, at, topo);
+  if (!settle_topology(config.topology, at, topo, slot_of_rank)) return kExitBadInput;
+  std::optional<StartedBackend> started;
+  std::vector<std::string> hosts;
+  FailureSink sink;
+  std::unique_ptr<Watchdog> watchdog;
+  std::optional<mapping::Calibration> calibration;
+  if (config.calibrate) {
+    if (!outputs_writable_before_probe(config, at)) return kExitBadInput;
+    started = start_backend(config, at, topo, slot_of_rank);
+    if (!started) return kExitBadInput;
+    hosts = rank_hosts(config, at, topo, slot_of_rank);
+    watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
+    if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, calibration)) return kExitBadInput;
+  }
+  auto plan = share_plan(config, at, topo, calibration);
   if (!plan) return kExitBadInput;
-  auto started = start_backend(config, at, topo, slot_of_rank);
-  if (!started) return kExitBadInput;
+  if (!started) {
+    started = start_backend(config, at, topo, slot_of_rank);
+    if (!started) return kExitBadInput;
+    hosts = rank_hosts(config, at, topo, slot_of_rank);
+  }
   Backend& backend = *started->backend;
-  const auto hosts = rank_hosts(config, at, topo, slot_of_rank);
   RunOptions options = config.run;
   if (config.workload_sizes) options.dim_sizes = plan->workload_sizes;
   const DoctorRecord doctor = run_preflight_checks(config, at);
@@ -379,19 +295,16 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   const auto completed = open_results(config, at, *plan, topo, hosts, backend, doctor, args, writer);
   if (!completed) return kExitBadInput;
   RunReporters reporters;
-  if (at.rank == 0) reporters.attach(*writer);
-  Watchdog watchdog(at.world, hosts, config.grace_s, [&](const std::string& message, bool interrupted) {
-    if (!reporters.file) return;
-    if (interrupted) {
-      reporters.file->hold();  // a kill follows within a second: leave the file as it is, closed
-    } else {
-      reporters.file->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
-    }
-  });
-  Runner runner(at.world, backend, options, slot_of_rank, &watchdog, at.rank == 0 ? &reporters.all : nullptr);
+  if (at.rank == 0) {
+    reporters.attach(*writer);
+    sink.file = reporters.file.get();
+    if (plan->calibration) writer->record_calibration(mapping::to_json(*plan->calibration).dump());
+  }
+  if (!watchdog) watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
+  Runner runner(at.world, backend, options, slot_of_rank, watchdog.get(), at.rank == 0 ? &reporters.all : nullptr);
   runner.skip(*completed);
   if (at.rank == 0) announce_points(runner, *plan, config, *completed, reporters);
-  measure_points(runner, *plan, at, watchdog, reporters.file.get(), hosts);
+  measure_points(runner, plan->mappings, at, *watchdog, reporters.file.get(), hosts);
   record_nccl_transports(started->nccl_log, config, at, runner, writer);
   return finish_results(at, writer);
 }

@@ -60,6 +60,11 @@ po::options_description run_options_description(RunConfig& c) {
       ("order", po::value(&c.layout.order)->default_value(mapping::kDefaultOrder), "Megatron-Core order string, first name fastest")
       ("workload", po::value(&c.workload_file)->default_value(""), "workload JSON: message sizes per step and step-time estimates")
       ("top", po::value(&c.top)->default_value(0), "measure the K best-predicted mappings (0: all)")
+      ("cost-model", po::value(&c.cost_model_file)->default_value(""),
+       "plan with this calibration (from 'meshbench calibrate') or cost-model file; refused when measured on another topology")
+      ("calibrate", po::bool_switch(&c.calibrate),
+       "probe this allocation first as 'meshbench calibrate' does (OUT.probe.*.h5, OUT.cost.json), plan with the fit, and measure "
+       "the --top K predicted mappings plus the layout's own order as a baseline")
       ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
       ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
       ("ops", po::value<std::string>()->default_value(""), ops_help.c_str())
@@ -163,6 +168,10 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (c.run.watchdog_base_s <= 0 || c.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
   if (c.top < 0) throw InputError("--top must be 0 (all) or positive");
   if (c.run.rounds < 1 || c.run.rounds > 1000) throw InputError("--rounds must be between 1 and 1000");
+  if (c.calibrate && !c.cost_model_file.empty()) throw InputError("--calibrate fits its own cost model; drop --cost-model or --calibrate");
+  if ((c.calibrate || !c.cost_model_file.empty()) && !c.plan_file.empty())
+    throw InputError("a plan file's mappings are already ranked; drop --plan, or plan with 'meshbench plan --cost-model'");
+  if (c.calibrate && !c.resume.empty()) throw InputError("--calibrate starts a new run; drop --resume (the calibration is stored in the file)");
 }
 
 }  // namespace meshbench::bench

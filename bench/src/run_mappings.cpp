@@ -13,7 +13,22 @@ namespace meshbench::bench {
 
 namespace {
 
-mapping::Plan make_or_load_plan(const RunConfig& config, const topology::ClusterTopology& topology) {
+mapping::CostParams cost_params(const RunConfig& config, const topology::ClusterTopology& topology,
+                                const std::optional<mapping::Calibration>& calibration, bool with_workload) {
+  auto params = mapping::default_cost_params(topology);
+  if (!config.cost_model_file.empty()) {
+    params = mapping::load_cost_params(config.cost_model_file, params);
+    if (params.calibration) mapping::check_calibration_topology(*params.calibration, topology, config.cost_model_file);
+  }
+  if (calibration) params.calibration = calibration;
+  // Without a workload the plan sums each op over the sweep; charging the sizes this run measures
+  // keeps the predicted order and the measured one about the same function.
+  if (!with_workload && !config.workload_sizes && !config.run.sizes.empty()) params.sweep_bytes = config.run.sizes;
+  return params;
+}
+
+mapping::Plan make_or_load_plan(const RunConfig& config, const topology::ClusterTopology& topology,
+                                const std::optional<mapping::Calibration>& calibration) {
   if (!config.plan_file.empty()) {
     auto plan = mapping::load_plan(config.plan_file);
     mapping::check_plan_matches(plan, topology);
@@ -27,16 +42,18 @@ mapping::Plan make_or_load_plan(const RunConfig& config, const topology::Cluster
     workload = mapping::load_workload(config.workload_file);
     mapping::check_workload(*workload, layout);
   }
-  const mapping::CostModel model(topology, mapping::default_cost_params(topology), workload);
+  const mapping::CostModel model(topology, cost_params(config, topology, calibration, workload.has_value()), workload);
   auto ranked = mapping::generate_candidates(layout, topology, model, {.random_seed = config.run.seed, .random_placements = config.run.random_placements});
   return mapping::make_plan(layout, model, topology, std::move(ranked));
 }
 
 }  // namespace
 
-RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology) {
-  mapping::Plan plan = make_or_load_plan(config, topology);
+RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology,
+                                const std::optional<mapping::Calibration>& calibration) {
+  mapping::Plan plan = make_or_load_plan(config, topology, calibration);
   RunMappings run;
+  run.calibration = plan.cost_model.calibration;
   run.layout = plan.layout;
   run.plan_json = mapping::plan_to_json(plan, true).dump();
   if (plan.workload) {

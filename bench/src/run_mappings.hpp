@@ -1,11 +1,13 @@
 #pragma once
 // Where run's mappings come from: a plan file, or the planner in-process.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bench/run_config.hpp"
+#include "mapping/calibration.hpp"
 #include "mapping/mapping.hpp"
 #include "topology/cluster.hpp"
 
@@ -18,9 +20,14 @@ struct RunMappings {
   std::string workload_json;
   std::map<mapping::Dim, std::vector<std::uint64_t>> workload_sizes;
   std::string plan_json;  // the whole plan (mapping/plan.hpp), kept in the results file
+  std::optional<mapping::Calibration> calibration;  // the fitted model the plan was made with
 };
 
-RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology);
+// The plan file's mappings, or the planner's ranked candidates: with `calibration` (run
+// --calibrate) or a --cost-model file, under that model; without a workload, charged for the
+// sizes the run measures, so that prediction and measurement rank by the same sizes.
+RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology,
+                                const std::optional<mapping::Calibration>& calibration = std::nullopt);
 
 }  // namespace meshbench::bench
 
@@ -29,6 +36,8 @@ namespace meshbench::bench {
 std::string to_wire(const RunMappings& run);
 RunMappings from_wire(const std::string& text);
 // Keeps the mappings named in `names` (InputError naming an unknown one and the known ones),
-// else the first `top` (0: all).
-void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top);
+// else the first `top` (0: all). With `baseline`, a top-K selection also keeps the layout's own
+// order (Megatron's) when it is not among the K; each kept mapping's `how` then says whether the
+// prediction chose it or it is the baseline.
+void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top, bool baseline = false);
 }  // namespace meshbench::bench

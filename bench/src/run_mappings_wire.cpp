@@ -45,8 +45,9 @@ RunMappings from_wire(const std::string& text) {
   return run;
 }
 
-void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top) {
+void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top, bool baseline) {
   std::vector<std::size_t> keep;
+  std::vector<std::string> why;  // per kept mapping: why it is measured, when the selection is a prediction's
   if (!names.empty()) {
     for (const auto& name : names) {
       std::size_t i = 0;
@@ -59,16 +60,29 @@ void select_mappings(RunMappings& run, const std::vector<std::string>& names, in
     }
   } else {
     const std::size_t n = top > 0 ? std::min<std::size_t>(static_cast<std::size_t>(top), run.mappings.size()) : run.mappings.size();
-    for (std::size_t i = 0; i < n; ++i) keep.push_back(i);
+    const std::string of = " of " + std::to_string(run.mappings.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      keep.push_back(i);
+      if (baseline) why.push_back("chosen by prediction (" + std::to_string(i + 1) + of + "): ");
+    }
+    // The layout's own order, as Megatron would launch it: what measurement compares the prediction's choice with.
+    const std::string own = "order:" + run.layout.order;
+    for (std::size_t i = n; baseline && i < run.mappings.size(); ++i) {
+      if (run.mappings[i].name != own) continue;
+      keep.push_back(i);
+      why.push_back("baseline, not chosen by prediction (" + std::to_string(i + 1) + of + "): ");
+    }
   }
   RunMappings out;
   out.layout = run.layout;
   out.workload_json = run.workload_json;
   out.workload_sizes = run.workload_sizes;
   out.plan_json = run.plan_json;
-  for (auto i : keep) {
-    out.mappings.push_back(run.mappings[i]);
-    out.predicted_us.push_back(run.predicted_us[i]);
+  out.calibration = run.calibration;
+  for (std::size_t k = 0; k < keep.size(); ++k) {
+    out.mappings.push_back(run.mappings[keep[k]]);
+    if (k < why.size()) out.mappings.back().how = why[k] + out.mappings.back().how;
+    out.predicted_us.push_back(run.predicted_us[keep[k]]);
   }
   run = std::move(out);
 }

@@ -197,7 +197,10 @@ std::vector<std::size_t> round_order(std::size_t visits, std::uint64_t seed, int
 // Adds one round's measurement of a point to what its earlier rounds pooled: the samples, the
 // iterations, the wrong elements, and running sums of each group's times.
 void pool_round(PointResult& p, const PointResult& r, bool first_round) {
-  if (first_round) p.warmup = r.warmup;
+  if (first_round) {
+    p.warmup = r.warmup;
+    p.modelled_us = r.modelled_us;
+  }
   p.samples_us.insert(p.samples_us.end(), r.samples_us.begin(), r.samples_us.end());
   p.iters += r.iters;
   if (r.wrong >= 0) p.wrong = std::max<std::int64_t>(p.wrong, 0) + r.wrong;
@@ -446,6 +449,7 @@ results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, c
     rec.groups.push_back(
         {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
   }
+  if (r.modelled_us) rec.modelled = results::ModelledTime{row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, std::string(backend_.name()), *r.modelled_us};
   if (options_.keep_samples) {
     for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
       rec.samples.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, static_cast<int>(i), r.samples_us[i]});

@@ -69,7 +69,8 @@ std::string calibration_summary(const topology::ClusterTopology& topology) {
       any_nic = true;
     }
   }
-  s += slot_counts.size() == 1 ? " x " + std::to_string(*slot_counts.begin()) + " slots" : ", " + std::to_string(topology.slot_count()) + " slots";
+  s += slot_counts.size() == 1 ? " x " + std::to_string(*slot_counts.begin()) + " slots"
+                               : ", " + std::to_string(topology.slot_count()) + " slots";
   if (!inside.empty()) {
     s += " (";
     for (auto c : inside) s += std::string(s.back() == '(' ? "" : " ") + std::string(topology::to_string(c));

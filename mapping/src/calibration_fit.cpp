@@ -47,9 +47,7 @@ struct Sums {
   }
   Sums operator-(const Sums& o) const { return {aa - o.aa, ab - o.ab, bb - o.bb, a - o.a, b - o.b, n - o.n}; }
   // Σ(rel. error)² of (α, u), from the sums alone.
-  double sse(double alpha, double u) const {
-    return alpha * alpha * aa + 2 * alpha * u * ab + u * u * bb - 2 * alpha * a - 2 * u * b + n;
-  }
+  double sse(double alpha, double u) const { return alpha * alpha * aa + 2 * alpha * u * ab + u * u * bb - 2 * alpha * a - 2 * u * b + n; }
 };
 
 struct Line {
@@ -65,7 +63,7 @@ Line solve(const Sums& s) {
     const Line free{(s.a * s.bb - s.b * s.ab) / det, (s.b * s.aa - s.a * s.ab) / det};
     if (free.alpha >= 0 && free.u >= kMinUsPerByte) return free;
   }
-  if (s.bb > 0) tries.push_back({0, std::max(kMinUsPerByte, s.b / s.bb)});                          // bandwidth only
+  if (s.bb > 0) tries.push_back({0, std::max(kMinUsPerByte, s.b / s.bb)});                             // bandwidth only
   if (s.aa > 0) tries.push_back({std::max(0.0, (s.a - kMinUsPerByte * s.ab) / s.aa), kMinUsPerByte});  // latency only
   Line best;
   double best_sse = s.sse(best.alpha, best.u);

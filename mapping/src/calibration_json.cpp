@@ -74,13 +74,13 @@ class Reader {
       fail(path, std::string("must be a finite number ") + (above ? "above " : ">= ") + json(min).dump());
     return v;
   }
+  // Parsed text holds non-negative integers as unsigned, a document built in memory as signed.
   std::uint64_t unsigned_integer(const json& j, const std::string& path) const {
-    if (!j.is_number_unsigned()) fail(path, "must be an integer >= 0");
+    if (!j.is_number_integer() || (!j.is_number_unsigned() && j.get<std::int64_t>() < 0)) fail(path, "must be an integer >= 0");
     return j.get<std::uint64_t>();
   }
   int count(const json& j, const std::string& path) const {
-    if (!j.is_number_unsigned() || j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      fail(path, "must be an integer >= 0");
+    if (unsigned_integer(j, path) > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) fail(path, "must be an integer >= 0");
     return j.get<int>();
   }
   std::string text(const json& j, const std::string& path) const {
@@ -167,8 +167,8 @@ Calibration read_calibration(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     c.links.push_back(read_link(r, links[i], Reader::at("links", i)));
     if (!seen.insert({c.links.back().link, c.links.back().family}).second)
-      r.fail(Reader::at("links", i), "fits " + std::string(topology::to_string(c.links.back().link)) + " " +
-                                         family_name(c.links.back().family) + " a second time");
+      r.fail(Reader::at("links", i),
+             "fits " + std::string(topology::to_string(c.links.back().link)) + " " + family_name(c.links.back().family) + " a second time");
   }
   const json& sharing = r.object(j["sharing"], "sharing", {"nic", "uplink"});
   c.sharing.nic_exponent = read_exponent(r, sharing["nic"], "sharing.nic", c.sharing.nic_quality);
@@ -183,8 +183,10 @@ json to_json(const Calibration& c) {
   for (const auto& fit : c.links) {
     json segments = json::array();
     for (const auto& s : fit.segments) {
-      segments.push_back(
-          {{"min_bytes", s.min_bytes}, {"alpha_us", s.alpha_us}, {"bandwidth_gbps", s.bandwidth_gbps}, {"quality", quality_json(s.quality)}});
+      segments.push_back({{"min_bytes", s.min_bytes},
+                          {"alpha_us", s.alpha_us},
+                          {"bandwidth_gbps", s.bandwidth_gbps},
+                          {"quality", quality_json(s.quality)}});
     }
     links.push_back({{"link", std::string(topology::to_string(fit.link))}, {"family", family_name(fit.family)}, {"segments", segments}});
   }

@@ -100,6 +100,8 @@ ResultsFile ResultsFile::read(const std::string& path) {
     // Files written before rounds existed measured every point once.
     if (h5::has_attribute(file, "rounds")) r.run_.rounds = static_cast<int>(h5::read_int_attribute(file, "rounds"));
     if (h5::has_attribute(file, "order_seed")) r.run_.order_seed = static_cast<std::uint64_t>(h5::read_int_attribute(file, "order_seed"));
+    // Only files that a calibration was fitted from or planned with have one.
+    if (h5::has_attribute(file, "calibration_json")) r.calibration_json_ = h5::read_string_attribute(file, "calibration_json");
     const Handle run = h5::open_group(file, "run");
     r.run_.hosts = h5::read_strings(run, "hosts");
 
@@ -145,6 +147,9 @@ ResultsFile ResultsFile::read(const std::string& path) {
     // Absent in files of one round and in files written before rounds existed.
     r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
                                                                               [](const auto& h) { return tables::from_h5(h); });
+    // Only in files of a backend that models its ops (NCCL 2.22 and later).
+    r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
+                                                                                [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),

@@ -66,6 +66,20 @@ h5::Compound<SampleH5> sample_type() {
   return t;
 }
 
+h5::Compound<ModelledTimeH5> modelled_time_type() {
+  using R = ModelledTimeH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("library", &R::library)
+      .add("modelled_us", &R::modelled_us);
+  return t;
+}
+
 h5::Compound<RoundMedianH5> round_median_type() {
   using R = RoundMedianH5;
   h5::Compound<R> t;
@@ -195,6 +209,14 @@ RoundMedianH5 to_h5(const RoundMedian& r) {
 
 RoundMedian from_h5(const RoundMedianH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.t_median_us};
+}
+
+ModelledTimeH5 to_h5(const ModelledTime& m) {
+  return {m.mapping.c_str(), m.dim.c_str(), m.op.c_str(), m.timing.c_str(), m.concurrency.c_str(), m.bytes, m.library.c_str(), m.modelled_us};
+}
+
+ModelledTime from_h5(const ModelledTimeH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, str(h.library), h.modelled_us};
 }
 
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }

@@ -16,6 +16,7 @@ inline constexpr const char* kSamples = "samples";
 inline constexpr const char* kFailures = "failures";
 inline constexpr const char* kRoundMedians = "round_medians";
 inline constexpr const char* kTransports = "nccl_transports";
+inline constexpr const char* kModelledTimes = "modelled_times";
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -69,6 +70,17 @@ struct RoundMedianH5 {
   double t_median_us = 0;
 };
 
+struct ModelledTimeH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  const char* library = nullptr;
+  double modelled_us = 0;
+};
+
 struct FailureH5 {
   const char* at = nullptr;
   const char* mapping = nullptr;
@@ -103,6 +115,7 @@ h5::Compound<GroupTimingH5> group_timing_type();
 h5::Compound<SampleH5> sample_type();
 h5::Compound<FailureH5> failure_type();
 h5::Compound<RoundMedianH5> round_median_type();
+h5::Compound<ModelledTimeH5> modelled_time_type();
 h5::Compound<NameValueH5> name_value_type();
 h5::Compound<TransportH5> transport_type();
 h5::Compound<MappingH5> mapping_type();
@@ -117,6 +130,8 @@ Sample from_h5(const SampleH5& s);
 Failure from_h5(const FailureH5& f);
 RoundMedianH5 to_h5(const RoundMedian& r);
 RoundMedian from_h5(const RoundMedianH5& r);
+ModelledTimeH5 to_h5(const ModelledTime& m);
+ModelledTime from_h5(const ModelledTimeH5& m);
 TransportH5 to_h5(const TransportUse& t);
 TransportUse from_h5(const TransportH5& t);
 

@@ -246,6 +246,8 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
     // A round-median row is a sample row's size; counted as if it opened a chunk of 1,024.
     bytes += rounds * (kSampleRowBytes + kHeapBytesPerRow) + 1024 * kSampleRowBytes;
   }
+  // A modelled-time row is a sample row's size too, counted the same way.
+  if (point.modelled) bytes += kSampleRowBytes + kHeapBytesPerRow + 1024 * kSampleRowBytes;
   return bytes + kMetadataAndReserveBytes;
 }
 
@@ -312,6 +314,12 @@ void ResultsWriter::append(const PointRecord& point) {
       for (const auto& r : point.rounds) rounds.push_back(tables::to_h5(r));
       h5::append_rows(file, tables::kRoundMedians, tables::round_median_type().type(), rounds.data(), rounds.size());
     }
+    if (point.modelled) {
+      // Created with the first point a library modelled (NCCL): other files stay as they were.
+      if (!h5::exists(file, tables::kModelledTimes)) h5::create_table(file, tables::kModelledTimes, tables::modelled_time_type().type(), 1024);
+      const auto m = tables::to_h5(*point.modelled);
+      h5::append_rows(file, tables::kModelledTimes, tables::modelled_time_type().type(), &m, 1);
+    }
     // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
@@ -335,6 +343,12 @@ void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
   std::vector<tables::TransportH5> rows;
   for (const auto& u : uses) rows.push_back(tables::to_h5(u));
   h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
+}
+
+void ResultsWriter::record_calibration(const std::string& calibration_json) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  h5::write_attribute(file, "calibration_json", calibration_json);
 }
 
 void ResultsWriter::finish(const std::string& status, const std::string& finished_at) {

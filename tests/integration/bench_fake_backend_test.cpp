@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,7 +45,7 @@ using Script = std::function<double(std::size_t n)>;
 // A group whose ops take scripted times; check() finds one wrong element when told to corrupt.
 class ScriptedGroup final : public GroupComm {
  public:
-  explicit ScriptedGroup(Script script) : script_(std::move(script)) {}
+  explicit ScriptedGroup(Script script, std::optional<double> modelled = std::nullopt) : script_(std::move(script)), modelled_(modelled) {}
   void prepare(const OpLayout& /*layout*/) override { ops_ = 0; }
   double run_once() override { return script_(ops_++); }
   double run_batch(int ops) override {
@@ -53,9 +54,11 @@ class ScriptedGroup final : public GroupComm {
     return total;
   }
   std::int64_t check(bool corrupt) override { return corrupt ? 1 : 0; }
+  std::optional<double> modelled_time_us() override { return modelled_; }
 
  private:
   Script script_;
+  std::optional<double> modelled_;
   std::size_t ops_ = 0;
 };
 
@@ -141,6 +144,18 @@ TEST(Measure, TheSlowestRankIsThePointsTime) {
     EXPECT_EQ(r.groups[0].median_us, 300.0);
     EXPECT_EQ(r.slowest_group, 0);
   }
+}
+
+// A library's modelled time is the largest over the ranks (the slowest group's), none when no
+// rank models the op.
+TEST(Measure, ThePointsModelledTimeIsTheLargestOverTheRanks) {
+  const TimingPolicy p{.min_iters = 20, .max_iters = 2000, .budget_s = 1e6};
+  ScriptedGroup none(constant(100.0));
+  EXPECT_EQ(measure_world(none, p).modelled_us, std::nullopt);
+  ScriptedGroup modelled(constant(100.0), world_rank() == 1 ? 30.0 : 20.0);
+  EXPECT_EQ(measure_world(modelled, p).modelled_us, 30.0);
+  ScriptedGroup one_rank(constant(100.0), world_rank() == 0 ? std::optional<double>(7.0) : std::nullopt);
+  EXPECT_EQ(measure_world(one_rank, p).modelled_us, 7.0);
 }
 
 TEST(Measure, WrongElementsAreSummedOverTheWorld) {

@@ -73,12 +73,13 @@ std::string first_error(const std::string& mine, MPI_Comm world) {
 class NcclBackend final : public Backend {
  public:
   NcclBackend(MPI_Comm world, std::string device, NcclOptions options, std::vector<std::pair<std::string, std::string>> versions,
-              nccl::AlltoAllFn alltoall, std::uint64_t memory_bytes)
+              nccl::AlltoAllFn alltoall, nccl::SimulateEndFn simulate, std::uint64_t memory_bytes)
       : world_(world),
         device_(std::move(device)),
         options_(options),
         versions_(std::move(versions)),
         alltoall_(alltoall),
+        simulate_(simulate),
         memory_bytes_(memory_bytes) {
     MPI_Comm_rank(world_, &world_rank_);
   }
@@ -122,7 +123,7 @@ class NcclBackend final : public Backend {
       if (res != ncclSuccess && comm != nullptr) ncclCommAbort(comm);
     }
     nccl::check_nccl(res, res == ncclSuccess ? comm : nullptr, context, "ncclCommInitRank");
-    return std::make_unique<nccl::NcclGroup>(comm, members, world_rank_, device_, options_, alltoall_);
+    return std::make_unique<nccl::NcclGroup>(comm, members, world_rank_, device_, options_, alltoall_, simulate_);
   }
 
  private:
@@ -146,6 +147,7 @@ class NcclBackend final : public Backend {
   NcclOptions options_;
   std::vector<std::pair<std::string, std::string>> versions_;
   nccl::AlltoAllFn alltoall_;
+  nccl::SimulateEndFn simulate_;
   std::uint64_t memory_bytes_;
 };
 
@@ -247,6 +249,9 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   // The library loaded at run time decides, not the headers compiled against.
   void* symbol = dlsym(RTLD_DEFAULT, "ncclAlltoAll");
   const auto alltoall = native_all_to_all(nccl_code, symbol != nullptr) ? reinterpret_cast<nccl::AlltoAllFn>(symbol) : nullptr;
+  void* simulate_symbol = dlsym(RTLD_DEFAULT, "ncclGroupSimulateEnd");
+  const auto simulate =
+      can_simulate(nccl_code, simulate_symbol != nullptr) ? reinterpret_cast<nccl::SimulateEndFn>(simulate_symbol) : nullptr;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   const std::vector<std::string> models = mpi::allgather_strings(model, world);
@@ -258,6 +263,7 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
       {"gpu", model + " [" + mine.chosen_pci + "] on world rank " + std::to_string(rank)},
       {"gpu_models", model_summary(models)},
       {"nccl_all_to_all", alltoall != nullptr ? "ncclAlltoAll" : "grouped ncclSend/ncclRecv"},
+      {"nccl_model", simulate != nullptr ? "ncclGroupSimulateEnd" : "none (NCCL before 2.22)"},
   };
   // Free device memory on the tightest rank, less a reserve for NCCL's communicators; a rank
   // that cannot tell sets no limit.
@@ -270,7 +276,7 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   }
   MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_UINT64_T, MPI_MIN, world);
   if (usable == std::numeric_limits<std::uint64_t>::max()) usable = 0;
-  return std::make_unique<NcclBackend>(world, device, options, std::move(versions), alltoall, usable);
+  return std::make_unique<NcclBackend>(world, device, options, std::move(versions), alltoall, simulate, usable);
 }
 
 }  // namespace meshbench::bench

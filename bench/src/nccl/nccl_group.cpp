@@ -51,13 +51,14 @@ void DeviceBuffer::reserve(std::size_t elements, const OpContext& context) {
 }
 
 NcclGroup::NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options,
-                     AlltoAllFn alltoall)
+                     AlltoAllFn alltoall, SimulateEndFn simulate)
     : comm_(comm),
       world_ranks_(std::move(group_world_ranks)),
       world_rank_(world_rank),
       device_(std::move(device)),
       options_(options),
-      alltoall_(alltoall) {
+      alltoall_(alltoall),
+      simulate_(simulate) {
   // A stream that does not synchronise with the legacy default stream: nothing else on the
   // device can slip into the timed region.
   cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -173,6 +174,21 @@ std::int64_t NcclGroup::check(bool corrupt) {
   wait(1, "copying the result from the GPU");
   if (corrupt && !host_.empty()) host_[0] += 1.0F;
   return count_wrong(layout_, host_);
+}
+
+// The op's calls inside a group that ncclGroupSimulateEnd closes: NCCL picks the algorithm and
+// protocol, prices them with its tuning model and launches nothing. An estimate is a side
+// result, so a failure drops the estimates of this group rather than the point.
+std::optional<double> NcclGroup::modelled_time_us() {
+  if (simulate_ == nullptr || !prepared_ || !simulated_op(calls_)) return std::nullopt;
+  if (ncclGroupStart() != ncclSuccess) return std::nullopt;
+  for (const auto& c : calls_) issue(c);
+  ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+  if (simulate_(&info) != ncclSuccess) {
+    simulate_ = nullptr;
+    return std::nullopt;
+  }
+  return usable_estimate_us(info.estimatedTime);
 }
 
 void NcclGroup::issue(const NcclCall& c) {

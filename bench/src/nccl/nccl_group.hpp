@@ -31,6 +31,8 @@ class DeviceBuffer {
 // ncclAlltoAll's signature, resolved at run time (nccl_backend.cpp): no reference to the symbol
 // is linked in, so an older libnccl.so.2 found first still loads.
 using AlltoAllFn = ncclResult_t (*)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+// ncclGroupSimulateEnd's, resolved the same way (NCCL 2.22 and later).
+using SimulateEndFn = ncclResult_t (*)(ncclSimInfo_t*);
 
 // Waits until a communicator has no operation in progress (ncclCommGetAsyncError no longer says
 // ncclInProgress): after a non-blocking init or call. Returns the final state; ncclInProgress
@@ -41,9 +43,10 @@ ncclResult_t await_communicator(ncclComm_t comm, double limit_s);
 // is destroyed with the object: the runner drops a dimension's groups before it makes the next.
 class NcclGroup final : public GroupComm {
  public:
-  // `alltoall`: ncclAlltoAll where the loaded library has it, else null (grouped send/recv).
+  // `alltoall`: ncclAlltoAll where the loaded library has it, else null (grouped send/recv);
+  // `simulate`: ncclGroupSimulateEnd where it has that, else null (no modelled times).
   NcclGroup(ncclComm_t comm, std::vector<int> group_world_ranks, int world_rank, std::string device, const NcclOptions& options,
-            AlltoAllFn alltoall);
+            AlltoAllFn alltoall, SimulateEndFn simulate);
   ~NcclGroup() override;
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;
@@ -52,6 +55,7 @@ class NcclGroup final : public GroupComm {
   double run_once() override;
   double run_batch(int ops) override;
   std::int64_t check(bool corrupt) override;
+  std::optional<double> modelled_time_us() override;
 
  private:
   void enqueue();
@@ -75,6 +79,7 @@ class NcclGroup final : public GroupComm {
   DeviceBuffer send_, recv_;
   std::vector<float> host_;  // staging for the check pattern and the copied-back result
   AlltoAllFn alltoall_;
+  SimulateEndFn simulate_;
   OpLayout layout_;
   std::vector<NcclCall> calls_;  // one op's calls, planned once per point
   bool prepared_ = false;        // errors before the first prepare() belong to no op

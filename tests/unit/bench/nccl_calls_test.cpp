@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "bench/src/nccl_calls.hpp"
 #include "bench/traffic_matrix.hpp"
@@ -45,6 +46,22 @@ TEST(NcclPlan, NewRuntimeWithTheSymbolTakesAlltoAll) {
   const auto calls = nccl_calls(op_layout(Op::all_to_all, 1 << 20, 0, 4), true);
   ASSERT_EQ(calls.size(), 1U);
   EXPECT_EQ(calls[0], (NcclCall{Kind::all_to_all, 0, 0, (1U << 18) / 4, -1}));
+}
+
+TEST(NcclPlan, NcclsModelIsAskedForTheRingCollectivesOfARecentLibrary) {
+  EXPECT_TRUE(can_simulate(22200, true));
+  EXPECT_TRUE(can_simulate(22809, true));
+  EXPECT_FALSE(can_simulate(22105, true));   // 2.21: no ncclGroupSimulateEnd
+  EXPECT_FALSE(can_simulate(22809, false));  // headers say yes, the library lacks the symbol
+  EXPECT_TRUE(simulated_op(nccl_calls(op_layout(Op::all_reduce, 1 << 20, 0, 4), true)));
+  EXPECT_TRUE(simulated_op(nccl_calls(op_layout(Op::reduce_scatter, 1 << 20, 0, 4), true)));
+  EXPECT_FALSE(simulated_op(nccl_calls(op_layout(Op::send_recv, 1 << 20, 0, 4), true)));
+  EXPECT_FALSE(simulated_op(nccl_calls(op_layout(Op::all_to_all, 1 << 20, 0, 4), false)));
+  EXPECT_FALSE(simulated_op({}));
+  EXPECT_EQ(usable_estimate_us(12.5F), 12.5);
+  EXPECT_EQ(usable_estimate_us(-1.0F), std::nullopt);  // NCCL_UNDEF_FLOAT
+  EXPECT_EQ(usable_estimate_us(0.0F), std::nullopt);
+  EXPECT_EQ(usable_estimate_us(std::numeric_limits<float>::infinity()), std::nullopt);
 }
 
 TEST(NcclPlan, AllToAllvSkipsZeroCountsOnBothSides) {

@@ -146,15 +146,18 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   // Inside a node (NVL, not calibrated) the α-β profiles price, as without a calibration.
   const auto inside_cal = calibrated.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   const auto inside_plain = plain.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes), plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
+  EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes),
+                   plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
   // Without a calibration, `isolated` changes nothing: the profiles hold the sharing.
   const auto across_plain = plain.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true), plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
+  EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true),
+                   plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
   // Without contention every group runs alone in the calibrated model too.
   params.contention = false;
   const CostModel alone(topo, params);
   const auto across_alone = alone.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
-  EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes), *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
+  EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes),
+                   *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
   // The score adds up the calibrated op times.
   const Score s = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3});
   double sum = 0;
@@ -195,9 +198,64 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
   write_plan(plan, plan_path, false);
   const Plan read = load_plan(plan_path);
   EXPECT_EQ(read.cost_model, plan.cost_model);
-  EXPECT_NE(plan_text(read, 3).find("model: calibrated (4 link/op fits from synthetic.h5, 2026-12-01T15:00:00Z, measured on 2 nodes x 2 slots"),
-            std::string::npos)
+  EXPECT_NE(
+      plan_text(read, 3).find("model: calibrated (4 link/op fits from synthetic.h5, 2026-12-01T15:00:00Z, measured on 2 nodes x 2 slots"),
+      std::string::npos)
       << plan_text(read, 3);
+}
+
+// The must-show: p5 × 4 (8 NVLinked GPUs, 32 × 12.5 GB/s NICs per node), TP8 EP8 ETP1
+// (DP4, EDP4) with a small MoE whose expert all-to-all is 256 calls of 512 KiB per step and whose
+// expert-gradient all-reduce (EDP) is one of 192 MiB. TP8 fills a node either way; the choice is
+// which of EP and EDP crosses the network.
+//   - Calibrated like the defaults (NET 8 µs, 50 GB/s per rank — one GPU's four NICs; NVL 1 µs,
+//     370 GB/s): EP stays on NVLink and EDP crosses (6 ms for 192 MiB on the network, where 256
+//     all-to-alls there would cost 17 ms).
+//   - The same file with the network's bandwidth ten times lower (5 GB/s), its latency unchanged:
+//     EDP's bulk bytes on the network would cost 60 ms; the all-to-alls' 128 MiB cost 10× more
+//     too but their latency (256 × 7 steps × 8 µs) does not grow, so they go to the network
+//     (38 ms) and the expert gradients move to NVLink: the winner puts EP across nodes.
+// Both terms ten times larger (80 µs, 5 GB/s) leave the first winner: every dimension on the
+// network then gets ten times dearer alike, and no trade between them changes.
+TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) {
+  const auto topo = topology::ClusterTopology::replicate(testing::p5_node(), 4);
+  const Layout layout{.world = 32, .tp = 8, .cp = 1, .pp = 1, .ep = 8, .etp = 1};
+  Workload w;
+  w.layers = 8;
+  w.hidden = 1024;
+  w.ffn_hidden = 2048;
+  w.kv_hidden = 256;
+  w.seq_len = 1024;
+  const auto calibrated = [&](double net_gbps, double net_alpha_us = 8) {
+    auto truths = all_families(LinkClass::NET, net_alpha_us, net_gbps);
+    const auto nvl = all_families(LinkClass::NVL, 1, 370);
+    truths.insert(truths.end(), nvl.begin(), nvl.end());
+    const auto path =
+        temp_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + "-" + std::to_string(static_cast<int>(net_alpha_us)) + ".json");
+    write(path, to_json(calibration_for(topo, truths)).dump(2));
+    return CostModel(topo, load_cost_params(path, default_cost_params(topo)), w);
+  };
+  const CostModel fast = calibrated(50), slow = calibrated(5);
+  const auto fast_best = generate_candidates(layout, topo, fast).ranked.front();
+  const auto slow_best = generate_candidates(layout, topo, slow).ranked.front();
+  for (const auto* best : {&fast_best, &slow_best}) EXPECT_FALSE(best->score.of(Dim::tp).crosses_nodes) << best->mapping.name;
+  EXPECT_FALSE(fast_best.score.of(Dim::ep).crosses_nodes) << fast_best.mapping.name;
+  EXPECT_TRUE(fast_best.score.of(Dim::edp).crosses_nodes) << fast_best.mapping.name;
+  EXPECT_TRUE(slow_best.score.of(Dim::ep).crosses_nodes) << slow_best.mapping.name;
+  EXPECT_FALSE(slow_best.score.of(Dim::edp).crosses_nodes) << slow_best.mapping.name;
+  // Each winner is clearly better under its own file, not a tie broken by order.
+  const auto rescored = [](const CostModel& m, const Candidate& c) {
+    return m.score(c.mapping.layout, flat_rank_groups(c.mapping.layout), c.mapping.slot_of_rank);
+  };
+  EXPECT_GT(rescored(fast, slow_best).total_us, 1.2 * fast_best.score.total_us);
+  EXPECT_GT(rescored(slow, fast_best).total_us, 1.2 * slow_best.score.total_us);
+  // Why: on the slow network EDP's all-reduce costs more than EP's all-to-alls do there.
+  EXPECT_GT(rescored(slow, fast_best)[Dim::edp], slow_best.score[Dim::ep]);
+  EXPECT_LT(fast_best.score[Dim::edp], rescored(fast, slow_best)[Dim::ep]);
+  const CostModel uniformly_slow = calibrated(5, 80);
+  const auto uniform_best = generate_candidates(layout, topo, uniformly_slow).ranked.front();
+  EXPECT_FALSE(uniform_best.score.of(Dim::ep).crosses_nodes) << uniform_best.mapping.name;
+  EXPECT_TRUE(uniform_best.score.of(Dim::edp).crosses_nodes) << uniform_best.mapping.name;
 }
 
 TEST(CalibratedModel, PlanChecksTheCalibrationsTopology) {

@@ -93,7 +93,8 @@ TEST(Calibration, WithoutNoiseTheFitIsExact) {
 // Below 64 KiB a low-latency protocol (5 µs, 2 GB/s), from 64 KiB on a high-bandwidth one (40 µs,
 // 12 GB/s): the fit finds the change where it was planted.
 TEST(Calibration, AProtocolSwitchBecomesTwoSegmentsAtItsBoundary) {
-  const Truth t{.link = LinkClass::NET, .op = Op::all_reduce, .alpha_us = 5, .gbps = 2, .switch_bytes = 64 * 1024, .alpha2_us = 40, .gbps2 = 12};
+  const Truth t{
+      .link = LinkClass::NET, .op = Op::all_reduce, .alpha_us = 5, .gbps = 2, .switch_bytes = 64 * 1024, .alpha2_us = 40, .gbps2 = 12};
   const Calibration c = fit_calibration(synthetic_points({t}, {.seed = 7}));
   const LinkFit* f = fit_of(c, LinkClass::NET, Family::ring_all_reduce);
   ASSERT_NE(f, nullptr);
@@ -234,7 +235,8 @@ TEST(Calibration, MalformedFilesAreRefusedNamingTheFileAndTheKey) {
       {[](nlohmann::json& j) { j["links"][0]["segments"][0]["quality"]["points"] = -1; },
        "'links[0].segments[0].quality.points' must be an integer >= 0"},
       {[](nlohmann::json& j) { j["links"][0]["segments"][0]["slope"] = 1; }, "'links[0].segments[0].slope' is not a calibration key"},
-      {[](nlohmann::json& j) { j["links"][0]["segments"] = nlohmann::json::array(); }, "'links[0].segments' must hold at least one segment"},
+      {[](nlohmann::json& j) { j["links"][0]["segments"] = nlohmann::json::array(); },
+       "'links[0].segments' must hold at least one segment"},
       {[](nlohmann::json& j) { j["links"].push_back(j["links"][0]); }, "'links[3]' fits"},
       {[](nlohmann::json& j) { j["sharing"]["nic"]["exponent"] = -0.5; }, "'sharing.nic.exponent' must be a finite number >= 0"},
       {[](nlohmann::json& j) { j["topology"]["digest"] = "xyz"; }, "'topology.digest' must be 16 lower-case hex digits"},

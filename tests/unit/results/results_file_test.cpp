@@ -160,6 +160,22 @@ TEST_F(ResultsFileTest, AFileOfOneRoundHasNoRoundTable) {
   EXPECT_TRUE(f.round_medians().empty());
 }
 
+TEST_F(ResultsFileTest, ModelledTimesRoundTripAndAreAbsentWithoutThem) {
+  const auto path = (dir_ / "modelled.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("identity", 1024, 10.0));  // the MPI backend models nothing
+  EXPECT_TRUE(ResultsFile::open(path).modelled_times().empty());
+  auto p = point("identity", 4096, 20.0);
+  p.modelled = ModelledTime{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, "nccl", 12.5};
+  w.append(p);
+  const auto f = ResultsFile::open(path);
+  ASSERT_EQ(f.modelled_times().size(), 1U);
+  EXPECT_EQ(f.modelled_times()[0].bytes, 4096U);
+  EXPECT_EQ(f.modelled_times()[0].library, "nccl");
+  EXPECT_DOUBLE_EQ(f.modelled_times()[0].modelled_us, 12.5);
+  EXPECT_EQ(f.measurements().size(), 2U);
+}
+
 TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
   const auto path = (dir_ / "run.h5").string();
   ResultsWriter::create(path, header_, false);

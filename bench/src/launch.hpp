@@ -1,0 +1,70 @@
+#pragma once
+// The phases every measuring command (run, calibrate) goes through under mpirun/srun, before and
+// around its measurements: the topology and each rank's slot, the backend, the hosts, and the
+// results file's header.
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/backend.hpp"
+#include "bench/reporter.hpp"
+#include "bench/runner.hpp"
+#include "bench/run_config.hpp"
+#include "bench/src/run_mappings.hpp"
+#include "bench/watchdog.hpp"
+#include "results/writer.hpp"
+#include "topology/cluster.hpp"
+
+namespace meshbench::bench {
+
+// This process's place in the launch, shared by every phase of a run.
+struct Launch {
+  MPI_Comm world = MPI_COMM_WORLD;
+  int rank = 0, size = 0;
+  const char* command = "run";  // names the command in messages
+  static Launch of_world(const char* command);
+};
+
+// The cluster the launch runs on and each rank's slot in it, settled before any measurement; an
+// input error on any rank ends every rank (false) with nothing written.
+bool settle_topology(const topology::TopologyOptions& options, const Launch& at, topology::ClusterTopology& topo,
+                     std::vector<int>& slot_of_rank);
+
+struct StartedBackend {
+  std::unique_ptr<Backend> backend;
+  std::string nccl_log;  // where this process's NCCL log goes, when --nccl-debug captures one
+};
+
+// The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
+// rank's GPU is the one of the slot it sits on, not blindly its local rank.
+std::optional<StartedBackend> start_backend(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                            const std::vector<int>& slot_of_rank);
+
+// Each world rank's hostname: the topology's for a described cluster, each process's own live.
+std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                    const std::vector<int>& slot_of_rank);
+
+// The results file's header for `plan`'s mappings measured with `options`.
+results::RunHeader make_header(const std::string& command_line, const RunOptions& options, const RunMappings& plan,
+                               const topology::ClusterTopology& topo, const std::vector<std::string>& hosts, const Backend& backend);
+
+// The results file a watchdog failure is recorded in: whichever file is being written.
+struct FailureSink {
+  ResultsFileReporter* file = nullptr;
+};
+// What the watchdog does on rank 0 before the run ends: record the failure in the sink's file,
+// or, when the launcher is ending the job, only wait until no append is in flight.
+Watchdog::FailureHandler record_failures_in(FailureSink& sink);
+
+// Measures every point; a failure that leaves the ranks out of step ends all of them here (an
+// NCCL or CUDA error, or a results file that cannot take the next point).
+void measure_points(Runner& runner, const std::vector<mapping::Mapping>& mappings, const Launch& at, Watchdog& watchdog,
+                    ResultsFileReporter* file_reporter, const std::vector<std::string>& hosts);
+
+// "meshbench COMMAND arg …"
+std::string joined_command_line(const std::string& command, const Args& args);
+
+}  // namespace meshbench::bench
