@@ -24,6 +24,12 @@ namespace {
 // the probes under mpirun/srun and fits those (bench) — the one place that decides which.
 int calibrate(const meshbench::Args& args) {
   if (meshbench::analysis::calibrate_args_name_files(args)) return meshbench::analysis::calibrate_command(args);
+  for (const auto& a : args) {
+    if (a != "--help" && a != "-h") continue;
+    const int status = meshbench::analysis::calibrate_command(args);
+    std::cout << "\nwithout results files (meshbench calibrate --out cost.json under mpirun/srun):\n\n";
+    return status != meshbench::kExitOk ? status : meshbench::bench::calibrate_probe_command(args);
+  }
   return meshbench::bench::calibrate_probe_command(args);
 }
 

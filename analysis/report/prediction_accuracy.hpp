@@ -4,6 +4,7 @@
 // model's pick. Two predictors side by side: the plan's model without calibration, and the
 // calibrated one when a calibration is at hand (docs/report.md, "Prediction accuracy").
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +38,19 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y);
 // picked the best). Where several entries tie for the best prediction, the worst measured of
 // them: a planner that cannot tell them apart may pick any. NaN when empty.
 double regret(const std::vector<double>& predicted, const std::vector<double>& measured);
+// The mapping regret charges: among those predicted fastest, the slowest measured; `tied` gets
+// how many others share its prediction. 0 for empty input.
+std::size_t predicted_best(const std::vector<double>& predicted, const std::vector<double>& measured, int& tied);
 
 // A cost model to judge: its parameters and where they came from.
 struct Predictor {
-  std::string name;    // "uncalibrated" or "calibrated"
+  std::string name;    // "uncalibrated", "calibrated", or the library whose model it is ("nccl")
   std::string source;  // e.g. "the plan kept in the results file", "cost.json"
   mapping::CostParams params;
+  // A library's own model (/modelled_times) predicts the points it priced instead of `params`;
+  // it has no per-step figure.
+  std::map<results::PointKey, double> modelled;
+  bool from_library = false;
 };
 
 struct PointPrediction {
@@ -64,10 +72,10 @@ struct TotalPrediction {
 struct OrderAccuracy {
   int mappings = 0;
   ErrorSummary error;
-  double spearman = 0;         // NaN when undefined
-  double regret = 0;           // NaN when undefined
-  std::string predicted_best;  // those tied for the best prediction, joined by " = "
-  std::string measured_best;
+  double spearman = 0;  // NaN when undefined
+  double regret = 0;    // NaN when undefined
+  std::string predicted_best, measured_best;
+  int predicted_best_ties = 0;  // other mappings predicted as fast as predicted_best
 };
 
 struct DimAccuracy {

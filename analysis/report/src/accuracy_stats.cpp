@@ -70,4 +70,21 @@ double regret(const std::vector<double>& predicted, const std::vector<double>& m
   return picked / best_measured - 1.0;
 }
 
+std::size_t predicted_best(const std::vector<double>& predicted, const std::vector<double>& measured, int& tied) {
+  tied = 0;
+  if (predicted.empty() || predicted.size() != measured.size()) return 0;
+  const double lowest = *std::min_element(predicted.begin(), predicted.end());
+  std::size_t best = predicted.size();
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    if (predicted[i] != lowest) continue;
+    if (best == predicted.size()) {
+      best = i;
+      continue;
+    }
+    ++tied;
+    if (measured[i] > measured[best]) best = i;
+  }
+  return best;
+}
+
 }  // namespace meshbench::analysis

@@ -35,7 +35,11 @@ Table accuracy_summary_table(const PredictionAccuracy& a) {
   row("Spearman over mappings", [](const PredictorAccuracy& p) { return rho(p.order.spearman); });
   row("regret (measured time of the predicted best / the best - 1)", [](const PredictorAccuracy& p) { return percent(p.order.regret); });
   row("predicted best (measured best: " + (a.predictors.empty() ? std::string("-") : a.predictors.front().order.measured_best) + ")",
-      [](const PredictorAccuracy& p) { return p.order.predicted_best.empty() ? std::string("-") : p.order.predicted_best; });
+      [](const PredictorAccuracy& p) {
+        if (p.order.predicted_best.empty()) return std::string("-");
+        const int ties = p.order.predicted_best_ties;
+        return p.order.predicted_best + (ties > 0 ? " (tied with " + std::to_string(ties) + " more)" : "");
+      });
   return t;
 }
 

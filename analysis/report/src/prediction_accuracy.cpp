@@ -52,12 +52,11 @@ OrderAccuracy judge_order(std::vector<TotalPrediction*> totals) {
     totals[i]->measured_rank = mr[i];
   }
   if (!totals.empty()) {
-    // Mappings tied for the best prediction are all named: the regret counts the worst of them.
-    const double best_p = *std::min_element(predicted.begin(), predicted.end());
-    for (std::size_t i = 0; i < totals.size(); ++i) {
-      if (predicted[i] == best_p) o.predicted_best += (o.predicted_best.empty() ? "" : " = ") + totals[i]->mapping;
-    }
+    int tied = 0;
+    const std::size_t best_p = predicted_best(predicted, measured, tied);
     const auto best_m = std::min_element(measured.begin(), measured.end()) - measured.begin();
+    o.predicted_best = totals[best_p]->mapping;
+    o.predicted_best_ties = tied;
     o.measured_best = totals[static_cast<std::size_t>(best_m)]->mapping;
   }
   return o;
@@ -153,7 +152,14 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
       if (!dim || !op || score == nullptr) continue;
       const mapping::DimShape& shape = score->of(*dim);
       const bool isolated = row.concurrency == "isolated";
-      const double t = shape.group_size > 1 ? model.op_time_us(shape, *op, row.bytes, isolated) : 0;
+      double t = 0;
+      if (pred.from_library) {
+        const auto it = pred.modelled.find(results::key_of(row));
+        if (it == pred.modelled.end()) continue;  // an op the library does not model
+        t = it->second;
+      } else if (shape.group_size > 1) {
+        t = model.op_time_us(shape, *op, row.bytes, isolated);
+      }
       if (!(t > 0)) {
         unpriced += k == 0 ? 1 : 0;
         continue;
@@ -166,7 +172,9 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
     a.concurrent_large = summary_of(a.points, concurrent_large_point);
     a.shared_large = summary_of(a.points, shared_large_point);
 
-    if (out.per_step) {
+    if (out.per_step && pred.from_library) {
+      out.notes.push_back(pred.name + "'s model prices single ops: no per-step figures for it");
+    } else if (out.per_step) {
       const mapping::CostModel step_model(topo, pred.params, workload);
       workload_totals(a, FileScores(step_model, file), ranking);
     } else {
@@ -209,7 +217,7 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
 
 std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path) {
   const topology::ClusterTopology topo = topology_of(file);
-  Predictor plain{"uncalibrated", "", mapping::default_cost_params(topo)};
+  Predictor plain{"uncalibrated", "", mapping::default_cost_params(topo), {}, false};
   std::optional<mapping::Calibration> carried;
   std::string carried_source;
   if (!file.plan_json().empty()) {
@@ -237,7 +245,7 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
   }
   std::vector<Predictor> out{plain};
   if (!calibration_path.empty()) {
-    Predictor c{"calibrated", calibration_path, mapping::load_cost_params(calibration_path, plain.params)};
+    Predictor c{"calibrated", calibration_path, mapping::load_cost_params(calibration_path, plain.params), {}, false};
     if (c.params.calibration) {
       mapping::check_calibration_topology(*c.params.calibration, topo, calibration_path);
     } else {
@@ -245,10 +253,20 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
     }
     out.push_back(std::move(c));
   } else if (carried) {
-    Predictor c{"calibrated", carried_source, plain.params};
+    Predictor c{"calibrated", carried_source, plain.params, {}, false};
     mapping::check_calibration_topology(*carried, topo, carried_source);
     c.params.calibration = carried;
     out.push_back(std::move(c));
+  }
+  if (!file.modelled_times().empty()) {
+    Predictor library{file.modelled_times().front().library,
+                      "the library's own model of each op, stored per point (/modelled_times)",
+                      plain.params,
+                      {},
+                      true};
+    for (const auto& m : file.modelled_times())
+      library.modelled[{m.mapping, m.dim, m.op, m.timing, m.concurrency, m.bytes}] = m.modelled_us;
+    out.push_back(std::move(library));
   }
   return out;
 }

@@ -79,6 +79,7 @@ ordered_json order_json(const OrderAccuracy& o) {
           {"spearman", number_or_null(o.spearman)},
           {"regret", number_or_null(o.regret)},
           {"predicted_best", o.predicted_best},
+          {"predicted_best_ties", o.predicted_best_ties},
           {"measured_best", o.measured_best}};
 }
 

@@ -52,6 +52,14 @@ TEST(AccuracyStats, RegretOfThePredictedBest) {
   EXPECT_DOUBLE_EQ(regret({1, 2, 3}, {10, 20, 30}), 0.0);
   // Two tie for the best prediction: the worse of their measurements counts.
   EXPECT_NEAR(regret({3, 3, 4}, {100, 120, 90}), 120.0 / 90.0 - 1.0, 1e-12);
+  // The mapping named as the predicted best is the one regret charges: of a tie, the slowest.
+  int tied = -1;
+  EXPECT_EQ(predicted_best({3, 3, 4}, {100, 120, 90}, tied), 1U);
+  EXPECT_EQ(tied, 1);
+  EXPECT_EQ(predicted_best({5, 3, 4}, {100, 120, 90}, tied), 1U);
+  EXPECT_EQ(tied, 0);
+  EXPECT_EQ(predicted_best({2, 2, 2}, {100, 90, 95}, tied), 0U);
+  EXPECT_EQ(tied, 2);
   EXPECT_TRUE(std::isnan(regret({}, {})));
 }
 
@@ -76,7 +84,11 @@ class AccuracyWiringTest : public ::testing::Test {
       for (const auto op : {mapping::Op::all_reduce, mapping::Op::all_gather}) {
         for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) {
           const double p = model.op_time_us(scores.find(m)->of(mapping::Dim::tp), op, b);
-          f_.add_point(m, "tp", std::string(mapping::to_string(op)), b, p * factor);
+          auto& point = f_.add_point(m, "tp", std::string(mapping::to_string(op)), b, p * factor);
+          // The library's model, where a test asks for one: all-reduces only, 0.8× the median.
+          if (library_model_ && op == mapping::Op::all_reduce) {
+            point.modelled = results::ModelledTime{m, "tp", "all_reduce", "per_iteration", "concurrent", b, "nccl", 0.8 * p * factor};
+          }
           predicted_sum += p;
           measured_sum += p * factor;
         }
@@ -87,6 +99,7 @@ class AccuracyWiringTest : public ::testing::Test {
     file_ = std::make_unique<results::ResultsFile>(results::ResultsFile::open(f_.write(dir_ / "run.h5")));
   }
 
+  bool library_model_ = false;
   testing::ScratchDir dir_;
   testing::FixtureFile f_;
   std::unique_ptr<results::ResultsFile> file_;
@@ -174,6 +187,37 @@ TEST_F(AccuracyWiringTest, ASecondPredictorIsJudgedOnTheSamePoints) {
     EXPECT_EQ(a.points[i].measured_us, b.points[i].measured_us);
     EXPECT_GT(b.points[i].predicted_us, a.points[i].predicted_us);
   }
+}
+
+// Where the file keeps a library's own model of its points (NCCL's ncclGroupSimulateEnd), that
+// model is a third predictor, judged on the points it priced only.
+class LibraryModelTest : public AccuracyWiringTest {
+ protected:
+  void SetUp() override {
+    library_model_ = true;
+    AccuracyWiringTest::SetUp();
+  }
+};
+
+TEST_F(LibraryModelTest, ALibrarysModelIsJudgedOnThePointsItPriced) {
+  const auto predictors = report_predictors(*file_, "");
+  ASSERT_EQ(predictors.size(), 2u);
+  EXPECT_EQ(predictors[1].name, "nccl");
+  EXPECT_TRUE(predictors[1].from_library);
+  const Report r = build_report(*file_, std::nullopt, "");
+  ASSERT_EQ(r.accuracy->predictors.size(), 2u);
+  const auto& nccl = r.accuracy->predictors[1];
+  ASSERT_EQ(nccl.points.size(), 6u);  // 2 mappings x 3 sizes of all_reduce
+  for (const auto& p : nccl.points) {
+    EXPECT_EQ(p.op, "all_reduce");
+    EXPECT_NEAR(p.predicted_us, 0.8 * p.measured_us, 1e-9 * p.measured_us);
+  }
+  EXPECT_NEAR(nccl.all.median_rel_error, 0.2, 1e-9);
+  // Both mappings 0.8x: the order is the measured one.
+  EXPECT_DOUBLE_EQ(nccl.order.spearman, 1.0);
+  EXPECT_DOUBLE_EQ(nccl.order.regret, 0.0);
+  // The cost model's figures are those of the file without a library model.
+  EXPECT_EQ(r.accuracy->predictors[0].points.size(), 12u);
 }
 
 }  // namespace
