@@ -2,8 +2,8 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "bench/backend.hpp"

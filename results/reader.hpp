@@ -18,7 +18,10 @@ struct StoredNode {
 // and a file so damaged that HDF5 crashes reading it (read once in a child process first).
 class ResultsFile {
  public:
-  static ResultsFile open(const std::string& path);
+  // How much of a file to read: everything, or all but /group_timings and /samples — most of a
+  // large file's bytes — for a reader of the rows alone (calibrate: 100,000 points).
+  enum class Reading { everything, rows };
+  static ResultsFile open(const std::string& path, Reading reading = Reading::everything);
   // The same without the child process: for `run` (rank 0 rereading what it wrote, or resuming),
   // an MPI process where a fork is unwelcome (RDMA-registered memory, the watchdog's threads).
   static ResultsFile open_in_mpi_job(const std::string& path);
@@ -48,7 +51,7 @@ class ResultsFile {
   const MappingRecord* find_mapping(const std::string& name) const;
 
  private:
-  static ResultsFile read(const std::string& path);
+  static ResultsFile read(const std::string& path, Reading reading = Reading::everything);
   std::string path_;
   int schema_version_ = 0;
   RunInfo run_;

@@ -449,7 +449,9 @@ results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, c
     rec.groups.push_back(
         {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
   }
-  if (r.modelled_us) rec.modelled = results::ModelledTime{row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, std::string(backend_.name()), *r.modelled_us};
+  if (r.modelled_us)
+    rec.modelled = results::ModelledTime{
+        row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, std::string(backend_.name()), *r.modelled_us};
   if (options_.keep_samples) {
     for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
       rec.samples.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, static_cast<int>(i), r.samples_us[i]});

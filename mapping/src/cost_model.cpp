@@ -575,23 +575,16 @@ double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, 
   }
   // The α-β profiles already hold every group of the dimension running at once; `isolated`
   // changes nothing here (their sharing is in the profiles, not a term that could be removed).
-  const double s = static_cast<double>(bytes);
-  double worst = 0;
-  const auto ring = [&](double steps) {
-    for (const auto& p : shape.ring) worst = std::max(worst, steps * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
-  };
+  const Family family = ops::info(op).family;
+  const std::vector<Profile>& profiles = family == Family::all_to_all       ? shape.all_to_all
+                                         : family == Family::point_to_point ? shape.send_recv
+                                                                            : shape.ring;
+  // The all-to-all profile's coefficient already holds the shares that leave each node; the
+  // others price nccl-tests' bus bytes.
+  const double load = static_cast<double>(bytes) * (family == Family::all_to_all ? skew : busbw_factor(op, n));
   const double steps = detail::latency_steps(op, n);
-  switch (ops::info(op).family) {
-    case Family::ring_all_reduce:
-    case Family::ring_gather: ring(steps); break;
-    case Family::all_to_all:
-      // The profile's coefficient already holds the shares that leave each node.
-      for (const auto& p : shape.all_to_all) worst = std::max(worst, steps * p.alpha_us + s * skew * p.us_per_byte);
-      break;
-    case Family::point_to_point:
-      for (const auto& p : shape.send_recv) worst = std::max(worst, steps * p.alpha_us + s * busbw_factor(op, n) * p.us_per_byte);
-      break;
-  }
+  double worst = 0;
+  for (const auto& p : profiles) worst = std::max(worst, steps * p.alpha_us + load * p.us_per_byte);
   return worst;
 }
 

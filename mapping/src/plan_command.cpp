@@ -110,7 +110,8 @@ int plan_command(const Args& args) {
   if (o.no_contention) params.contention = false;
 
   const CostModel model(topo, params, workload);
-  auto ranked = generate_candidates(o.layout, topo, model, {.random_seed = o.seed, .random_placements = o.random, .search = !o.no_search, .with_groups = false});
+  auto ranked = generate_candidates(o.layout, topo, model,
+                                    {.random_seed = o.seed, .random_placements = o.random, .search = !o.no_search, .with_groups = false});
   Plan plan = make_plan(o.layout, model, topo, std::move(ranked));
   if (!o.hosts.empty()) apply_hosts(o.hosts, plan.topology);
 

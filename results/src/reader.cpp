@@ -55,19 +55,19 @@ MappingRecord read_mapping(hid_t mappings, int index) {
 
 }  // namespace
 
-ResultsFile ResultsFile::open(const std::string& path) {
+ResultsFile ResultsFile::open(const std::string& path, Reading reading) {
   // HDF5 1.10 trusts the lengths a damaged file gives (a global heap object's size went straight
   // into memcpy, found by fuzzing), so the file is read in a child process first; what the child
   // survives, this process does too. A refusal (InputError) in the child is no death.
-  if (!survives_in_child([&path] { (void)read(path); })) {
+  if (!survives_in_child([&path, reading] { (void)read(path, reading); })) {
     throw InputError("'" + path + "' is damaged: HDF5 crashed reading it; rerun, or continue it with 'meshbench run --resume' on a copy");
   }
-  return read(path);
+  return read(path, reading);
 }
 
 ResultsFile ResultsFile::open_in_mpi_job(const std::string& path) { return read(path); }
 
-ResultsFile ResultsFile::read(const std::string& path) {
+ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
   if (!std::filesystem::exists(path))
     throw InputError("'" + path + "' does not exist; give the path of a results file written by 'meshbench run'");
   const h5::QuietErrors quiet;
@@ -140,16 +140,18 @@ ResultsFile ResultsFile::read(const std::string& path) {
 
     r.measurements_ = tables::read_table<tables::MeasurementH5, MeasurementRow>(file, tables::kMeasurements, tables::measurement_type(),
                                                                                 [](const auto& h) { return tables::from_h5(h); });
-    r.group_timings_ = tables::read_table<tables::GroupTimingH5, GroupTiming>(file, tables::kGroupTimings, tables::group_timing_type(),
-                                                                              [](const auto& h) { return tables::from_h5(h); });
-    r.samples_ = tables::read_table<tables::SampleH5, Sample>(file, tables::kSamples, tables::sample_type(),
-                                                              [](const auto& h) { return tables::from_h5(h); });
+    if (reading == Reading::everything) {
+      r.group_timings_ = tables::read_table<tables::GroupTimingH5, GroupTiming>(file, tables::kGroupTimings, tables::group_timing_type(),
+                                                                                [](const auto& h) { return tables::from_h5(h); });
+      r.samples_ = tables::read_table<tables::SampleH5, Sample>(file, tables::kSamples, tables::sample_type(),
+                                                                [](const auto& h) { return tables::from_h5(h); });
+    }
     // Absent in files of one round and in files written before rounds existed.
     r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
                                                                               [](const auto& h) { return tables::from_h5(h); });
     // Only in files of a backend that models its ops (NCCL 2.22 and later).
     r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
-                                                                                [](const auto& h) { return tables::from_h5(h); });
+                                                                                 [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),

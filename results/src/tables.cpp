@@ -212,7 +212,8 @@ RoundMedian from_h5(const RoundMedianH5& h) {
 }
 
 ModelledTimeH5 to_h5(const ModelledTime& m) {
-  return {m.mapping.c_str(), m.dim.c_str(), m.op.c_str(), m.timing.c_str(), m.concurrency.c_str(), m.bytes, m.library.c_str(), m.modelled_us};
+  return {m.mapping.c_str(),     m.dim.c_str(), m.op.c_str(),      m.timing.c_str(),
+          m.concurrency.c_str(), m.bytes,       m.library.c_str(), m.modelled_us};
 }
 
 ModelledTime from_h5(const ModelledTimeH5& h) {

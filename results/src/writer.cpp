@@ -316,7 +316,8 @@ void ResultsWriter::append(const PointRecord& point) {
     }
     if (point.modelled) {
       // Created with the first point a library modelled (NCCL): other files stay as they were.
-      if (!h5::exists(file, tables::kModelledTimes)) h5::create_table(file, tables::kModelledTimes, tables::modelled_time_type().type(), 1024);
+      if (!h5::exists(file, tables::kModelledTimes))
+        h5::create_table(file, tables::kModelledTimes, tables::modelled_time_type().type(), 1024);
       const auto m = tables::to_h5(*point.modelled);
       h5::append_rows(file, tables::kModelledTimes, tables::modelled_time_type().type(), &m, 1);
     }

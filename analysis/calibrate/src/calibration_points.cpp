@@ -32,7 +32,7 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
   FilePoints out;
   std::string first_digest_file;
   for (const auto& path : results_files) {
-    const auto file = results::ResultsFile::open(path);
+    const auto file = results::ResultsFile::open(path, results::ResultsFile::Reading::rows);
     const auto topo = topology_of(file);
     const std::string digest = mapping::calibration_digest(topo);
     const std::string summary = mapping::calibration_summary(topo);

@@ -197,7 +197,8 @@ void from_json(const nlohmann::json& j, DoctorFindings& r) {
                                o.value("samples", 0), o.value("moved_ms", 0.0)});
   }
   r.nodes = j.value("nodes", std::vector<NodeFacts>{});
-  r.ranks = version == 1 ? j.value("ranks", std::vector<RankFacts>{}) : rank_facts_from_json(j.value("rank_facts", nlohmann::json::array()), r.nodes);
+  r.ranks = version == 1 ? j.value("ranks", std::vector<RankFacts>{})
+                         : rank_facts_from_json(j.value("rank_facts", nlohmann::json::array()), r.nodes);
   r.schema_version = kDoctorSchemaVersion;  // read into this version's form
 }
 

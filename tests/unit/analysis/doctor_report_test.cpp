@@ -121,7 +121,8 @@ TEST(DoctorFacts, LauncherIdentityIsLeftOutOfTheComparedFacts) {
                            "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "PMIX_SERVER_URI41", "HOSTNAME"}) {
     EXPECT_TRUE(is_launcher_identity(name)) << name;
   }
-  for (const char* name : {"NCCL_PROTO", "FI_PROVIDER", "OMPI_COMM_WORLD_SIZE", "SLURM_JOB_ID", "LD_LIBRARY_PATH", "NCCL_RANKS_PER_NODE_X"}) {
+  for (const char* name :
+       {"NCCL_PROTO", "FI_PROVIDER", "OMPI_COMM_WORLD_SIZE", "SLURM_JOB_ID", "LD_LIBRARY_PATH", "NCCL_RANKS_PER_NODE_X"}) {
     EXPECT_FALSE(is_launcher_identity(name)) << name;
   }
 }
