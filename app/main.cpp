@@ -21,7 +21,7 @@
 namespace {
 
 // `meshbench calibrate`: with results files it fits from them (analysis); without, it measures
-// the probes under mpirun/srun (bench) — the one place that decides which.
+// the probes under mpirun/srun and fits those (bench) — the one place that decides which.
 int calibrate(const meshbench::Args& args) {
   if (meshbench::analysis::calibrate_args_name_files(args)) return meshbench::analysis::calibrate_command(args);
   for (const auto& a : args) {
@@ -45,7 +45,7 @@ constexpr std::array kSubcommands = {
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},
-    Subcommand{"calibrate", "fit the cost model from results files into a calibration file", calibrate},
+    Subcommand{"calibrate", "measure (or fit from results files) the cost model's parameters into a calibration file", calibrate},
     Subcommand{"compare", "compare two results files and flag regressions", meshbench::analysis::compare_command},
     Subcommand{"history", "find change points over a series of runs and what changed there", meshbench::analysis::history_command},
     Subcommand{"doctor", "pre-flight checks: environment, versions, provider, devices, clocks", meshbench::analysis::doctor_command},

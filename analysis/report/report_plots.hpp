@@ -14,7 +14,8 @@ const char* plots_script();
 std::string plot_python();
 
 // Writes busbw_<dim>.png per dimension, ranking.png, group_spread.png (and
-// predicted_vs_measured.png when the plan predicted) into `dir`, creating it. Returns the files
+// predicted_vs_measured.png: every predictor of the accuracy section, else the plan's
+// predictions) into `dir`, creating it. Returns the files
 // written. InputError in one line when python3 or matplotlib is missing or the script fails.
 std::vector<std::string> write_plots(const Report& report, const std::string& dir);
 

@@ -44,6 +44,12 @@ def main():
             check(x["points"]["all"]["points"] > 0, f"{x['name']} judged no point", p)
         p = run("report", good, "--cost-model", cost)
         check(p.returncode == 0 and "prediction accuracy" in p.stdout, "text report has no accuracy section", p)
+        p = run("report", good, "--cost-model", cost, "--format", "csv")
+        check(p.returncode == 0 and ",calibrated" in p.stdout and "accuracy_point" in p.stdout, "csv has no calibrated accuracy", p)
+        plots = os.path.join(d, "plots")
+        p = run("report", good, "--cost-model", cost, "--plot", plots, timeout=300)
+        check(p.returncode == 0 and os.path.getsize(os.path.join(plots, "predicted_vs_measured.png")) > 10000,
+              "no predicted_vs_measured.png with both predictors", p)
 
         # A run without the latency end cannot determine alpha: one line, exit 2, no file.
         narrow = measure(d, "narrow.h5", "-b", "64K", "-e", "1M", "-f", "4")

@@ -32,13 +32,19 @@ bool is_hdf5(const std::string& path) {
   return in.gcount() == sizeof magic && std::string(magic, sizeof magic) == "\x89HDF\r\n\x1a\n";
 }
 
+// An option that takes no value: what follows it may be a file. Any other option (this
+// command's --out, the probe's --results or --topology) takes the next argument as its value.
+bool is_flag(const std::string& a) {
+  return a == "--force" || a == "--require-sharing" || a == "--help" || a == "-h" || a.find('=') != std::string::npos;
+}
+
 }  // namespace
 
 bool calibrate_args_name_files(const Args& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.empty() || a[0] == '-') continue;
-    if (i > 0 && (args[i - 1] == "--out" || args[i - 1] == "--format")) continue;  // that option's value
+    if (i > 0 && args[i - 1][0] == '-' && !is_flag(args[i - 1])) continue;  // that option's value
     if (std::filesystem::path(a).extension() == ".h5" || is_hdf5(a)) return true;
   }
   return false;

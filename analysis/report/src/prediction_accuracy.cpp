@@ -6,9 +6,11 @@
 #include <set>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/report/file_model.hpp"
 #include "analysis/report/report_apply.hpp"
-#include "common/sizes.hpp"
+#include "common/error.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/cost_model.hpp"
 
@@ -229,6 +231,18 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
     plain.source = "the topology's default cost model (the file keeps no plan)";
   }
   plain.params.calibration.reset();
+  // The calibration stored with the file (the probe's files, run --calibrate or --cost-model)
+  // is the one the run was planned with; it goes before the plan's copy.
+  if (!file.calibration_json().empty()) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(file.calibration_json());
+    } catch (const nlohmann::json::exception&) {
+      throw InputError("the calibration stored in " + file.path() + " is not valid JSON; the file is damaged (or pass --cost-model FILE)");
+    }
+    carried = mapping::calibration_from_json(j, "stored in " + file.path());
+    carried_source = "the calibration stored in the results file";
+  }
   std::vector<Predictor> out{plain};
   if (!calibration_path.empty()) {
     Predictor c{"calibrated", calibration_path, mapping::load_cost_params(calibration_path, plain.params), {}, false};
@@ -240,13 +254,18 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
     out.push_back(std::move(c));
   } else if (carried) {
     Predictor c{"calibrated", carried_source, plain.params, {}, false};
+    mapping::check_calibration_topology(*carried, topo, carried_source);
     c.params.calibration = carried;
     out.push_back(std::move(c));
   }
   if (!file.modelled_times().empty()) {
-    Predictor library{file.modelled_times().front().library, "the library's own model of each op, stored per point (/modelled_times)",
-                      plain.params, {}, true};
-    for (const auto& m : file.modelled_times()) library.modelled[{m.mapping, m.dim, m.op, m.timing, m.concurrency, m.bytes}] = m.modelled_us;
+    Predictor library{file.modelled_times().front().library,
+                      "the library's own model of each op, stored per point (/modelled_times)",
+                      plain.params,
+                      {},
+                      true};
+    for (const auto& m : file.modelled_times())
+      library.modelled[{m.mapping, m.dim, m.op, m.timing, m.concurrency, m.bytes}] = m.modelled_us;
     out.push_back(std::move(library));
   }
   return out;

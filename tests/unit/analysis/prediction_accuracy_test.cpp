@@ -222,3 +222,52 @@ TEST_F(LibraryModelTest, ALibrarysModelIsJudgedOnThePointsItPriced) {
 
 }  // namespace
 }  // namespace meshbench::analysis
+
+namespace meshbench::analysis {
+namespace {
+
+// With a workload, a mapping's total is the model's time per step against the ranking's
+// measured step estimate: the same workload on both sides.
+TEST(AccuracyWorkload, TotalsAreStepTimesOnBothSides) {
+  testing::ScratchDir dir;
+  testing::FixtureFile f;
+  f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
+  f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
+  const auto workload = mapping::workload_from_json(
+      nlohmann::json::parse(R"({"name": "tiny", "layers": 2, "hidden": 1024, "ffn_hidden": 1024, "kv_hidden": 256,
+                                "seq_len": 1024, "micro_batch": 1, "micro_batches": 2, "experts": 4, "top_k": 2, "vocab": 1000})"),
+      "test");
+  // Curves t = bytes / rate for every (dim, op) of the step, each mapping at its own rate.
+  for (const auto& [m, rate] : {std::pair{"ep-inner", 1000.0}, std::pair{"dp-inner", 300.0}}) {
+    for (const char* dim : {"tp", "dp", "ep"}) {
+      for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
+        for (std::uint64_t b = 1024; b <= (1ULL << 30U); b *= 4) f.add_point(m, dim, op, b, static_cast<double>(b) / rate);
+      }
+    }
+  }
+  f.keep_plan(workload);
+  const auto file = results::ResultsFile::open(f.write(dir / "run.h5"));
+  const Report r = build_report(file, workload, "test");
+  ASSERT_TRUE(r.accuracy.has_value());
+  EXPECT_TRUE(r.accuracy->per_step);
+  const auto& a = r.accuracy->predictors.front();
+  const auto topo = topology_of(file);
+  const mapping::CostModel model(topo, mapping::default_cost_params(topo), workload);
+  const FileScores scores(model, file);
+  int steps = 0;
+  for (const auto& t : a.totals) {
+    if (t.dim != "step") continue;
+    ++steps;
+    EXPECT_NEAR(t.predicted_us, scores.find(t.mapping)->total_us, 1e-9 * t.predicted_us) << t.mapping;
+    for (const auto& m : r.ranking.mappings) {
+      if (m.name == t.mapping) {
+        EXPECT_DOUBLE_EQ(t.measured_us, m.score) << t.mapping;
+      }
+    }
+  }
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(a.order.measured_best, "ep-inner");  // three times the rate on every curve
+}
+
+}  // namespace
+}  // namespace meshbench::analysis

@@ -124,6 +124,7 @@ results::PointRecord& FixtureFile::add_point(const std::string& mapping, const s
 
 std::string FixtureFile::write(const fs::path& path) const {
   auto w = results::ResultsWriter::create(path.string(), header_, true);
+  if (!calibration_json_.empty()) w.record_calibration(calibration_json_);
   for (const auto& p : points_) w.append(p);
   w.finish("complete", "2026-11-29T10:05:00Z");
   return path.string();

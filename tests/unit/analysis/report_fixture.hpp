@@ -30,6 +30,8 @@ class FixtureFile {
   void set_version(const std::string& name, const std::string& value);
   void set_env(const std::string& name, const std::string& value);
   void set_doctor_json(std::string json) { header_.provenance.doctor_json = std::move(json); }
+  // Stored as the root attribute calibration_json, as the probe and run --cost-model store it.
+  void set_calibration_json(std::string json) { calibration_json_ = std::move(json); }
   void set_predicted(const std::string& mapping, const std::vector<std::pair<std::string, double>>& predicted);
   // Keeps a plan of the mappings added so far in the file (/plan_json), as `run` does; with a
   // workload its predictions are per step.
@@ -51,6 +53,7 @@ class FixtureFile {
   results::RunHeader header_;
   std::vector<mapping::Mapping> mappings_;
   std::vector<results::PointRecord> points_;
+  std::string calibration_json_;
 };
 
 // Two nodes of two CPU slots (PHB between them), each with one NIC of `gbit` Gbit/s that both
