@@ -18,6 +18,7 @@
 #include "synthetic_nodes.hpp"
 #include "synthetic_points.hpp"
 #include "topology/options.hpp"
+#include "tests/unit/input_error_text.hpp"
 
 namespace meshbench::mapping {
 
@@ -39,14 +40,7 @@ std::string temp_path(const std::string& name) {
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 // A calibration of `topo` from exact synthetic points of these truths.
 Calibration calibration_for(const topology::ClusterTopology& topo, const std::vector<Truth>& truths, double nic_gamma = 1.0) {

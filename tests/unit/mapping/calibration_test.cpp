@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "synthetic_nodes.hpp"
 #include "synthetic_points.hpp"
+#include "tests/unit/input_error_text.hpp"
 
 namespace meshbench::mapping {
 
@@ -28,14 +29,7 @@ const LinkFit* fit_of(const Calibration& c, LinkClass link, Family family) {
   return nullptr;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 // NET all-reduce and send/recv, NVL all-gather: three (link, family) pairs of known α and β.
 const std::vector<Truth> kThreeLines = {

@@ -10,6 +10,7 @@
 #include "mapping/exports.hpp"
 #include "mapping/plan_text.hpp"
 #include "synthetic_nodes.hpp"
+#include "tests/unit/input_error_text.hpp"
 
 namespace meshbench::mapping {
 
@@ -30,14 +31,7 @@ std::string read(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::error_of;
 
 struct P5Plan {
   topology::ClusterTopology topo = topology::ClusterTopology::replicate(testing::p5_node(), 4);
