@@ -17,8 +17,8 @@
 #include "mapping/plan_text.hpp"
 #include "synthetic_nodes.hpp"
 #include "synthetic_points.hpp"
-#include "topology/options.hpp"
 #include "tests/unit/input_error_text.hpp"
+#include "topology/options.hpp"
 
 namespace meshbench::mapping {
 
