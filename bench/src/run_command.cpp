@@ -1,5 +1,6 @@
 // meshbench run: one launch measures every selected mapping; rank 0 writes the results file.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -138,7 +139,7 @@ bool calibrate_first(const RunConfig& config, const Launch& at, const topology::
     } catch (const InputError& e) {
       error = e.what();
     }
-    std::cout << "# calibrate: probe phase " << static_cast<int>(outcome->probe_seconds + 0.5) << " s (" << outcome->points
+    std::cout << "# calibrate: probe phase " << std::lround(outcome->probe_seconds) << " s (" << outcome->points
               << " points); planning with the fit in " << path << "\n";
   }
   return !any_input_error(error, at.world, at.command);
