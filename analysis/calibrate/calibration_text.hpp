@@ -1,15 +1,11 @@
 #pragma once
 // A fitted calibration in words, for `meshbench calibrate`'s console output.
 #include <string>
-#include <string_view>
 
 #include "common/ops/op.hpp"
 #include "mapping/calibration.hpp"
 
 namespace meshbench::analysis {
-
-// "ring_all_reduce", "ring_gather", "all_to_all", "point_to_point".
-std::string_view family_name(ops::Family family);
 
 // Per link class, family and size segment: from which size, α, bandwidth, points, median and
 // p90 relative error; then the sharing exponents with their quality, and what it was fitted on.

@@ -109,6 +109,12 @@ inline constexpr std::array<Op, kOps.size()> kAllOps = [] {
 constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }
 constexpr std::string_view to_string(Op op) { return info(op).name; }
 std::optional<Op> parse_op(std::string_view name);
+
+// Op families by name, in the enumerators' order (the calibration file's "family" and its tables).
+inline constexpr std::array<std::string_view, kFamilyCount> kFamilyNames = {"ring_all_reduce", "ring_gather", "all_to_all",
+                                                                            "point_to_point"};
+constexpr std::string_view to_string(Family family) { return kFamilyNames[static_cast<std::size_t>(family)]; }
+std::optional<Family> parse_family(std::string_view name);
 // Every op's name in table order, separated by `separator` (the CLI's help and errors).
 std::string op_names(std::string_view separator);
 

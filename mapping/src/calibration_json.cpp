@@ -17,20 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<ops::Family, const char*>, ops::kFamilyCount> kFamilyNames = {{
-    {ops::Family::ring_all_reduce, "ring_all_reduce"},
-    {ops::Family::ring_gather, "ring_gather"},
-    {ops::Family::all_to_all, "all_to_all"},
-    {ops::Family::point_to_point, "point_to_point"},
-}};
-
-const char* family_name(ops::Family f) {
-  for (const auto& [family, name] : kFamilyNames) {
-    if (family == f) return name;
-  }
-  return "?";
-}
-
 json quality_json(const FitQuality& q) {
   return {{"points", q.points},
           {"median_rel_error", q.median_rel_error},
@@ -119,14 +105,9 @@ LinkFit read_link(const Reader& r, const json& j, const std::string& path) {
   if (!c) r.fail(path + ".link", "names no link class: '" + link + "' (use LOC NVL NVB PIX PXB PHB SYS NET)");
   fit.link = *c;
   const std::string family = r.text(j["family"], path + ".family");
-  bool known = false;
-  for (const auto& [f, name] : kFamilyNames) {
-    if (family == name) {
-      fit.family = f;
-      known = true;
-    }
-  }
-  if (!known) r.fail(path + ".family", "names no op family: '" + family + "' (use ring_all_reduce ring_gather all_to_all point_to_point)");
+  const auto f = ops::parse_family(family);
+  if (!f) r.fail(path + ".family", "names no op family: '" + family + "' (use ring_all_reduce ring_gather all_to_all point_to_point)");
+  fit.family = *f;
   const json& segments = r.array(j["segments"], path + ".segments");
   if (segments.empty()) r.fail(path + ".segments", "must hold at least one segment");
   for (std::size_t i = 0; i < segments.size(); ++i) {
@@ -167,8 +148,8 @@ Calibration read_calibration(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < links.size(); ++i) {
     c.links.push_back(read_link(r, links[i], Reader::at("links", i)));
     if (!seen.insert({c.links.back().link, c.links.back().family}).second)
-      r.fail(Reader::at("links", i),
-             "fits " + std::string(topology::to_string(c.links.back().link)) + " " + family_name(c.links.back().family) + " a second time");
+      r.fail(Reader::at("links", i), "fits " + std::string(topology::to_string(c.links.back().link)) + " " +
+                                         std::string(ops::to_string(c.links.back().family)) + " a second time");
   }
   const json& sharing = r.object(j["sharing"], "sharing", {"nic", "uplink"});
   c.sharing.nic_exponent = read_exponent(r, sharing["nic"], "sharing.nic", c.sharing.nic_quality);
@@ -188,7 +169,9 @@ json to_json(const Calibration& c) {
                           {"bandwidth_gbps", s.bandwidth_gbps},
                           {"quality", quality_json(s.quality)}});
     }
-    links.push_back({{"link", std::string(topology::to_string(fit.link))}, {"family", family_name(fit.family)}, {"segments", segments}});
+    links.push_back({{"link", std::string(topology::to_string(fit.link))},
+                     {"family", std::string(ops::to_string(fit.family))},
+                     {"segments", segments}});
   }
   return {{"calibration_version", c.version},
           {"topology", {{"digest", c.topology_digest}, {"summary", c.topology_summary}}},

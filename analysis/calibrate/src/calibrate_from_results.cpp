@@ -64,7 +64,7 @@ void refuse_undetermined(const detail::FilePoints& fp, const CalibrateRequest& r
   }
   for (const auto& [key, s] : seen) {
     const std::string what =
-        files_of(fp, s.files) + ": " + std::string(topology::to_string(key.first)) + " " + std::string(family_name(key.second));
+        files_of(fp, s.files) + ": " + std::string(topology::to_string(key.first)) + " " + std::string(ops::to_string(key.second));
     if (s.sizes.empty()) {
       throw InputError(what + " has only points where " + std::to_string(s.most_flows) +
                        " flows share the NIC or uplink; its alpha and bandwidth need points of one group alone: rerun with --isolated");

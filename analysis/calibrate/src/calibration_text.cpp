@@ -21,16 +21,6 @@ std::string exponent_line(const char* what, const std::optional<double>& exponen
 
 }  // namespace
 
-std::string_view family_name(ops::Family family) {
-  switch (family) {
-    case ops::Family::ring_all_reduce: return "ring_all_reduce";
-    case ops::Family::ring_gather: return "ring_gather";
-    case ops::Family::all_to_all: return "all_to_all";
-    case ops::Family::point_to_point: return "point_to_point";
-  }
-  return "?";
-}
-
 std::string calibration_text(const mapping::Calibration& c) {
   std::ostringstream out;
   out << "calibration of " << c.topology_summary << " (topology " << c.topology_digest << "), fitted " << c.created_at << " from "
@@ -38,7 +28,7 @@ std::string calibration_text(const mapping::Calibration& c) {
   Table t({"link", "family", ">from size", ">alpha us", ">bandwidth GB/s", ">points", ">median error", ">p90 error"});
   for (const auto& l : c.links) {
     for (const auto& s : l.segments) {
-      t.add({std::string(topology::to_string(l.link)), std::string(family_name(l.family)), format_bytes(s.min_bytes), sig3(s.alpha_us),
+      t.add({std::string(topology::to_string(l.link)), std::string(ops::to_string(l.family)), format_bytes(s.min_bytes), sig3(s.alpha_us),
              sig3(s.bandwidth_gbps), std::to_string(s.quality.points), percent(s.quality.median_rel_error),
              percent(s.quality.p90_rel_error)});
     }

@@ -9,6 +9,13 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<Family> parse_family(std::string_view name) {
+  for (std::size_t i = 0; i < kFamilyNames.size(); ++i) {
+    if (kFamilyNames[i] == name) return static_cast<Family>(i);
+  }
+  return std::nullopt;
+}
+
 std::string op_names(std::string_view separator) {
   std::string out;
   for (const auto& row : kOps) {
