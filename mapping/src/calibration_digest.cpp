@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/error.hpp"
-#include "fnv.hpp"
+#include "common/fnv.hpp"
 #include "mapping/calibration.hpp"
 
 namespace meshbench::mapping {
@@ -16,7 +16,7 @@ namespace {
 // One node layout: its slots, their link classes, its NICs and their line rates (MB/s, so
 // that a rate read back from a file in GB/s hashes the same).
 std::uint64_t layout_digest(const topology::NodeTopology& node) {
-  detail::Fnv h;
+  Fnv h;
   h.mix(static_cast<std::uint32_t>(node.slot_count()));
   h.mix(static_cast<std::uint32_t>(node.links.size()));
   for (auto c : node.links) h.mix(static_cast<std::uint32_t>(c));
@@ -36,7 +36,7 @@ std::string gbit(double gbps) {
 std::string calibration_digest(const topology::ClusterTopology& topology) {
   std::vector<std::uint64_t> layouts;
   for (int i = 0; i < topology.layout_count(); ++i) layouts.push_back(layout_digest(topology.layout(i)));
-  detail::Fnv h;
+  Fnv h;
   h.mix(static_cast<std::uint32_t>(topology.node_count()));
   for (int n = 0; n < topology.node_count(); ++n) {
     const std::uint64_t d = layouts[static_cast<std::size_t>(topology.layout_of(n))];

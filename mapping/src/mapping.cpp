@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
-#include "fnv.hpp"
+#include "common/fnv.hpp"
 
 namespace meshbench::mapping {
 
@@ -16,7 +16,7 @@ FlatGroups flatten(const RankGroups& groups) {
   return f;
 }
 
-using detail::Fnv;
+using meshbench::Fnv;
 
 }  // namespace
 

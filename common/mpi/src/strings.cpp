@@ -7,6 +7,8 @@
 #include <numeric>
 #include <utility>
 
+#include "common/fnv.hpp"
+
 namespace meshbench::mpi {
 
 namespace {
@@ -59,21 +61,13 @@ std::vector<std::string> allgather_strings(const std::string& mine, MPI_Comm com
   return split_by_lengths(all, lengths);
 }
 
-namespace {
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
-}  // namespace
-
 DistinctStrings gather_distinct_strings(const std::string& mine, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const auto size = static_cast<std::size_t>(size_of(comm));
-  const std::array<std::uint64_t, 2> key{mine.size(), fnv1a(mine)};
+  Fnv hash;
+  hash.mix_bytes(mine);
+  const std::array<std::uint64_t, 2> key{mine.size(), hash.value()};
   std::vector<std::uint64_t> keys(rank == 0 ? 2 * size : 0);
   MPI_Gather(key.data(), 2, MPI_UINT64_T, keys.data(), 2, MPI_UINT64_T, 0, comm);
 
