@@ -60,14 +60,10 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
 
 double regret(const std::vector<double>& predicted, const std::vector<double>& measured) {
   if (predicted.empty() || predicted.size() != measured.size()) return std::nan("");
-  const double best_predicted = *std::min_element(predicted.begin(), predicted.end());
   const double best_measured = *std::min_element(measured.begin(), measured.end());
   if (!(best_measured > 0)) return std::nan("");
-  double picked = 0;
-  for (std::size_t i = 0; i < predicted.size(); ++i) {
-    if (predicted[i] == best_predicted) picked = std::max(picked, measured[i]);
-  }
-  return picked / best_measured - 1.0;
+  int tied = 0;
+  return measured[predicted_best(predicted, measured, tied)] / best_measured - 1.0;
 }
 
 std::size_t predicted_best(const std::vector<double>& predicted, const std::vector<double>& measured, int& tied) {
