@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/backend.hpp"
+#include "bench/machine_state.hpp"
 #include "bench/measure.hpp"
 #include "bench/reporter.hpp"
 #include "bench/timing.hpp"
@@ -21,6 +22,7 @@
 namespace meshbench::bench {
 
 class Watchdog;
+class CoreToCoreProbe;
 
 // The groups a dimension is measured on: Megatron's, except DP with CP > 1, which is measured on
 // Megatron's dp-cp group — where the dense gradients are reduced, and what the plan's cost model
@@ -46,6 +48,7 @@ struct RunOptions {
   // /round_medians). 1: each point measured once, in the natural order.
   int rounds = 1;
   double watchdog_base_s = 60;
+  StatePolicy state;  // the machine-state probe, and measuring a visit again in a better state
   std::string test_corrupt;  // test-only fault: "MAPPING:DIM:OP" gets one wrong element
   // Test-only fault, MESHBENCH_TEST_KILL_AFTER="N:RANK": world rank RANK kills itself once N
   // points of the last round are measured (0: never).
@@ -54,12 +57,22 @@ struct RunOptions {
   std::uint64_t test_device_memory = 0;  // test only: this many device bytes instead of the backend's figure
 };
 
+// What the machine-state probe saw over a run (rank 0's view, the same on every rank).
+struct StateSummary {
+  bool probed = false;
+  double best_ns = 0;     // the fastest reading of the slowest node
+  int remeasured = 0;     // attempts measured again because the state was disturbed
+  int left_disturbed = 0; // visits kept although disturbed (attempts or budget ran out)
+  double spent_s = 0;     // waiting and measuring again
+};
+
 // Measures mappings: for each one, the process on slot s plays the logical rank the mapping
 // assigns to s; every non-trivial dimension's groups become MPI sub-communicators, and each
 // dimension's ops run over all its groups at once. Results go to the reporters (rank 0).
 class Runner {
  public:
   Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog, Reporter* reporter);
+  ~Runner();
 
   // Points already in the file (--resume) are skipped.
   void skip(const std::vector<results::PointKey>& completed);
@@ -73,6 +86,7 @@ class Runner {
   void run(const std::vector<mapping::Mapping>& mappings);
   // Every (mapping, dimension) whose communicators were made, in order: the same on every rank.
   const std::vector<std::pair<std::string, std::string>>& communicators_created() const { return created_; }
+  const StateSummary& state_summary() const { return state_; }
 
  private:
   struct DimPlan {
@@ -96,10 +110,16 @@ class Runner {
   void run_mapping(const mapping::Mapping& m, int index, int count);
   void run_rounds(const std::vector<mapping::Mapping>& mappings);
   std::vector<Visit> open_every_dimension(const std::vector<mapping::Mapping>& mappings, std::vector<std::unique_ptr<OpenDimension>>& open);
-  void report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians, ReportedSoFar& reported) const;
+  void report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
+                     std::vector<results::StateProbe>& states, ReportedSoFar& reported) const;
   std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
   // One visit's measurement; nothing when a rank could not allocate its buffers (reported as skipped).
   std::optional<PointResult> measure_visit(const Visit& v, const TimingPolicy& policy);
+  // measure_visit between two readings of the machine's state; measured again, after waiting
+  // for the state to come back, while it is disturbed (StatePolicy). Every attempt goes to `log`.
+  std::optional<PointResult> measure_in_state(const Visit& v, const TimingPolicy& policy, int round, std::vector<results::StateProbe>& log);
+  StateReading read_state();
+  void wait_for_state(const StateReading& from);
   void kill_self_for_test(int finished) const;
   std::vector<Visit> visits_of(const OpenDimension& d) const;
   results::PointRecord record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const;
@@ -114,6 +134,8 @@ class Runner {
   std::set<results::PointKey> completed_;
   std::vector<std::pair<std::string, std::string>> created_;
   std::uint64_t memory_limit_ = 0;
+  std::unique_ptr<CoreToCoreProbe> probe_;
+  StateSummary state_;
 };
 
 }  // namespace meshbench::bench

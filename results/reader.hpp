@@ -38,6 +38,7 @@ class ResultsFile {
   // Per-round medians (empty for a run of one round, and for files written before rounds).
   const std::vector<RoundMedian>& round_medians() const { return round_medians_; }
   const std::vector<ModelledTime>& modelled_times() const { return modelled_times_; }
+  const std::vector<StateProbe>& state_probes() const { return state_probes_; }
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
@@ -63,6 +64,7 @@ class ResultsFile {
   std::vector<Sample> samples_;
   std::vector<RoundMedian> round_medians_;
   std::vector<ModelledTime> modelled_times_;
+  std::vector<StateProbe> state_probes_;
   std::vector<Failure> failures_;
   std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;

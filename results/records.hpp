@@ -92,6 +92,20 @@ struct RoundMedian {
   double t_median_us = 0;
 };
 
+// One measurement of a point in one round, with the machine's state around it (bench's
+// core-to-core probe): a visit measured while the state was worse than the run's best is
+// measured again, and only the kept attempt counts. `core_to_core_ns` is the slowest probed
+// node's round trip (0: no node could be probed), `ratio` that node's reading over its best.
+struct StateProbe {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  int round = 0;
+  int attempt = 0;
+  double core_to_core_ns = 0;
+  double ratio = 1;
+  bool kept = true;
+};
+
 // A point that did not complete (watchdog), recorded before the run ends.
 struct Failure {
   std::string at;  // ISO-8601 UTC
@@ -123,6 +137,7 @@ struct PointRecord {
   std::vector<GroupTiming> groups;
   std::vector<Sample> samples;
   std::vector<RoundMedian> rounds;  // empty for a run of one round
+  std::vector<StateProbe> states;   // every attempt of every round; empty when the state is not probed
   std::optional<ModelledTime> modelled;
 };
 

@@ -229,6 +229,19 @@ void announce_points(const Runner& runner, const RunMappings& plan, const RunCon
   }
 }
 
+// One line on the machine-state probe: what the best state was and what waiting for it cost.
+void announce_state(const StateSummary& s, const StatePolicy& policy) {
+  if (!policy.enabled) return;
+  if (!s.probed) {
+    std::cout << "# machine state: not probed (no node has two ranks on separate cores)\n";
+    return;
+  }
+  std::cout << "# machine state: core-to-core round trip " << std::lround(s.best_ns) << " ns at best; " << s.remeasured
+            << " visit(s) measured again in a better state (" << std::round(s.spent_s * 10) / 10 << " s)";
+  if (s.left_disturbed > 0) std::cout << ", " << s.left_disturbed << " kept although disturbed (attempts or --state-budget ran out)";
+  std::cout << "\n";
+}
+
 // Which transport each dimension's communicators used, from every process's NCCL log.
 void record_nccl_transports(const std::string& nccl_log, const RunConfig& config, const Launch& at, const Runner& runner,
                             std::optional<results::ResultsWriter>& writer) {
@@ -307,6 +320,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   runner.skip(*completed);
   if (at.rank == 0) announce_points(runner, *plan, config, *completed, reporters);
   measure_points(runner, plan->mappings, at, *watchdog, reporters.file.get(), hosts);
+  if (at.rank == 0) announce_state(runner.state_summary(), config.run.state);
   record_nccl_transports(started->nccl_log, config, at, runner, writer);
   return finish_results(at, writer);
 }

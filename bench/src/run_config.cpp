@@ -99,6 +99,11 @@ po::options_description run_options_description(RunConfig& c) {
       ("a2av-skew", po::value(&c.run.a2av_skew)->default_value(1.0), "Zipf exponent of the skewed all-to-allv traffic (0: uniform)")
       ("rounds", po::value(&c.run.rounds)->default_value(1),
        "visits of every point, each round in a fresh shuffled order; the spread between rounds is the run's own noise (docs/run.md)")
+      ("machine-state", po::value<std::string>()->default_value("on"),
+       "on: probe the cores' distance around every point and measure a point again when it was worse than the run's best "
+       "(docs/run.md, 'Machine state'); off: measure each point once")
+      ("state-budget", po::value(&c.run.state.budget_s)->default_value(60.0),
+       "seconds the whole run may spend waiting for the machine's better state and measuring again")
       ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix, random mappings and the rounds' orders")
       ("random", po::value(&c.run.random_placements)->default_value(1)->value_name("N"), "random mappings among the candidates (seeds seed, seed+1, ...)")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
@@ -119,6 +124,13 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.run.check = vm.count("no-check") == 0;
   c.doctor = vm.count("no-doctor") == 0;
   read_test_kill(std::getenv("MESHBENCH_TEST_KILL_AFTER"), c.run);
+  c.run.state.test_readings = parse_test_readings(std::getenv("MESHBENCH_TEST_STATE_NS"));
+  if (const auto& state = vm["machine-state"].as<std::string>(); state == "on" || state == "off") {
+    c.run.state.enabled = state == "on";
+  } else {
+    throw InputError("--machine-state '" + state + "': give on or off");
+  }
+  if (!(c.run.state.budget_s >= 0)) throw InputError("--state-budget must be 0 or more seconds");
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume)
     throw InputError("--out and --resume name different files; give one of them");

@@ -4,11 +4,13 @@
 #include <csignal>
 #include <optional>
 #include <random>
+#include <thread>
 #include <set>
 #include <string>
 #include <tuple>
 
 #include "bench/comm_groups.hpp"
+#include "bench/core_to_core_probe.hpp"
 #include "bench/group_selection.hpp"
 #include "bench/measure.hpp"
 #include "bench/watchdog.hpp"
@@ -53,7 +55,14 @@ Runner::Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector
       reporter_(reporter) {
   MPI_Comm_rank(world_, &rank_);
   memory_limit_ = options_.test_device_memory > 0 ? options_.test_device_memory : backend_.device_memory_bytes();
+  if (options_.state.enabled) {
+    probe_ = std::make_unique<CoreToCoreProbe>(world_, options_.state);
+    state_.probed = probe_->usable();
+    if (!state_.probed) probe_.reset();
+  }
 }
+
+Runner::~Runner() = default;
 
 bool Runner::fits(Op op, std::uint64_t requested, int group_size, std::uint64_t* needed) const {
   if (memory_limit_ == 0) return true;
@@ -176,8 +185,12 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
     if (reporter_ != nullptr) reporter_->begin_dimension(plan.dim, static_cast<int>(d->groups.size()), d->group_size, "");
     for (const auto& v : visits_of(*d)) {
       if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, v.op, v.layout.bytes, v.timing, v.isolated));
-      const auto r = measure_visit(v, options_.policy);
-      if (r && reporter_ != nullptr) reporter_->point(record_of(*d, v, *r));
+      std::vector<results::StateProbe> states;
+      const auto r = measure_in_state(v, options_.policy, 0, states);
+      if (!r || reporter_ == nullptr) continue;
+      auto rec = record_of(*d, v, *r);
+      rec.states = std::move(states);
+      reporter_->point(rec);
     }
   }
 }
@@ -241,6 +254,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
   policy.budget_s /= options_.rounds;
   std::vector<PointResult> pooled(visits.size());
   std::vector<std::vector<double>> round_medians(visits.size());
+  std::vector<std::vector<results::StateProbe>> states(visits.size());
   std::vector<bool> not_measured(visits.size(), false);
   int finished_in_last_round = 0;
   ReportedSoFar reported;
@@ -254,7 +268,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
                              std::to_string(round + 1) + " of " + std::to_string(options_.rounds));
       }
       if (not_measured[index]) continue;
-      const auto measured = measure_visit(v, policy);
+      const auto measured = measure_in_state(v, policy, round, states[index]);
       if (!measured) {
         not_measured[index] = true;  // reported once; later rounds leave it out
         continue;
@@ -265,7 +279,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
       kill_self_for_test(++finished_in_last_round);
       if (reporter_ == nullptr) continue;
       finish_pooled(pooled[index], *measured, options_.rounds);
-      report_pooled(v, pooled[index], round_medians[index], reported);
+      report_pooled(v, pooled[index], round_medians[index], states[index], reported);
     }
   }
 }
@@ -290,7 +304,7 @@ std::vector<Runner::Visit> Runner::open_every_dimension(const std::vector<mappin
 // A point's pooled row with its round medians; the console's tables follow the last round's
 // order, a new table wherever the mapping or dimension changes.
 void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
-                           ReportedSoFar& reported) const {
+                           std::vector<results::StateProbe>& states, ReportedSoFar& reported) const {
   const auto& d = *v.dimension;
   if (d.mapping != reported.mapping) {
     reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
@@ -305,6 +319,7 @@ void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std:
     rec.rounds.push_back(
         {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
   }
+  rec.states = std::move(states);
   reporter_->point(rec);
 }
 
@@ -331,6 +346,49 @@ std::optional<PointResult> Runner::measure_visit(const Visit& v, const TimingPol
            describe(*d.mapping, d.plan.dim, v.op, v.layout.bytes, v.timing, v.isolated) + ": " + e.what() + "; not measured"});
     }
     return std::nullopt;
+  }
+}
+
+StateReading Runner::read_state() {
+  // A collective: a rank that never arrives must be named like one that never reaches an op.
+  const WatchedScope watched(watchdog_, options_.watchdog_base_s);
+  return probe_->read();
+}
+
+// Polls the state until it is not disturbed, the wait for one visit is over, or the run's
+// budget is spent. Times are the readings' own (the latest rank's clock): every rank stops alike.
+void Runner::wait_for_state(const StateReading& from) {
+  StateReading now = from;
+  const auto& policy = options_.state;
+  while (now.at_s - from.at_s < policy.wait_per_visit_s && state_.spent_s + (now.at_s - from.at_s) < policy.budget_s) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(policy.poll_s));
+    now = read_state();
+    if (!disturbed(now, policy)) break;
+  }
+  state_.spent_s += now.at_s - from.at_s;
+}
+
+std::optional<PointResult> Runner::measure_in_state(const Visit& v, const TimingPolicy& policy, int round,
+                                                    std::vector<results::StateProbe>& log) {
+  if (!probe_) return measure_visit(v, policy);
+  for (int attempt = 1;; ++attempt) {
+    const StateReading before = read_state();
+    auto measured = measure_visit(v, policy);
+    if (!measured) return measured;
+    const StateReading after = read_state();
+    const StateReading state = worse_of(before, after);
+    log.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, round, attempt, state.ns,
+                   state.ratio, true});
+    if (!measure_again(state, attempt, options_.state.budget_s - state_.spent_s, options_.state)) {
+      if (disturbed(state, options_.state)) ++state_.left_disturbed;
+      const double best = state.ns / state.ratio;
+      if (state.ns > 0 && (state_.best_ns == 0 || best < state_.best_ns)) state_.best_ns = best;
+      return measured;
+    }
+    log.back().kept = false;
+    ++state_.remeasured;
+    state_.spent_s += after.at_s - before.at_s;
+    wait_for_state(after);
   }
 }
 

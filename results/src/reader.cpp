@@ -149,6 +149,9 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     // Absent in files of one round and in files written before rounds existed.
     r.round_medians_ = tables::read_table<tables::RoundMedianH5, RoundMedian>(file, tables::kRoundMedians, tables::round_median_type(),
                                                                               [](const auto& h) { return tables::from_h5(h); });
+    // Only in runs whose machine state was probed (bench's core-to-core probe).
+    r.state_probes_ = tables::read_table<tables::StateProbeH5, StateProbe>(file, tables::kStateProbes, tables::state_probe_type(),
+                                                                           [](const auto& h) { return tables::from_h5(h); });
     // Only in files of a backend that models its ops (NCCL 2.22 and later).
     r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
                                                                                  [](const auto& h) { return tables::from_h5(h); });

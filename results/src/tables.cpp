@@ -94,6 +94,23 @@ h5::Compound<RoundMedianH5> round_median_type() {
   return t;
 }
 
+h5::Compound<StateProbeH5> state_probe_type() {
+  using R = StateProbeH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("round", &R::round)
+      .add("attempt", &R::attempt)
+      .add("core_to_core_ns", &R::core_to_core_ns)
+      .add("ratio", &R::ratio)
+      .add("kept", &R::kept);
+  return t;
+}
+
 h5::Compound<FailureH5> failure_type() {
   using R = FailureH5;
   h5::Compound<R> t;
@@ -209,6 +226,16 @@ RoundMedianH5 to_h5(const RoundMedian& r) {
 
 RoundMedian from_h5(const RoundMedianH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.t_median_us};
+}
+
+StateProbeH5 to_h5(const StateProbe& s) {
+  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(), s.timing.c_str(), s.concurrency.c_str(), s.bytes, s.round, s.attempt,
+          s.core_to_core_ns, s.ratio,        s.kept ? 1 : 0};
+}
+
+StateProbe from_h5(const StateProbeH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.attempt,
+          h.core_to_core_ns, h.ratio, h.kept != 0};
 }
 
 ModelledTimeH5 to_h5(const ModelledTime& m) {

@@ -17,6 +17,7 @@ inline constexpr const char* kFailures = "failures";
 inline constexpr const char* kRoundMedians = "round_medians";
 inline constexpr const char* kTransports = "nccl_transports";
 inline constexpr const char* kModelledTimes = "modelled_times";
+inline constexpr const char* kStateProbes = "state_probes";
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -70,6 +71,20 @@ struct RoundMedianH5 {
   double t_median_us = 0;
 };
 
+struct StateProbeH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t round = 0;
+  std::int32_t attempt = 0;
+  double core_to_core_ns = 0;
+  double ratio = 1;
+  std::int32_t kept = 1;
+};
+
 struct ModelledTimeH5 {
   const char* mapping = nullptr;
   const char* dim = nullptr;
@@ -115,6 +130,7 @@ h5::Compound<GroupTimingH5> group_timing_type();
 h5::Compound<SampleH5> sample_type();
 h5::Compound<FailureH5> failure_type();
 h5::Compound<RoundMedianH5> round_median_type();
+h5::Compound<StateProbeH5> state_probe_type();
 h5::Compound<ModelledTimeH5> modelled_time_type();
 h5::Compound<NameValueH5> name_value_type();
 h5::Compound<TransportH5> transport_type();
@@ -130,6 +146,8 @@ Sample from_h5(const SampleH5& s);
 Failure from_h5(const FailureH5& f);
 RoundMedianH5 to_h5(const RoundMedian& r);
 RoundMedian from_h5(const RoundMedianH5& r);
+StateProbeH5 to_h5(const StateProbe& s);
+StateProbe from_h5(const StateProbeH5& h);
 ModelledTimeH5 to_h5(const ModelledTime& m);
 ModelledTime from_h5(const ModelledTimeH5& m);
 TransportH5 to_h5(const TransportUse& t);

@@ -246,6 +246,8 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
     // A round-median row is a sample row's size; counted as if it opened a chunk of 1,024.
     bytes += rounds * (kSampleRowBytes + kHeapBytesPerRow) + 1024 * kSampleRowBytes;
   }
+  // A state-probe row is about two sample rows.
+  if (const std::uint64_t states = point.states.size(); states > 0) bytes += states * 2 * (kSampleRowBytes + kHeapBytesPerRow) + 2048 * kSampleRowBytes;
   // A modelled-time row is a sample row's size too, counted the same way.
   if (point.modelled) bytes += kSampleRowBytes + kHeapBytesPerRow + 1024 * kSampleRowBytes;
   return bytes + kMetadataAndReserveBytes;
@@ -313,6 +315,13 @@ void ResultsWriter::append(const PointRecord& point) {
       std::vector<tables::RoundMedianH5> rounds;
       for (const auto& r : point.rounds) rounds.push_back(tables::to_h5(r));
       h5::append_rows(file, tables::kRoundMedians, tables::round_median_type().type(), rounds.data(), rounds.size());
+    }
+    if (!point.states.empty()) {
+      // Created with the first probed point: runs without a probe stay as they were.
+      if (!h5::exists(file, tables::kStateProbes)) h5::create_table(file, tables::kStateProbes, tables::state_probe_type().type(), 1024);
+      std::vector<tables::StateProbeH5> states;
+      for (const auto& st : point.states) states.push_back(tables::to_h5(st));
+      h5::append_rows(file, tables::kStateProbes, tables::state_probe_type().type(), states.data(), states.size());
     }
     if (point.modelled) {
       // Created with the first point a library modelled (NCCL): other files stay as they were.

@@ -263,6 +263,47 @@ def test_send_recv_across_pp():
             check(all(groups == {0, 1} for groups in per_point.values()), f"pp groups timed: {per_point}")
 
 
+def test_machine_state_remeasures():
+    """The machine-state probe, driven by canned readings (MESHBENCH_TEST_STATE_NS, the same on
+    every rank): a visit whose reading after it is 5x the best is measured again once the state
+    is back, only the second attempt is kept, and every attempt is in /state_probes. Without
+    budget the visit is kept as it was; with --machine-state off nothing is probed."""
+    one = ["--dims", "tp", "--ops", "all_reduce", "--timing", "per_iteration", "-b", "1K", "-e", "4K", "-f", "4",
+           "--budget", "0.05", "--min-iters", "5"]
+    # Readings in order: visit 1 before/after, visit 2 before/after (500: disturbed), two polls
+    # while waiting (500, then 100: back), visit 2 again before/after; then 100 for ever.
+    readings = "100,100,100,500,500,100"
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = mpirun(2, "run", "--tp", "2", *one, "--out", out, env=env(MESHBENCH_TEST_STATE_NS=readings))
+        check(p.returncode == 0, "run failed", p)
+        check("1 visit(s) measured again" in p.stdout, "the console does not say a visit was measured again", p)
+        with read_h5(out) as f:
+            m = f["measurements"][:]
+            s = f["state_probes"][:]
+        check(len(m) == 2, f"expected 2 points (1K, 4K), got {len(m)}")
+        rows = [(int(r["bytes"]), int(r["attempt"]), bool(r["kept"]), round(float(r["ratio"]), 3), float(r["core_to_core_ns"])) for r in s]
+        first, second = sorted(m["bytes"])
+        expected = [(int(first), 1, True, 1.0, 100.0), (int(second), 1, False, 5.0, 500.0), (int(second), 2, True, 1.0, 100.0)]
+        check(sorted(rows) == sorted(expected), f"state probes {rows}, expected {expected}")
+        out2 = os.path.join(d, "nobudget.h5")
+        p = mpirun(2, "run", "--tp", "2", *one, "--state-budget", "0", "--out", out2, env=env(MESHBENCH_TEST_STATE_NS=readings))
+        check(p.returncode == 0, "run without budget failed", p)
+        check("1 kept although disturbed" in p.stdout, "a disturbed visit kept without budget is not reported", p)
+        with read_h5(out2) as f:
+            s = f["state_probes"][:]
+        check(len(s) == 2 and bool(s["kept"].all()), f"without budget every visit is kept once: {s}")
+        out3 = os.path.join(d, "off.h5")
+        p = mpirun(2, "run", "--tp", "2", *one, "--machine-state", "off", "--out", out3, env=env(MESHBENCH_TEST_STATE_NS=readings))
+        check(p.returncode == 0, "run with --machine-state off failed", p)
+        with read_h5(out3) as f:
+            check("state_probes" not in f, "--machine-state off still probed")
+        expect_bad_input(mpirun(2, "run", "--tp", "2", *one, "--out", os.path.join(d, "bad.h5"),
+                                env=env(MESHBENCH_TEST_STATE_NS="55,fast")), "MESHBENCH_TEST_STATE_NS", launched=True)
+        expect_bad_input(run("run", "--out", os.path.join(d, "bad.h5"), "--machine-state", "maybe"), "--machine-state")
+        check(not os.path.exists(os.path.join(d, "bad.h5")), "a bad input left an output file")
+
+
 def test_bad_input():
     with TempDir() as d:
         out = os.path.join(d, "x.h5")

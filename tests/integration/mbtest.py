@@ -32,7 +32,8 @@ def meshbench():
 
 def mpirun(np, *args, timeout=300, **kw):
     cmd = ["mpirun", "-np", str(np), meshbench(), *args]
-    return subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=timeout, **kw)
+    kw.setdefault("env", env())
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 def run(*args, timeout=120):
