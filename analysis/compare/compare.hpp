@@ -90,6 +90,9 @@ struct FamilyFinding {
 struct RunSide {
   std::string path, started_at, status, backend, meshbench_version;
   int world = 0;
+  // The machine's state while it measured: the median core-to-core round trip of its kept
+  // visits (run's /state_probes); 0 when not probed.
+  double core_to_core_ns = 0;
 };
 
 struct Comparison {
@@ -112,14 +115,20 @@ struct Comparison {
 // What a results file says about the run that wrote it.
 RunSide run_side(const results::ResultsFile& file);
 
+// Two runs' machine states differ when one's core-to-core round trip is more than this many
+// times the other's (the two states seen on a VM differ 4-6x; readings of one within 1.5x).
+inline constexpr double kMachineStateFactor = 2.0;
+bool machine_states_differ(double a_ns, double b_ns);  // false when either is 0 (not probed)
+
 // The first `shown` changes as "name before → after, …", then "(+N more)"; "" when none.
 std::string changes_in_brief(const std::vector<ProvenanceChange>& changes, std::size_t shown);
 
 // InputError (one line) when the two files have no measured point in common.
 Comparison compare_runs(const results::ResultsFile& base, const results::ResultsFile& next, const CompareOptions& options);
 
-// What changed between the runs' recorded versions, doctor versions, environment and run
-// shape (world size, backend, hosts). Per-launch variables (job ids, ports, URIs, ranks) are
+// What changed between the runs' recorded versions, doctor versions, machine state (kind
+// "machine": the core-to-core round trip, when the two differ), environment and run shape
+// (world size, backend, hosts). Per-launch variables (job ids, ports, URIs, ranks) are
 // left out unless `all_environment`, and counted in `hidden`.
 std::vector<ProvenanceChange> provenance_changes(const results::ResultsFile& base, const results::ResultsFile& next, bool all_environment,
                                                  int& hidden);

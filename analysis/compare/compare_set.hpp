@@ -41,11 +41,25 @@ struct SetComparison {
   std::vector<SetFamily> families;
   BaselineSetResult result;
   int skipped_points = 0;  // points not in every run: not compared
+  // Machine state (RunSide::core_to_core_ns): baselines measured in another state than the new
+  // runs are set aside when at least two remain; when fewer would, all are kept and
+  // `state_differs` holds: a slowdown is then the machine's as much as the software's, and
+  // every regression is reported as inconclusive (rerun in the baselines' state).
+  std::vector<RunSide> set_aside;
+  bool state_differs = false;
   int wrong_points() const;
   bool regressed() const { return result.regressed() || wrong_points() > 0; }
   // "OMPI_MCA_btl (absent) → tcp,self; whole run 111% slower (regressed, z 25)": one line.
   std::string headline() const;
 };
+
+// Which baselines share the new runs' machine state (the median of the new runs' readings; runs
+// not probed match anything): their indices, or every index with `differs` when fewer than two do.
+struct StateSelection {
+  std::vector<std::size_t> kept;
+  bool differs = false;
+};
+StateSelection select_baselines_by_state(const std::vector<double>& base_ns, const std::vector<double>& new_ns);
 
 // InputError (one line) for a baseline or new set that mixes layouts or topologies, fewer than
 // two baselines without rounds, --confirm with fewer than two new runs, or no point in common.

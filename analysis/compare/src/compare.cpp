@@ -205,7 +205,17 @@ int Comparison::count(Verdict v) const {
 }
 
 RunSide run_side(const results::ResultsFile& f) {
-  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size};
+  std::vector<double> kept;
+  for (const auto& s : f.state_probes()) {
+    if (s.kept && s.core_to_core_ns > 0) kept.push_back(s.core_to_core_ns);
+  }
+  return {f.path(),          f.run().started_at,  f.run().status, f.run().backend, f.run().meshbench_version,
+          f.run().world_size, kept.empty() ? 0.0 : median_of(kept)};
+}
+
+bool machine_states_differ(double a_ns, double b_ns) {
+  if (a_ns <= 0 || b_ns <= 0) return false;
+  return std::max(a_ns, b_ns) > kMachineStateFactor * std::min(a_ns, b_ns);
 }
 
 std::string changes_in_brief(const std::vector<ProvenanceChange>& changes, std::size_t shown) {

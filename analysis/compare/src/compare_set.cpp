@@ -82,8 +82,61 @@ std::vector<std::string> expand_results_paths(const std::string& path) {
   return out;
 }
 
+StateSelection select_baselines_by_state(const std::vector<double>& base_ns, const std::vector<double>& new_ns) {
+  StateSelection out;
+  std::vector<double> probed;
+  for (double ns : new_ns) {
+    if (ns > 0) probed.push_back(ns);
+  }
+  const double reference = probed.empty() ? 0.0 : median_of(probed);
+  for (std::size_t i = 0; i < base_ns.size(); ++i) {
+    if (!machine_states_differ(base_ns[i], reference)) out.kept.push_back(i);
+  }
+  if (out.kept.size() < 2 && out.kept.size() < base_ns.size()) {
+    out.differs = true;
+    out.kept.clear();
+    for (std::size_t i = 0; i < base_ns.size(); ++i) out.kept.push_back(i);
+  }
+  return out;
+}
+
+namespace {
+SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                                const SetOptions& options, bool all_environment);
+}  // namespace
+
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
                            const SetOptions& options, bool all_environment) {
+  std::vector<double> base_ns, new_ns;
+  for (const auto& f : base) base_ns.push_back(run_side(f).core_to_core_ns);
+  for (const auto& f : next) new_ns.push_back(run_side(f).core_to_core_ns);
+  const auto selection = select_baselines_by_state(base_ns, new_ns);
+  SetComparison c;
+  if (selection.kept.size() == base.size()) {
+    c = compare_set_files(base, next, options, all_environment);
+  } else {
+    std::vector<results::ResultsFile> kept;
+    for (auto i : selection.kept) kept.push_back(base[i]);
+    c = compare_set_files(kept, next, options, all_environment);
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      if (std::find(selection.kept.begin(), selection.kept.end(), i) == selection.kept.end()) c.set_aside.push_back(run_side(base[i]));
+    }
+  }
+  c.state_differs = selection.differs;
+  if (c.state_differs) {
+    for (auto* units : {&c.result.points, &c.result.families}) {
+      for (auto& u : *units) {
+        if (u.verdict == SetVerdict::regressed) u.verdict = SetVerdict::inconclusive;
+      }
+    }
+  }
+  return c;
+}
+
+namespace {
+
+SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                                const SetOptions& options, bool all_environment) {
   if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
   if (options.confirm && next.size() < 2) {
     throw InputError(
@@ -190,6 +243,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   return c;
 }
 
+}  // namespace
+
 int SetComparison::wrong_points() const {
   return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
 }
@@ -197,6 +252,12 @@ int SetComparison::wrong_points() const {
 std::string SetComparison::headline() const {
   std::string head = changes_in_brief(changes, 2);
   if (head.empty()) head = "no provenance change";
+  if (state_differs) {
+    head += "; the new runs' machine state differs from the baselines' (core-to-core round trip): slowdowns are inconclusive, rerun "
+            "them in the baselines' state";
+  } else if (!set_aside.empty()) {
+    head += "; " + std::to_string(set_aside.size()) + " baseline(s) in another machine state set aside";
+  }
   const auto percent = [](double log_ratio) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%+.1f%%", (std::exp(log_ratio) - 1.0) * 100.0);

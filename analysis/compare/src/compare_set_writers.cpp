@@ -45,7 +45,8 @@ ordered_json evidence_json(const UnitFinding& u) {
 }
 
 ordered_json side_json(const RunSide& s) {
-  return {{"path", s.path}, {"started_at", s.started_at}, {"status", s.status}, {"backend", s.backend}, {"world_size", s.world}};
+  return {{"path", s.path},       {"started_at", s.started_at}, {"status", s.status},
+          {"backend", s.backend}, {"world_size", s.world},      {"core_to_core_ns", s.core_to_core_ns}};
 }
 
 // Families that did not come out unchanged, largest level first, largest effect first.
@@ -65,10 +66,15 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   Sink s(out, markdown);
   s.title("meshbench compare (baseline set)");
   s.line("baseline: " + std::to_string(c.base.size()) + " run(s); new: " + std::to_string(c.next.size()) + " run(s)");
+  const auto state = [](const RunSide& r) {
+    return r.core_to_core_ns > 0 ? ", core-to-core " + std::to_string(std::lround(r.core_to_core_ns)) + " ns" : std::string();
+  };
   for (const auto& b : c.base)
-    s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + ")");
+    s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + state(b) + ")");
   for (const auto& n : c.next)
-    s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + ")");
+    s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + state(n) + ")");
+  for (const auto& b : c.set_aside)
+    s.bullet("set aside " + b.path + " (" + b.started_at + state(b) + "): measured in another machine state than the new runs");
   s.line("summary: " + c.headline());
 
   detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
@@ -162,6 +168,9 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   for (const auto& b : c.base) j["base"].push_back(side_json(b));
   j["new"] = ordered_json::array();
   for (const auto& n : c.next) j["new"].push_back(side_json(n));
+  j["set_aside"] = ordered_json::array();
+  for (const auto& b : c.set_aside) j["set_aside"].push_back(side_json(b));
+  j["state_differs"] = c.state_differs;
   j["options"] = {{"threshold", c.options.threshold},
                   {"alpha", c.options.alpha},
                   {"confirm", c.options.confirm},

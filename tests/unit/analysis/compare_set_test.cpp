@@ -45,6 +45,60 @@ std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, cons
   return out;
 }
 
+// The same run, its every visit probed at `ns` (the machine state compare reads).
+testing::FixtureFile in_state(testing::FixtureFile f, double ns);
+
+TEST(CompareSetMachineState, BaselinesInAnotherStateAreSetAsideWhileTwoRemain) {
+  EXPECT_EQ(select_baselines_by_state({60, 62, 330}, {58}).kept, (std::vector<std::size_t>{0, 1}));
+  EXPECT_FALSE(select_baselines_by_state({60, 62, 330}, {58}).differs);
+  // Runs not probed match anything; new runs not probed keep every baseline.
+  EXPECT_EQ(select_baselines_by_state({0, 62, 330}, {58}).kept, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(select_baselines_by_state({60, 330, 330}, {0}).kept, (std::vector<std::size_t>{0, 1, 2}));
+  // One baseline in the new runs' state is too few: every baseline is kept, and it says so.
+  const auto one = select_baselines_by_state({60, 330, 330}, {58, 61});
+  EXPECT_TRUE(one.differs);
+  EXPECT_EQ(one.kept, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_FALSE(select_baselines_by_state({60, 70, 90}, {100}).differs);  // within 2x: one state
+  EXPECT_TRUE(machine_states_differ(60, 121));
+  EXPECT_FALSE(machine_states_differ(60, 120));
+  EXPECT_FALSE(machine_states_differ(0, 330));
+}
+
+TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegression) {
+  testing::ScratchDir dir;
+  // Two baselines in the fast state and one slow run in the slow state; an honest new run in
+  // the fast state: the slow baseline is set aside, nothing regressed.
+  const auto base = open_runs(dir, "b", {in_state(make_run(0), 60), in_state(make_run(1), 61), in_state(make_run(2, 3.0), 330)});
+  const auto next = open_runs(dir, "n", {in_state(make_run(3), 59)});
+  const auto c = compare_sets(base, next, {}, false);
+  ASSERT_EQ(c.set_aside.size(), 1U);
+  EXPECT_NE(c.set_aside.front().path.find("b2.h5"), std::string::npos);
+  EXPECT_EQ(c.base.size(), 2U);
+  EXPECT_FALSE(c.state_differs);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_NE(c.headline().find("1 baseline(s) in another machine state set aside"), std::string::npos) << c.headline();
+
+  // A new run 2x slower in the slow state, against fast baselines only: the machine's state
+  // is named and the slowdown is inconclusive, not a regression.
+  const auto fast = open_runs(dir, "f", {in_state(make_run(0), 60), in_state(make_run(1), 61), in_state(make_run(2), 62)});
+  const auto slow = open_runs(dir, "s", {in_state(make_run(3, 2.0), 330)});
+  const auto d = compare_sets(fast, slow, {}, false);
+  EXPECT_TRUE(d.state_differs);
+  EXPECT_FALSE(d.regressed());
+  EXPECT_GT(d.result.count(UnitKind::run, SetVerdict::inconclusive), 0);
+  EXPECT_NE(d.headline().find("machine state differs"), std::string::npos) << d.headline();
+  const bool named = std::any_of(d.changes.begin(), d.changes.end(), [](const ProvenanceChange& ch) {
+    return ch.kind == "machine" && ch.before == "60 ns" && ch.after == "330 ns";
+  });
+  EXPECT_TRUE(named);
+
+  // The same slowdown in the baselines' own state is the whole-run regression it always was.
+  const auto same = open_runs(dir, "t", {in_state(make_run(3, 2.0), 61)});
+  const auto e = compare_sets(fast, same, {}, false);
+  EXPECT_FALSE(e.state_differs);
+  EXPECT_TRUE(e.regressed());
+}
+
 TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
   testing::ScratchDir dir;
   const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
@@ -162,6 +216,14 @@ TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
   EXPECT_EQ(std::filesystem::path(paths[0]).filename(), "a.h5");
   EXPECT_EQ(std::filesystem::path(paths[1]).filename(), "b.h5");
   EXPECT_EQ(expand_results_paths((dir / "runs/a.h5").string()).size(), 1U);
+}
+
+testing::FixtureFile in_state(testing::FixtureFile f, double ns) {
+  for (auto& p : f.points()) {
+    const auto& r = p.row;
+    p.states.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, 0, 1, ns, 1.0, true});
+  }
+  return f;
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ class FixtureFile {
   std::string write(const std::filesystem::path& path) const;
 
   const results::RunHeader& header() const { return header_; }
+  std::vector<results::PointRecord>& points() { return points_; }
 
  private:
   topology::ClusterTopology topo_;
