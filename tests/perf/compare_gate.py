@@ -82,6 +82,13 @@ def main():
     rng = random.Random(a.seed)
     planted_dir = tempfile.mkdtemp(prefix="mb-gate-planted-", dir=work)
     outcomes = {"honest": [], "op_size_10": [], "point_20": [], "uniform_10": [], "tcp": []}
+    by_state = {"differs": 0, "set_aside": 0, "compared": 0}  # over every comparison made
+
+    def note_state(data):
+        by_state["compared"] += 1
+        by_state["differs"] += int(bool(data.get("state_differs")))
+        by_state["set_aside"] += int(bool(data.get("set_aside")))
+
     whole_run_named = 0
     for i, new in enumerate(honest):
         others = [h for h in honest if h != new]
@@ -90,7 +97,8 @@ def main():
         big = sorted({int(b) for b in m["bytes"] if int(b) >= 65536})
         for s in range(a.sets):
             base = rng.sample(others, a.size)
-            code, _ = compare(a, base, new)
+            code, data = compare(a, base, new)
+            note_state(data)
             outcomes["honest"].append(code)
             # Plants: a copy of the new run (no added noise) with one change each.
             nbytes = rng.choice(big)
@@ -99,6 +107,7 @@ def main():
             p1 = os.path.join(planted_dir, f"op{i}_{s}.h5")
             plant_noise(new, p1, 0.0, seed=0, only={k: 1.10 for k in idx})
             code, data = compare(a, base, p1)
+            note_state(data)
             found = any(f["verdict"] == "regressed" and ((f["level"] == "op_size" and f["op"] == op and f["bytes"] == nbytes) or f["level"] == "run")
                         for f in data["families"]) or any(
                 p["verdict"] == "regressed" and p["op"] == op and p["bytes"] == nbytes for p in data["points"])
@@ -107,10 +116,12 @@ def main():
             p2 = os.path.join(planted_dir, f"pt{i}_{s}.h5")
             plant_noise(new, p2, 0.0, seed=0, only={point: 1.20})
             code, data = compare(a, base, p2)
+            note_state(data)
             outcomes["point_20"].append([code, data["points"][point]["verdict"] == "regressed" if point < len(data["points"]) else False])
             p3 = os.path.join(planted_dir, f"all{i}_{s}.h5")
             plant_noise(new, p3, 0.0, seed=0, whole=1.10)
             code, data = compare(a, base, p3)
+            note_state(data)
             outcomes["uniform_10"].append([code, any(f["level"] == "run" and f["verdict"] == "regressed" for f in data["families"])])
             for path in (p1, p2, p3):
                 os.remove(path)
@@ -118,6 +129,7 @@ def main():
         for s in range(a.sets):
             base = rng.sample(honest, a.size)
             code, data = compare(a, base, t)
+            note_state(data)
             named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
             whole_run_named += int(named)
             outcomes["tcp"].append([code, named])
@@ -134,6 +146,18 @@ def main():
     if tcp:
         rows = outcomes["tcp"]
         print(f"| shared memory -> TCP (whole run, change named) | {len(rows)} | {sum(c == 1 for c, _ in rows)} | {whole_run_named} |")
+    states = []
+    for path in honest + tcp:
+        with h5py.File(path, "r") as f:
+            if "state_probes" in f:
+                st = f["state_probes"][:]
+                kept = sorted(float(x) for x in st["core_to_core_ns"][st["kept"] == 1])
+                states.append(f"{os.path.basename(path)} {kept[len(kept) // 2]:.0f} ns")
+            else:
+                states.append(f"{os.path.basename(path)} -")
+    print(f"\nmachine state per run (median core-to-core round trip of kept visits): {', '.join(states)}")
+    print(f"comparisons where the new run's state differed from every pair of baselines (inconclusive by state): "
+          f"{by_state['differs']} of {by_state['compared']}; with baselines set aside: {by_state['set_aside']}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes}, f, indent=1)
