@@ -48,7 +48,7 @@ struct RunOptions {
   // /round_medians). 1: each point measured once, in the natural order.
   int rounds = 1;
   double watchdog_base_s = 60;
-  StatePolicy state;  // the machine-state probe, and measuring a visit again in a better state
+  StatePolicy state;         // the machine-state probe, and measuring a visit again in a better state
   std::string test_corrupt;  // test-only fault: "MAPPING:DIM:OP" gets one wrong element
   // Test-only fault, MESHBENCH_TEST_KILL_AFTER="N:RANK": world rank RANK kills itself once N
   // points of the last round are measured (0: never).
@@ -60,10 +60,10 @@ struct RunOptions {
 // What the machine-state probe saw over a run (rank 0's view, the same on every rank).
 struct StateSummary {
   bool probed = false;
-  double best_ns = 0;     // the fastest reading of the slowest node
-  int remeasured = 0;     // attempts measured again because the state was disturbed
-  int left_disturbed = 0; // visits kept although disturbed (attempts or budget ran out)
-  double spent_s = 0;     // waiting and measuring again
+  double best_ns = 0;      // the fastest reading of the slowest node
+  int remeasured = 0;      // attempts measured again because the state was disturbed
+  int left_disturbed = 0;  // visits kept although disturbed (attempts or budget ran out)
+  double spent_s = 0;      // waiting and measuring again
 };
 
 // Measures mappings: for each one, the process on slot s plays the logical rank the mapping

@@ -4,9 +4,9 @@
 #include <csignal>
 #include <optional>
 #include <random>
-#include <thread>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "bench/comm_groups.hpp"
@@ -377,8 +377,8 @@ std::optional<PointResult> Runner::measure_in_state(const Visit& v, const Timing
     if (!measured) return measured;
     const StateReading after = read_state();
     const StateReading state = worse_of(before, after);
-    log.push_back({v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, round, attempt, state.ns,
-                   state.ratio, true});
+    log.push_back(
+        {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, round, attempt, state.ns, state.ratio, true});
     if (!measure_again(state, attempt, options_.state.budget_s - state_.spent_s, options_.state)) {
       if (disturbed(state, options_.state)) ++state_.left_disturbed;
       const double best = state.ns / state.ratio;

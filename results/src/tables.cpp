@@ -229,13 +229,13 @@ RoundMedian from_h5(const RoundMedianH5& h) {
 }
 
 StateProbeH5 to_h5(const StateProbe& s) {
-  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(), s.timing.c_str(), s.concurrency.c_str(), s.bytes, s.round, s.attempt,
-          s.core_to_core_ns, s.ratio,        s.kept ? 1 : 0};
+  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(),      s.timing.c_str(), s.concurrency.c_str(), s.bytes,
+          s.round,           s.attempt,     s.core_to_core_ns, s.ratio,          s.kept ? 1 : 0};
 }
 
 StateProbe from_h5(const StateProbeH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.attempt,
-          h.core_to_core_ns, h.ratio, h.kept != 0};
+  return {str(h.mapping), str(h.dim), str(h.op),         str(h.timing), str(h.concurrency), h.bytes,
+          h.round,        h.attempt,  h.core_to_core_ns, h.ratio,       h.kept != 0};
 }
 
 ModelledTimeH5 to_h5(const ModelledTime& m) {

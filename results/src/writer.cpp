@@ -247,7 +247,8 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
     bytes += rounds * (kSampleRowBytes + kHeapBytesPerRow) + 1024 * kSampleRowBytes;
   }
   // A state-probe row is about two sample rows.
-  if (const std::uint64_t states = point.states.size(); states > 0) bytes += states * 2 * (kSampleRowBytes + kHeapBytesPerRow) + 2048 * kSampleRowBytes;
+  if (const std::uint64_t states = point.states.size(); states > 0)
+    bytes += states * 2 * (kSampleRowBytes + kHeapBytesPerRow) + 2048 * kSampleRowBytes;
   // A modelled-time row is a sample row's size too, counted the same way.
   if (point.modelled) bytes += kSampleRowBytes + kHeapBytesPerRow + 1024 * kSampleRowBytes;
   return bytes + kMetadataAndReserveBytes;

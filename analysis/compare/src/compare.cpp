@@ -209,8 +209,13 @@ RunSide run_side(const results::ResultsFile& f) {
   for (const auto& s : f.state_probes()) {
     if (s.kept && s.core_to_core_ns > 0) kept.push_back(s.core_to_core_ns);
   }
-  return {f.path(),          f.run().started_at,  f.run().status, f.run().backend, f.run().meshbench_version,
-          f.run().world_size, kept.empty() ? 0.0 : median_of(kept)};
+  return {f.path(),
+          f.run().started_at,
+          f.run().status,
+          f.run().backend,
+          f.run().meshbench_version,
+          f.run().world_size,
+          kept.empty() ? 0.0 : median_of(kept)};
 }
 
 bool machine_states_differ(double a_ns, double b_ns) {

@@ -253,8 +253,9 @@ std::string SetComparison::headline() const {
   std::string head = changes_in_brief(changes, 2);
   if (head.empty()) head = "no provenance change";
   if (state_differs) {
-    head += "; the new runs' machine state differs from the baselines' (core-to-core round trip): slowdowns are inconclusive, rerun "
-            "them in the baselines' state";
+    head +=
+        "; the new runs' machine state differs from the baselines' (core-to-core round trip): slowdowns are inconclusive, rerun "
+        "them in the baselines' state";
   } else if (!set_aside.empty()) {
     head += "; " + std::to_string(set_aside.size()) + " baseline(s) in another machine state set aside";
   }
