@@ -1,17 +1,15 @@
 """meshbench history --plot: one PNG per family with a change, from history's JSON (docs/report.md).
 
 Embedded in the meshbench binary at build time and run beside plots.py (report --plot's script,
-whose matplotlib set-up and save() it uses): `python3 history_plots.py HISTORY.json OUTDIR`. The
+whose matplotlib set-up, argument reading and save() it uses): `python3 history_plots.py HISTORY.json OUTDIR`. The
 JSON is history's --format json plus "plots": [{"configuration", "series", "file"}], the family
 series to draw (indexes into "configurations" and their "series") and their file names. Prints
 each file it writes, one per line; exit status 3 when matplotlib is missing.
 """
-import json
-import os
 import statistics
 import sys
 
-from plots import FixedLocator, plt, save  # exits 3 when matplotlib is missing
+from plots import FixedLocator, plt, read_arguments, save  # exits 3 when matplotlib is missing
 
 
 def segments(values, changes):
@@ -55,13 +53,10 @@ def plot_series(config, series, out_dir, name):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: history_plots.py HISTORY.json OUTDIR", file=sys.stderr)
+    arguments = read_arguments("history_plots.py HISTORY.json OUTDIR")
+    if arguments is None:
         return 2
-    with open(sys.argv[1], encoding="utf-8") as f:
-        history = json.load(f)
-    out_dir = sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
+    history, out_dir = arguments
     for p in history["plots"]:
         config = history["configurations"][p["configuration"]]
         plot_series(config, config["series"][p["series"]], out_dir, p["file"])
