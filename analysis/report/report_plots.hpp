@@ -10,13 +10,11 @@ namespace meshbench::analysis {
 // The embedded plotting script (analysis/report/plots/plots.py).
 const char* plots_script();
 
-// The interpreter: $MESHBENCH_PYTHON when set, else Debian's /usr/bin/python3.
-std::string plot_python();
-
 // Writes busbw_<dim>.png per dimension, ranking.png, group_spread.png (and
 // predicted_vs_measured.png: every predictor of the accuracy section, else the plan's
 // predictions) into `dir`, creating it. Returns the files
-// written. InputError in one line when python3 or matplotlib is missing or the script fails.
+// written. InputError in one line when python3 or matplotlib is missing or the script fails
+// (analysis/report/plot_script.hpp: then nothing is written).
 std::vector<std::string> write_plots(const Report& report, const std::string& dir);
 
 }  // namespace meshbench::analysis

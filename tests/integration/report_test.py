@@ -5,6 +5,7 @@
 them from DIR."""
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -325,10 +326,56 @@ def test_history_planted_step():
         check(not false, f"change points in series without a slowed point: {false}", p)
         t = run("history", runs)
         check("from run" in t.stdout and "libfabric 1.17.0 → 1.18.0" in t.stdout, "text output lacks the change", t)
+        check_history_plots(d, runs, data, largest)
         empty = os.path.join(d, "empty")
         os.makedirs(empty)
         expect_bad_input(run("history", empty), "holds no .h5")
         expect_bad_input(run("history", os.path.join(os.path.dirname(__file__), "report_test.py")), "not an HDF5 file")
+
+
+def history_plot_file(configuration, name):
+    """The documented file name: c<configuration>-<name lower-cased, other characters than
+    a-z 0-9 _ . turned into '-'>.png (no two series of the fixture's history share one)."""
+    return f"c{configuration}-" + re.sub(r"[^a-z0-9_.]+", "-", name.lower()).lstrip("-").rstrip("-.") + ".png"
+
+
+def check_history_plots(d, runs, data, largest):
+    """history --plot over the planted step: exactly one PNG per changed family (the planted op at
+    its size in each timing mode among them), none for points or unchanged families; nothing,
+    and no folder, for runs without a change; a folder that cannot be made is one line, exit 2."""
+    out = os.path.join(d, "history_plots")
+    p = run("history", runs, "--plot", out, timeout=300)
+    check(p.returncode == 1, "history --plot did not exit 1 for the planted step", p)
+    expected = {history_plot_file(ci, s["name"]) for ci, c in enumerate(data["configurations"], 1)
+                for s in c["series"] if s["kind"] != "point" and s["changes"]}
+    planted = {history_plot_file(ci, s["name"]) for ci, c in enumerate(data["configurations"], 1) if len(c["runs"]) == 12
+               for s in c["series"] if s["kind"] == "op_size" and s["op"] == "all_reduce" and s["bytes"] == largest}
+    check(planted and planted <= expected, f"the planted family is not among the changed ones: {planted} {expected}", p)
+    files = set(os.listdir(out))
+    check(files == expected, f"history --plot wrote {sorted(files)}, expected {sorted(expected)}", p)
+    for name in files:
+        path = os.path.join(out, name)
+        w, h = png_facts(path)
+        check(w >= 400 and h >= 250 and os.path.getsize(path) > 10000, f"{name}: {w}x{h}, {os.path.getsize(path)} bytes", p)
+        check(f"wrote {path}" in p.stderr, f"{name} not listed on stderr", p)
+    check("libfabric 1.17.0 → 1.18.0" in p.stdout, "history --plot lost the text output", p)
+
+    before = os.path.join(d, "before_step")  # the seven runs before the step: nothing changed
+    os.makedirs(before)
+    for k in range(7):
+        name = f"r{(k * 5) % 12:02d}.h5"
+        os.link(os.path.join(runs, name), os.path.join(before, name))
+    none = os.path.join(d, "no_plots")
+    q = run("history", before, "--plot", none, timeout=300)
+    check(q.returncode == 0, "history of the runs before the step found a change", q)
+    check("no family changed: no plot written" in q.stdout and not os.path.exists(none), "nothing to plot, yet something was written", q)
+
+    blocker = os.path.join(d, "a_file")
+    with open(blocker, "w") as f:
+        f.write("not a folder\n")
+    bad = run("history", runs, "--plot", os.path.join(blocker, "plots"))
+    expect_bad_input(bad, "cannot create the --plot folder")
+    check(bad.stdout == "", "history printed its output although --plot failed", bad)
 
 
 # Two ranks, one per core; small enough for CI, large enough that TCP's cost shows at every size.

@@ -6,6 +6,7 @@
 
 #include "analysis/compare/compare_set.hpp"
 #include "analysis/history/history.hpp"
+#include "analysis/history/history_plots.hpp"
 #include "analysis/history/history_writers.hpp"
 #include "common/error.hpp"
 
@@ -17,14 +18,15 @@ constexpr const char* kSummary =
     "Order results files by start time (per configuration: runs of another layout or machine shape are grouped apart,\n"
     "never mixed), build a time series per point and per family of points (one op at one size, one collective at every\n"
     "size, a dimension, the whole run), and find the change points in each by E-Divisive means with a permutation test.\n"
-    "Each change is named by the run where the new level starts and what the runs' provenance says changed there.\n"
+    "Each change is named by the run where the new level starts and what the runs' provenance says changed there;\n"
+    "--plot DIR draws a PNG per family with a change.\n"
     "Exit status: 0 no change, 1 a change in some series, 2 bad input. docs/report.md (\"meshbench history\").";
 
 }  // namespace
 
 int history_command(const Args& args) {
   std::vector<std::string> paths;
-  std::string format_name;
+  std::string format_name, plot_dir;
   HistoryOptions o;
   po::options_description options("history options");
   // clang-format off
@@ -38,7 +40,9 @@ int history_command(const Args& args) {
        "the levels on either side differ by at least this (0.05 = 5%)")
       ("seed", po::value(&o.change_points.seed)->default_value(1), "seed of the shuffles (the same runs and seed give the same answer)")
       ("all-env", po::bool_switch(&o.all_environment), "also list per-launch variables (job ids, ports, URIs) among the changes")
-      ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, json or markdown");
+      ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, json or markdown")
+      ("plot", po::value(&plot_dir)->default_value("")->value_name("DIR"),
+       "also write a PNG per family with a change there (none, and no folder, when nothing changed); needs python3-matplotlib");
   // clang-format on
   po::positional_options_description positional;
   positional.add("paths", -1);
@@ -54,7 +58,14 @@ int history_command(const Args& args) {
     for (const auto& file : expand_results_paths(p)) runs.push_back(results::ResultsFile::open(file));
   }
   const History h = build_history(runs, o);
+  // The plots are drawn before anything is printed, so that a failure prints one line.
+  const auto written = plot_dir.empty() ? std::vector<std::string>{} : write_history_plots(h, plot_dir);
   write_history(h, format, std::cout);
+  for (const auto& w : written) std::cerr << "meshbench history: wrote " << w << "\n";
+  if (!plot_dir.empty() && written.empty()) {
+    // Under --format json stdout holds one JSON document, so the note goes to stderr there.
+    (format == OutputFormat::json ? std::cerr : std::cout) << "no family changed: no plot written, " << plot_dir << " left as it was\n";
+  }
   return h.changed_series() > 0 ? kExitFailure : kExitOk;
 }
 

@@ -57,8 +57,10 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
 nlohmann::ordered_json change_to_json(const SeriesChange& c) {
   nlohmann::ordered_json changes = nlohmann::ordered_json::array();
   for (const auto& ch : c.changes) changes.push_back({{"kind", ch.kind}, {"name", ch.name}, {"before", ch.before}, {"after", ch.after}});
-  return {{"run", c.point.index + 1}, {"ratio", c.ratio},           {"p_value", c.point.p_value},   {"run_before", c.run_before},
-          {"run_after", c.run_after}, {"started", c.started_after}, {"provenance_changes", changes}};
+  return {{"run", c.point.index + 1},      {"ratio", c.ratio},
+          {"p_value", c.point.p_value},    {"run_before", c.run_before},
+          {"run_after", c.run_after},      {"started", c.started_after},
+          {"provenance_changes", changes}, {"provenance_brief", changes_in_brief(c.changes, 3)}};
 }
 
 }  // namespace

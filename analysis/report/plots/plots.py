@@ -274,14 +274,23 @@ def plot_predictions(report, out_dir):
     save(fig, out_dir, "predicted_vs_measured.png")
 
 
-def main():
+def read_arguments(usage):
+    """(the input JSON, the output folder, created) from `script INPUT.json OUTDIR`, or None
+    after printing `usage`. history_plots.py reads its arguments here too."""
     if len(sys.argv) != 3:
-        print("usage: plots.py REPORT.json OUTDIR", file=sys.stderr)
-        return 2
+        print(f"usage: {usage}", file=sys.stderr)
+        return None
     with open(sys.argv[1], encoding="utf-8") as f:
-        report = json.load(f)
-    out_dir = sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
+        data = json.load(f)
+    os.makedirs(sys.argv[2], exist_ok=True)
+    return data, sys.argv[2]
+
+
+def main():
+    arguments = read_arguments("plots.py REPORT.json OUTDIR")
+    if arguments is None:
+        return 2
+    report, out_dir = arguments
     plot_busbw(report, out_dir)
     plot_ranking(report, out_dir)
     plot_spread(report, out_dir)

@@ -1,14 +1,21 @@
 // meshbench history on written files: ordering by start time, configurations kept apart, the run
-// and the provenance change a step is attributed to, families, writers, bad input.
+// and the provenance change a step is attributed to, families, writers, bad input; --plot's
+// choice of series and file names and its refusals (the drawing: integration.history.planted_step).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "analysis/history/history.hpp"
+#include "analysis/history/history_plots.hpp"
 #include "analysis/history/history_writers.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
+#include "tests/unit/input_error_text.hpp"
 
 namespace meshbench::analysis {
 namespace {
@@ -125,6 +132,103 @@ TEST(History, BadOptionsAreOneLineErrors) {
   o.change_points.permutations = 10;  // p can never reach 0.01
   EXPECT_THROW(build_history(runs, o), InputError);
   EXPECT_THROW(build_history({}, {}), InputError);
+}
+
+// Points the plotting at an interpreter that does not exist, so that a call that got as far as
+// drawing fails (and must then leave nothing behind); restored at the end of the test.
+class NoPython {
+ public:
+  NoPython() {
+    const char* old = std::getenv("MESHBENCH_PYTHON");
+    if (old != nullptr) old_ = old;
+    ::setenv("MESHBENCH_PYTHON", "/nonexistent/python3", 1);
+  }
+  ~NoPython() {
+    if (old_.empty()) {
+      ::unsetenv("MESHBENCH_PYTHON");
+    } else {
+      ::setenv("MESHBENCH_PYTHON", old_.c_str(), 1);
+    }
+  }
+  NoPython(const NoPython&) = delete;
+  NoPython& operator=(const NoPython&) = delete;
+
+ private:
+  std::string old_;
+};
+
+TEST(HistoryPlots, OnePictureForEachChangedFamilyAndNoneForPoints) {
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 12, 7, 1.10), {});
+  ASSERT_EQ(h.configurations.size(), 1U);
+  const auto& series = h.configurations[0].series;
+  std::set<std::size_t> changed_families;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    if (series[i].family.kind != UnitKind::point && !series[i].changes.empty()) changed_families.insert(i);
+  }
+  ASSERT_FALSE(changed_families.empty());
+  const auto plots = history_plots(h);
+  std::set<std::size_t> plotted;
+  std::set<std::string> files;
+  const std::regex safe("c1-[a-z0-9_.-]+\\.png");
+  for (const auto& p : plots) {
+    EXPECT_EQ(p.configuration, 0U);
+    plotted.insert(p.series);
+    files.insert(p.file);
+    EXPECT_TRUE(std::regex_match(p.file, safe)) << p.file;
+  }
+  EXPECT_EQ(plotted, changed_families);
+  EXPECT_EQ(files.size(), plots.size());
+  const auto& f = series[*changed_families.begin()].family;
+  const std::string planted = "c1-all_to_all-at-64-kib-" + f.timing + "-" + f.concurrency + ".png";
+  EXPECT_TRUE(files.contains(planted)) << planted;
+  EXPECT_FALSE(files.contains("c1-all_reduce-at-64-kib-" + f.timing + "-" + f.concurrency + ".png"));
+}
+
+TEST(HistoryPlots, NamesThatWouldBeTheSameGetANumber) {
+  History h;
+  h.configurations.resize(2);
+  Series s;
+  s.family.kind = UnitKind::op_size;
+  s.family.op = "all_reduce";
+  s.family.bytes = 65536;
+  s.family.timing = "per_iteration";
+  s.family.concurrency = "isolated";
+  s.changes.emplace_back();
+  h.configurations[0].series = {s, s};
+  h.configurations[1].series = {s};
+  const auto plots = history_plots(h);
+  ASSERT_EQ(plots.size(), 3U);
+  EXPECT_EQ(plots[0].file, "c1-all_reduce-at-64-kib-per_iteration-isolated.png");
+  EXPECT_EQ(plots[1].file, "c1-all_reduce-at-64-kib-per_iteration-isolated-2.png");
+  EXPECT_EQ(plots[2].file, "c2-all_reduce-at-64-kib-per_iteration-isolated.png");
+}
+
+TEST(HistoryPlots, NoChangeWritesNothingAndCreatesNoFolder) {
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 12, 1000, 1.0), {});
+  ASSERT_EQ(h.changed_series(), 0);
+  const NoPython no_python;  // nothing may even try to draw
+  EXPECT_TRUE(write_history_plots(h, (dir / "plots").string()).empty());
+  EXPECT_FALSE(std::filesystem::exists(dir / "plots"));
+}
+
+TEST(HistoryPlots, AFolderThatCannotBeWrittenIsOneLineAndNothingIsLeft) {
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 12, 7, 1.10), {});
+  ASSERT_GT(h.changed_series(), 0);
+  std::ofstream(dir / "file") << "not a folder\n";
+  const std::string under_a_file = (dir / "file" / "plots").string();
+  const std::string e = test_support::error_of([&] { write_history_plots(h, under_a_file); });
+  EXPECT_NE(e.find("cannot create the --plot folder " + under_a_file), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+
+  // A drawing that fails removes the folders it created for its pictures.
+  const NoPython no_python;
+  const std::string fresh = (dir / "new" / "plots").string();
+  const std::string f = test_support::error_of([&] { write_history_plots(h, fresh); });
+  EXPECT_NE(f.find("--plot needs /nonexistent/python3"), std::string::npos) << f;
+  EXPECT_FALSE(std::filesystem::exists(dir / "new"));
 }
 
 }  // namespace
