@@ -245,6 +245,10 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
 
 }  // namespace
 
+int SetComparison::points_without_rounds() const {
+  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.rounds < 2; }));
+}
+
 int SetComparison::wrong_points() const {
   return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
 }

@@ -80,6 +80,11 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
 
   s.heading("method");
+  if (const int bare = c.points_without_rounds(); bare > 0) {
+    s.line("note: " + std::to_string(bare) + " of " + std::to_string(c.points.size()) +
+           " points come from runs without rounds, so their noise rests on the baseline pairs alone; measure gate runs with "
+           "run --rounds 3 (docs/report.md, \"Baseline sets on this machine\")");
+  }
   s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
          " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread) and between rounds; "
          "regressed when slower by more than " +
@@ -171,6 +176,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["set_aside"] = ordered_json::array();
   for (const auto& b : c.set_aside) j["set_aside"].push_back(side_json(b));
   j["state_differs"] = c.state_differs;
+  j["points_without_rounds"] = c.points_without_rounds();
   j["options"] = {{"threshold", c.options.threshold},
                   {"alpha", c.options.alpha},
                   {"confirm", c.options.confirm},

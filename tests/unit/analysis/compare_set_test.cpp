@@ -160,6 +160,26 @@ TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
   EXPECT_NE(c.headline().find("1 point(s) give WRONG results"), std::string::npos) << c.headline();
 }
 
+TEST(CompareSet, PointsFromRunsWithoutRoundsAreCountedAndNoted) {
+  testing::ScratchDir dir;
+  const auto bare =
+      compare_sets(open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)}), open_runs(dir, "n", {make_run(3)}), {}, false);
+  EXPECT_EQ(bare.points_without_rounds(), 16);
+  std::ostringstream text;
+  write_set_comparison(bare, OutputFormat::text, text);
+  EXPECT_NE(text.str().find("measure gate runs with run --rounds 3"), std::string::npos) << text.str();
+  // Every run with three rounds: nothing to note. One run without them: all its points count.
+  const auto rounds = compare_sets(open_runs(dir, "r", {make_run(0, 1, 3), make_run(1, 1, 3), make_run(2, 1, 3)}),
+                                   open_runs(dir, "s", {make_run(3, 1, 3)}), {}, false);
+  EXPECT_EQ(rounds.points_without_rounds(), 0);
+  std::ostringstream quiet;
+  write_set_comparison(rounds, OutputFormat::text, quiet);
+  EXPECT_EQ(quiet.str().find("measure gate runs with"), std::string::npos);
+  const auto mixed = compare_sets(open_runs(dir, "x", {make_run(0, 1, 3), make_run(1, 1, 3), make_run(2)}),
+                                  open_runs(dir, "y", {make_run(3, 1, 3)}), {}, false);
+  EXPECT_EQ(mixed.points_without_rounds(), 16);
+}
+
 TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
   testing::ScratchDir dir;
   const auto next = open_runs(dir, "n", {make_run(3, 1.3, 5)});
