@@ -114,6 +114,9 @@ struct Comparison {
 
 // What a results file says about the run that wrote it.
 RunSide run_side(const results::ResultsFile& file);
+// The run's machine state: the median core-to-core round trip of its kept visits
+// (/state_probes); 0 when it was not probed.
+double core_to_core_ns(const results::ResultsFile& file);
 
 // Two runs' machine states differ when one's core-to-core round trip is more than this many
 // times the other's (the two states seen on a VM differ 4-6x; readings of one within 1.5x).

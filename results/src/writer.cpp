@@ -228,6 +228,17 @@ std::uint64_t free_bytes(const std::string& path) {
   return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
+// Appends `records` to a table that is created (1,024 rows a chunk) the first time it gets any.
+template <typename Row, typename Record>
+void append_optional_rows(const Handle& file, const char* table, const h5::Compound<Row>& type, const std::vector<Record>& records) {
+  if (records.empty()) return;
+  if (!h5::exists(file, table)) h5::create_table(file, table, type.type(), 1024);
+  std::vector<Row> rows;
+  rows.reserve(records.size());
+  for (const auto& r : records) rows.push_back(tables::to_h5(r));
+  h5::append_rows(file, table, type.type(), rows.data(), rows.size());
+}
+
 std::string kib(std::uint64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
 }  // namespace
@@ -310,27 +321,11 @@ void ResultsWriter::append(const PointRecord& point) {
     std::vector<tables::GroupTimingH5> groups;
     for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
     h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
-    if (!point.rounds.empty()) {
-      // Created with the first point that has rounds: files of one round stay as they were.
-      if (!h5::exists(file, tables::kRoundMedians)) h5::create_table(file, tables::kRoundMedians, tables::round_median_type().type(), 1024);
-      std::vector<tables::RoundMedianH5> rounds;
-      for (const auto& r : point.rounds) rounds.push_back(tables::to_h5(r));
-      h5::append_rows(file, tables::kRoundMedians, tables::round_median_type().type(), rounds.data(), rounds.size());
-    }
-    if (!point.states.empty()) {
-      // Created with the first probed point: runs without a probe stay as they were.
-      if (!h5::exists(file, tables::kStateProbes)) h5::create_table(file, tables::kStateProbes, tables::state_probe_type().type(), 1024);
-      std::vector<tables::StateProbeH5> states;
-      for (const auto& st : point.states) states.push_back(tables::to_h5(st));
-      h5::append_rows(file, tables::kStateProbes, tables::state_probe_type().type(), states.data(), states.size());
-    }
-    if (point.modelled) {
-      // Created with the first point a library modelled (NCCL): other files stay as they were.
-      if (!h5::exists(file, tables::kModelledTimes))
-        h5::create_table(file, tables::kModelledTimes, tables::modelled_time_type().type(), 1024);
-      const auto m = tables::to_h5(*point.modelled);
-      h5::append_rows(file, tables::kModelledTimes, tables::modelled_time_type().type(), &m, 1);
-    }
+    // Tables only some runs have are created with the first point that has such rows: files
+    // of one round, without a probe, or of a backend that models nothing stay as they were.
+    append_optional_rows(file, tables::kRoundMedians, tables::round_median_type(), point.rounds);
+    append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
+    if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
     // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);

@@ -204,18 +204,16 @@ int Comparison::count(Verdict v) const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [v](const RowComparison& r) { return r.verdict == v; }));
 }
 
-RunSide run_side(const results::ResultsFile& f) {
+double core_to_core_ns(const results::ResultsFile& f) {
   std::vector<double> kept;
   for (const auto& s : f.state_probes()) {
     if (s.kept && s.core_to_core_ns > 0) kept.push_back(s.core_to_core_ns);
   }
-  return {f.path(),
-          f.run().started_at,
-          f.run().status,
-          f.run().backend,
-          f.run().meshbench_version,
-          f.run().world_size,
-          kept.empty() ? 0.0 : median_of(kept)};
+  return kept.empty() ? 0.0 : median_of(kept);
+}
+
+RunSide run_side(const results::ResultsFile& f) {
+  return {f.path(), f.run().started_at, f.run().status, f.run().backend, f.run().meshbench_version, f.run().world_size, core_to_core_ns(f)};
 }
 
 bool machine_states_differ(double a_ns, double b_ns) {

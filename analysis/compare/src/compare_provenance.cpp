@@ -104,7 +104,7 @@ std::vector<ProvenanceChange> provenance_changes(const results::ResultsFile& bas
   NameValues run_after = {
       {"world_size", std::to_string(next.run().world_size)}, {"backend", next.run().backend}, {"hosts", joined_hosts(next)}};
   diff("run", run_before, run_after, out, false, hidden);
-  if (const double b = run_side(base).core_to_core_ns, n = run_side(next).core_to_core_ns; machine_states_differ(b, n)) {
+  if (const double b = core_to_core_ns(base), n = core_to_core_ns(next); machine_states_differ(b, n)) {
     out.push_back({"machine", "core-to-core round trip", std::to_string(std::lround(b)) + " ns", std::to_string(std::lround(n)) + " ns"});
   }
   diff("environment", to_table(base.provenance().environment), to_table(next.provenance().environment), out, !all_environment, hidden);

@@ -108,8 +108,8 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
                            const SetOptions& options, bool all_environment) {
   std::vector<double> base_ns, new_ns;
-  for (const auto& f : base) base_ns.push_back(run_side(f).core_to_core_ns);
-  for (const auto& f : next) new_ns.push_back(run_side(f).core_to_core_ns);
+  for (const auto& f : base) base_ns.push_back(core_to_core_ns(f));
+  for (const auto& f : next) new_ns.push_back(core_to_core_ns(f));
   const auto selection = select_baselines_by_state(base_ns, new_ns);
   SetComparison c;
   if (selection.kept.size() == base.size()) {
