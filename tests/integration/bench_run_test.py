@@ -301,6 +301,7 @@ def test_machine_state_remeasures():
         expect_bad_input(mpirun(2, "run", "--tp", "2", *one, "--out", os.path.join(d, "bad.h5"),
                                 env=env(MESHBENCH_TEST_STATE_NS="55,fast")), "MESHBENCH_TEST_STATE_NS", launched=True)
         expect_bad_input(run("run", "--out", os.path.join(d, "bad.h5"), "--machine-state", "maybe"), "--machine-state")
+        expect_bad_input(run("run", "--out", os.path.join(d, "bad.h5"), "--state-budget", "-1"), "--state-budget")
         check(not os.path.exists(os.path.join(d, "bad.h5")), "a bad input left an output file")
 
 
