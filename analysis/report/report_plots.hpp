@@ -10,7 +10,8 @@ namespace meshbench::analysis {
 // The embedded plotting script (analysis/report/plots/plots.py).
 const char* plots_script();
 
-// Writes busbw_<dim>.png per dimension, ranking.png, group_spread.png (and
+// Writes busbw_<dim>.png per dimension, ranking.png, group_spread.png, placement.png (where the
+// best few mappings' groups land, when the file keeps its topology) (and
 // predicted_vs_measured.png: every predictor of the accuracy section, else the plan's
 // predictions) into `dir`, creating it. Returns the files
 // written. InputError in one line when python3 or matplotlib is missing or the script fails

@@ -18,12 +18,17 @@ class Table {
 
   void render_text(std::ostream& out, const std::string& indent = "  ") const;
   void render_markdown(std::ostream& out) const;
+  // An HTML <table> (cells escaped; right-aligned columns get class "num").
+  void render_html(std::ostream& out) const;
 
  private:
   std::vector<std::string> headers_;
   std::vector<bool> right_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// Text for HTML content and attribute values: & < > " ' as entities.
+std::string html_escape(const std::string& text);
 
 // CSV field quoting (RFC 4180): quoted when it holds a comma, quote or line break.
 std::string csv_field(const std::string& value);

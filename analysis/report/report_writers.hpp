@@ -44,6 +44,15 @@ class JsonReportWriter final : public ReportWriter {
   void write(const Report& report, std::ostream& out) const override;
 };
 
+// One self-contained HTML page (`report --html FILE`): the ranking, how to apply the best
+// mapping, where each mapping's groups land (inline SVG per dimension), the slot × slot link
+// classes, busbw curves, predicted against measured, group spread and slow hosts. Nothing
+// is fetched: styles, pictures and its one small script are inside.
+class HtmlReportWriter final : public ReportWriter {
+ public:
+  void write(const Report& report, std::ostream& out) const override;
+};
+
 inline constexpr int kReportJsonVersion = 1;
 nlohmann::ordered_json report_to_json(const Report& report);
 

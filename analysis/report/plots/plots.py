@@ -14,6 +14,7 @@ try:
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.lines
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 except ImportError as exc:  # the caller turns this into one line
@@ -274,6 +275,79 @@ def plot_predictions(report, out_dir):
     save(fig, out_dir, "predicted_vs_measured.png")
 
 
+PLACEMENT_MAPPINGS = 4  # the best few: a page of pictures, not a poster
+
+
+def dash_style(dash):
+    """An SVG stroke-dasharray ("12 4 2 4", "" for solid) as a matplotlib linestyle."""
+    parts = [float(p) for p in dash.split()]
+    return (0, tuple(p / 2.5 for p in parts)) if parts else "solid"  # matplotlib scales dashes by the line width
+
+
+def placement_panel(ax, grid, dim, styles):
+    """One dimension's nodes x slots: cells in their group's colour, ring hops beneath them."""
+    widest = max(n["slots"] for n in grid["nodes"])
+    cell = {}
+    for row, node in enumerate(grid["nodes"]):
+        for k in range(node["slots"]):
+            cell[node["first_slot"] + k] = (k, row)
+    for g in dim["groups"]:
+        for hop in g["hops"]:
+            (x0, y0), (x1, y1) = cell[hop["from_slot"]], cell[hop["to_slot"]]
+            bow = 0.55 if y0 == y1 else 0.0
+            xs = [x0, (x0 + x1) / 2 + (0.45 if y0 != y1 else 0), x1]
+            ys = [y0, (y0 + y1) / 2 - bow, y1]
+            ax.plot(xs, ys, color=g["colour"], lw=2.2, zorder=1, linestyle=dash_style(styles.get(hop["link"], "")))
+    for slot, (x, y) in cell.items():
+        group = dim["group_of_slot"][slot]
+        colour = dim["groups"][group]["colour"] if group >= 0 else "#e6e6e6"
+        ax.add_patch(plt.Rectangle((x - 0.38, y - 0.3), 0.76, 0.6, color=colour, zorder=2))
+        if group >= 0:
+            ax.text(x, y, f"r{dim['rank_of_slot'][slot]}", ha="center", va="center", fontsize=8, color="white", zorder=3,
+                    fontweight="bold")
+    ax.set_xlim(-0.6, widest - 0.4)
+    ax.set_ylim(len(grid["nodes"]) - 0.4, -0.9)
+    ax.set_xticks(range(widest))
+    ax.set_xticklabels([f"slot {k}" for k in range(widest)], fontsize=7)
+    ax.set_yticks(range(len(grid["nodes"])))
+    ax.set_yticklabels([n["host"] for n in grid["nodes"]], fontsize=7)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(f"{dim['dim']}: {len(dim['groups'])} groups of {len(dim['groups'][0]['ranks'])}", fontsize=9)
+
+
+def plot_placement(report, out_dir):
+    """placement.png: where the best mappings' groups land, one row per mapping, one panel per dimension."""
+    grid = report.get("placement")
+    if not grid or not grid["mappings"]:
+        return
+    mappings = [m for m in grid["mappings"] if m["dims"]][:PLACEMENT_MAPPINGS]
+    if not mappings:
+        return
+    styles = {c["name"]: c["dash"] for c in grid["link_classes"]}
+    cols = max(len(m["dims"]) for m in mappings)
+    widest = max(n["slots"] for n in grid["nodes"])
+    w, h = max(2.2, 0.75 * widest + 1.2), max(1.4, 0.6 * len(grid["nodes"]) + 0.9)
+    fig, axes = plt.subplots(len(mappings), cols, figsize=(w * cols, h * len(mappings) + 0.6), squeeze=False)
+    for row, m in enumerate(mappings):
+        for col in range(cols):
+            ax = axes[row][col]
+            if col >= len(m["dims"]):
+                ax.axis("off")
+                continue
+            placement_panel(ax, grid, m["dims"][col], styles)
+            if col == 0:
+                name = f"#{m['rank']} {m['mapping']}" if m["rank"] else m["mapping"]
+                ax.set_ylabel(name, fontsize=9)
+    handles = [matplotlib.lines.Line2D([], [], color="#444", lw=2.2, linestyle=dash_style(c["dash"]), label=c["name"])
+               for c in grid["link_classes"]]
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, title="link crossed", title_fontsize=8)
+    fig.tight_layout(rect=(0, 0.08 if handles else 0, 1, 1))
+    save(fig, out_dir, "placement.png")
+
+
 def read_arguments(usage):
     """(the input JSON, the output folder, created) from `script INPUT.json OUTDIR`, or None
     after printing `usage`. history_plots.py reads its arguments here too."""
@@ -295,6 +369,7 @@ def main():
     plot_ranking(report, out_dir)
     plot_spread(report, out_dir)
     plot_predictions(report, out_dir)
+    plot_placement(report, out_dir)
     return 0
 
 

@@ -1,11 +1,13 @@
 // meshbench report: rank a results file's mappings for the ML reader (step time, how to apply
 // the best) and explain them to the infrastructure reader (busbw, group spread, slow hosts).
 #include <iostream>
+#include <sstream>
 
 #include "analysis/report/report.hpp"
 #include "analysis/report/report_command.hpp"
 #include "analysis/report/report_plots.hpp"
 #include "analysis/report/report_writers.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace meshbench::analysis {
@@ -20,10 +22,22 @@ constexpr const char* kSummary =
     "across groups with the hosts of the slowest group, the plan's predictions against the measurements, and\n"
     "the cost model's accuracy per point, dimension and mapping (uncalibrated, and calibrated with --cost-model).";
 
+// Whole or not at all: a page cut short would look like a report that lacks sections.
+std::string write_html_report(const Report& report, const std::string& path) {
+  std::ostringstream page;
+  HtmlReportWriter().write(report, page);
+  try {
+    write_file_atomically(path, page.str());
+  } catch (const AtomicWriteError& e) {
+    throw InputError("cannot write the --html file " + path + ": " + e.reason() + "; give a writable path");
+  }
+  return path;
+}
+
 }  // namespace
 
 int report_command(const Args& args) {
-  std::string file, workload_path, cost_model_path, format_name, plot_dir, export_dir, export_mapping;
+  std::string file, workload_path, cost_model_path, format_name, plot_dir, html_path, export_dir, export_mapping;
   bool force = false;
   po::options_description options("report options");
   // clang-format off
@@ -37,6 +51,8 @@ int report_command(const Args& args) {
       ("format", po::value(&format_name)->default_value("text")->value_name("FORMAT"), "output: text, csv, json or markdown")
       ("plot", po::value(&plot_dir)->default_value("")->value_name("DIR"),
        "also write PNG plots there (busbw per dimension, ranking, group spread); needs python3-matplotlib")
+      ("html", po::value(&html_path)->default_value("")->value_name("FILE"),
+       "also write the report as one self-contained HTML page there (placement pictures, charts; nothing fetched)")
       ("export", po::value(&export_dir)->default_value("")->value_name("DIR"),
        "write the best mapping's rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh) there")
       ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best")
@@ -63,6 +79,7 @@ int report_command(const Args& args) {
     const std::string name = export_mapping.empty() ? report.best->mapping : export_mapping;
     for (auto& p : export_apply_files(plan_of(results), name, export_dir, force)) written.push_back(std::move(p));
   }
+  if (!html_path.empty()) written.push_back(write_html_report(report, html_path));
   make_report_writer(format)->write(report, std::cout);
   for (const auto& w : written) std::cerr << "meshbench report: wrote " << w << "\n";
   return kExitOk;

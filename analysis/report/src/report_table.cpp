@@ -73,6 +73,37 @@ void Table::render_markdown(std::ostream& out) const {
   }
 }
 
+void Table::render_html(std::ostream& out) const {
+  const auto cell = [&](const char* tag, std::size_t c, const std::string& text) {
+    out << "<" << tag << (right_[c] ? " class=\"num\"" : "") << ">" << html_escape(text) << "</" << tag << ">";
+  };
+  out << "<table><thead><tr>";
+  for (std::size_t c = 0; c < headers_.size(); ++c) cell("th", c, headers_[c]);
+  out << "</tr></thead><tbody>\n";
+  for (const auto& r : rows_) {
+    out << "<tr>";
+    for (std::size_t c = 0; c < r.size(); ++c) cell("td", c, r[c]);
+    out << "</tr>\n";
+  }
+  out << "</tbody></table>\n";
+}
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string csv_field(const std::string& value) {
   if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
   std::string out = "\"";

@@ -41,6 +41,8 @@ std::vector<std::string> to_strings(const std::vector<int>& v) {
   return out;
 }
 
+}  // namespace
+
 int dim_order(const std::string& dim) {
   for (std::size_t i = 0; i < mapping::kAllDims.size(); ++i) {
     if (mapping::to_string(mapping::kAllDims[i]) == dim) return static_cast<int>(i);
@@ -61,8 +63,6 @@ int rank_of(const Report& report, const std::string& mapping) {
   }
   return 1 << 20;
 }
-
-}  // namespace
 
 std::string rank_text(double rank) { return rank == std::floor(rank) ? std::to_string(static_cast<long long>(rank)) : fixed(rank, 1); }
 

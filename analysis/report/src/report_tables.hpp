@@ -13,6 +13,12 @@ struct TitledTable {
   Table table;
 };
 
+// Places in meshbench's dimension and op orders (unknown names last), and a mapping's rank (a
+// large number when unranked): the orders every table and chart sorts by.
+int dim_order(const std::string& dim);
+int op_order(const std::string& op);
+int rank_of(const Report& report, const std::string& mapping);
+
 // "#1" .. for a mapping by its rank (the busbw tables' columns), "" when unranked.
 std::string rank_label(const Report& report, const std::string& mapping);
 

@@ -126,6 +126,41 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
           {"predictors", predictors}, {"notes", a.notes}};
 }
 
+// The colours and strokes travel with the placement, so the PNG draws what the HTML draws.
+ordered_json placement_json(const Placements& p) {
+  const auto& g = p.grid;
+  ordered_json nodes = ordered_json::array();
+  for (std::size_t n = 0; n < g.hosts.size(); ++n) {
+    nodes.push_back({{"host", g.hosts[n]}, {"first_slot", g.first_slot[n]}, {"slots", g.slot_count[n]}});
+  }
+  ordered_json classes = ordered_json::array();
+  for (const auto& c : g.classes) classes.push_back({{"name", c}, {"colour", link_colour(c)}, {"dash", link_dash(c)}});
+  ordered_json mappings = ordered_json::array();
+  for (const auto& m : p.mappings) {
+    ordered_json dims = ordered_json::array();
+    for (const auto& d : m.dims) {
+      ordered_json groups = ordered_json::array();
+      for (std::size_t i = 0; i < d.groups.size(); ++i) {
+        const auto& grp = d.groups[i];
+        ordered_json hops = ordered_json::array();
+        for (const auto& h : grp.hops) hops.push_back({{"from_slot", h.from_slot}, {"to_slot", h.to_slot}, {"link", h.link}});
+        groups.push_back({{"colour", group_colour(static_cast<int>(i))},
+                          {"ranks", grp.ranks},
+                          {"slots", grp.slots},
+                          {"crossed", grp.crossed},
+                          {"hops", hops}});
+      }
+      dims.push_back({{"dim", d.dim}, {"group_of_slot", d.group_of_slot}, {"rank_of_slot", d.rank_of_slot}, {"groups", groups}});
+    }
+    mappings.push_back({{"mapping", m.mapping}, {"rank", m.rank}, {"dims", dims}});
+  }
+  return {{"slots", g.slots},
+          {"nodes", nodes},
+          {"link_classes", classes},
+          {"links", g.links},
+          {"mappings", mappings}};
+}
+
 }  // namespace
 
 ordered_json report_to_json(const Report& r) {
@@ -223,6 +258,7 @@ ordered_json report_to_json(const Report& r) {
     j["wrong"].push_back(
         {{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
   }
+  j["placement"] = r.placement ? placement_json(*r.placement) : ordered_json(nullptr);
   return j;
 }
 

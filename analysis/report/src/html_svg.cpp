@@ -1,0 +1,310 @@
+#include "analysis/report/src/html_svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "analysis/report/report_table.hpp"
+#include "common/sizes.hpp"
+
+namespace meshbench::analysis::detail {
+
+namespace {
+
+// Coordinates with one decimal: enough for a screen, and stable text for the tests.
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string dash_attr(const std::string& link) {
+  const std::string d = link_dash(link);
+  return d.empty() ? "" : " stroke-dasharray=\"" + d + "\"";
+}
+
+struct Cell {
+  double x = 0, y = 0;
+};
+
+Cell cell_of(const SlotGrid& grid, int slot) {
+  using G = PlacementGeometry;
+  std::size_t node = 0;
+  while (node + 1 < grid.first_slot.size() && grid.first_slot[node + 1] <= slot) ++node;
+  const int local = slot - grid.first_slot[node];
+  return {G::left + local * double(G::cell_w + G::gap_x), G::top + static_cast<double>(node) * (G::cell_h + G::gap_y)};
+}
+
+// A hop as a quadratic curve between the two cells' centres, bowed to one side so that it
+// shows in the gaps between cells (the cells are drawn over it).
+void hop_path(std::ostream& out, const SlotGrid& grid, const PlacementHop& hop, const std::string& colour) {
+  using G = PlacementGeometry;
+  const Cell a = cell_of(grid, hop.from_slot), b = cell_of(grid, hop.to_slot);
+  const double ax = a.x + G::cell_w / 2.0, ay = a.y + G::cell_h / 2.0, bx = b.x + G::cell_w / 2.0, by = b.y + G::cell_h / 2.0;
+  double cx = (ax + bx) / 2, cy = (ay + by) / 2;
+  if (ay == by) {
+    cy -= G::cell_h + G::gap_y * 0.9;  // the apex lies in the gap above the row
+  } else {
+    const double dx = bx - ax, dy = by - ay, len = std::hypot(dx, dy);
+    cx += -dy / len * (G::cell_w * 0.9);
+    cy += dx / len * (G::cell_w * 0.9);
+  }
+  out << "<path class=\"hop\" data-link=\"" << html_escape(hop.link) << "\" d=\"M" << num(ax) << " " << num(ay) << " Q" << num(cx) << " "
+      << num(cy) << " " << num(bx) << " " << num(by) << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
+      << (hop.link == "NET" ? "3" : "2.5") << "\"" << dash_attr(hop.link) << "><title>slot " << hop.from_slot << " – slot " << hop.to_slot
+      << ": " << html_escape(hop.link) << "</title></path>\n";
+}
+
+struct LogScale {
+  double lo = 1, hi = 10, from = 0, to = 1;  // data range (log10) onto pixels
+  LogScale(double min_v, double max_v, double from_px, double to_px) : from(from_px), to(to_px) {
+    lo = std::log10(min_v);
+    hi = std::log10(max_v);
+    if (hi - lo < 1e-9) {
+      lo -= 0.5;
+      hi += 0.5;
+    }
+  }
+  double operator()(double v) const { return from + (std::log10(v) - lo) / (hi - lo) * (to - from); }
+};
+
+// 1, 2, 5 × 10^k within [lo, hi], thinned to at most about eight.
+std::vector<double> decade_ticks(double lo, double hi) {
+  std::vector<double> t;
+  for (int e = static_cast<int>(std::floor(std::log10(lo))); e <= static_cast<int>(std::ceil(std::log10(hi))); ++e) {
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double v = m * std::pow(10.0, e);
+      if (v >= lo * 0.999 && v <= hi * 1.001) t.push_back(v);
+    }
+  }
+  if (t.size() > 8) {
+    std::vector<double> ones;
+    for (const double v : t) {
+      if (std::fabs(std::log10(v) - std::round(std::log10(v))) < 1e-9) ones.push_back(v);
+    }
+    t = ones;
+  }
+  return t;
+}
+
+std::string tick_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+struct Frame {
+  double width = 480, height = 300, left = 62, right = 14, top = 14, bottom = 52;
+};
+
+// The axes, grid and ticks of a log-log chart over [x0, x1] × [y0, y1].
+void axes(std::ostream& out, const Frame& f, const LogScale& xs, const LogScale& ys, const std::vector<double>& xticks, bool x_bytes,
+          const std::string& x_label, const std::string& y_label) {
+  out << "<rect x=\"" << num(f.left) << "\" y=\"" << num(f.top) << "\" width=\"" << num(f.width - f.left - f.right) << "\" height=\""
+      << num(f.height - f.top - f.bottom) << "\" fill=\"#fff\" stroke=\"#999\"/>\n";
+  for (const double t : xticks) {
+    const double x = xs(t);
+    out << "<line x1=\"" << num(x) << "\" y1=\"" << num(f.top) << "\" x2=\"" << num(x) << "\" y2=\"" << num(f.height - f.bottom)
+        << "\" stroke=\"#eee\"/><text x=\"" << num(x) << "\" y=\"" << num(f.height - f.bottom + 14) << "\" class=\"tick\" text-anchor=\"middle\">"
+        << html_escape(x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(t))) : tick_text(t)) << "</text>\n";
+  }
+  for (const double t : decade_ticks(std::pow(10.0, ys.lo), std::pow(10.0, ys.hi))) {
+    const double y = ys(t);
+    out << "<line x1=\"" << num(f.left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(f.width - f.right) << "\" y2=\"" << num(y)
+        << "\" stroke=\"#eee\"/><text x=\"" << num(f.left - 4) << "\" y=\"" << num(y + 4) << "\" class=\"tick\" text-anchor=\"end\">"
+        << tick_text(t) << "</text>\n";
+  }
+  out << "<text x=\"" << num((f.left + f.width - f.right) / 2) << "\" y=\"" << num(f.height - 16)
+      << "\" text-anchor=\"middle\" class=\"axis\">" << html_escape(x_label) << "</text>\n"
+      << "<text transform=\"translate(14 " << num((f.top + f.height - f.bottom) / 2) << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">"
+      << html_escape(y_label) << "</text>\n";
+}
+
+bool positive(const std::pair<double, double>& p) { return p.first > 0 && p.second > 0 && std::isfinite(p.first) && std::isfinite(p.second); }
+
+// The drawable range of every series: [min, max] of x and y over positive points.
+bool extent(const std::vector<Series>& series, double& x0, double& x1, double& y0, double& y1) {
+  bool any = false;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      if (!positive(p)) continue;
+      x0 = any ? std::min(x0, p.first) : p.first;
+      x1 = any ? std::max(x1, p.first) : p.first;
+      y0 = any ? std::min(y0, p.second) : p.second;
+      y1 = any ? std::max(y1, p.second) : p.second;
+      any = true;
+    }
+  }
+  return any;
+}
+
+void legend(std::ostream& out, const std::vector<Series>& series) {
+  out << "<ul class=\"legend\">";
+  for (const auto& s : series) out << "<li><span class=\"swatch\" style=\"background:" << s.colour << "\"></span>" << html_escape(s.name) << "</li>";
+  out << "</ul>\n";
+}
+
+}  // namespace
+
+void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& dim, const std::string& id) {
+  using G = PlacementGeometry;
+  const int widest = grid.slot_count.empty() ? 0 : *std::max_element(grid.slot_count.begin(), grid.slot_count.end());
+  const double width = G::left + widest * double(G::cell_w + G::gap_x) + 8;
+  const double height = G::top + static_cast<double>(grid.hosts.size()) * (G::cell_h + G::gap_y) - G::gap_y + 26;
+  out << "<svg id=\"" << id << "\" class=\"placement\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
+      << num(height) << "\" viewBox=\"0 0 " << num(width) << " " << num(height) << "\" data-dim=\"" << html_escape(dim.dim) << "\">\n";
+  for (int k = 0; k < widest; ++k) {
+    out << "<text x=\"" << num(G::left + k * double(G::cell_w + G::gap_x) + G::cell_w / 2.0) << "\" y=\"12\" class=\"tick\" text-anchor=\"middle\">slot " << k << "</text>\n";
+  }
+  for (std::size_t n = 0; n < grid.hosts.size(); ++n) {
+    out << "<text x=\"" << (G::left - 8) << "\" y=\"" << num(G::top + static_cast<double>(n) * (G::cell_h + G::gap_y) + G::cell_h / 2.0 + 4)
+        << "\" class=\"host\" text-anchor=\"end\">" << html_escape(grid.hosts[n]) << "</text>\n";
+  }
+  for (std::size_t g = 0; g < dim.groups.size(); ++g) {
+    for (const auto& hop : dim.groups[g].hops) hop_path(out, grid, hop, group_colour(static_cast<int>(g)));
+  }
+  for (int s = 0; s < grid.slots; ++s) {
+    const Cell c = cell_of(grid, s);
+    const int group = dim.group_of_slot[static_cast<std::size_t>(s)];
+    const int rank = dim.rank_of_slot[static_cast<std::size_t>(s)];
+    const std::string fill = group < 0 ? "#e6e6e6" : group_colour(group);
+    out << "<g class=\"cell\" data-group=\"" << group << "\"><rect id=\"" << id << "-s" << s << "\" x=\"" << num(c.x) << "\" y=\"" << num(c.y)
+        << "\" width=\"" << G::cell_w << "\" height=\"" << G::cell_h << "\" rx=\"4\" fill=\"" << fill << "\"/>";
+    if (group >= 0) {
+      out << "<text x=\"" << num(c.x + G::cell_w / 2.0) << "\" y=\"" << num(c.y + G::cell_h / 2.0 + 4)
+          << "\" class=\"rank\" text-anchor=\"middle\">r" << rank << "</text><title>slot " << s << ": rank " << rank << ", " << html_escape(dim.dim)
+          << " group " << group << "</title>";
+    } else {
+      out << "<title>slot " << s << ": no rank</title>";
+    }
+    out << "</g>\n";
+  }
+  // The link styles that occur in this picture, as a key under it.
+  std::vector<std::string> used;
+  for (const auto& g : dim.groups) {
+    for (const auto& h : g.hops) {
+      if (std::find(used.begin(), used.end(), h.link) == used.end()) used.push_back(h.link);
+    }
+  }
+  double x = G::left;
+  const double y = height - 10;
+  for (const auto& l : grid.classes) {
+    if (std::find(used.begin(), used.end(), l) == used.end()) continue;
+    out << "<line x1=\"" << num(x) << "\" y1=\"" << num(y - 4) << "\" x2=\"" << num(x + 30) << "\" y2=\"" << num(y - 4)
+        << "\" stroke=\"#444\" stroke-width=\"2.5\"" << dash_attr(l) << "/><text x=\"" << num(x + 34) << "\" y=\"" << num(y)
+        << "\" class=\"tick\">" << html_escape(l) << "</text>\n";
+    x += 80;
+  }
+  out << "</svg>\n";
+}
+
+void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
+  const double cell = grid.slots <= 16 ? 28 : (grid.slots <= 48 ? 14 : 6), left = 44, top = 30;
+  const double side = cell * grid.slots;
+  out << "<svg id=\"link-matrix\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(left + side + 8) << "\" height=\""
+      << num(top + side + 8) << "\">\n";
+  for (int a = 0; a < grid.slots; ++a) {
+    for (int b = 0; b < grid.slots; ++b) {
+      const auto& l = grid.links[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
+      out << "<rect x=\"" << num(left + b * cell) << "\" y=\"" << num(top + a * cell) << "\" width=\"" << num(cell) << "\" height=\""
+          << num(cell) << "\" fill=\"" << link_colour(l) << "\"><title>slot " << a << " – slot " << b << ": " << html_escape(l)
+          << "</title></rect>";
+      if (cell >= 28) {
+        out << "<text x=\"" << num(left + b * cell + cell / 2) << "\" y=\"" << num(top + a * cell + cell / 2 + 3)
+            << "\" class=\"cellnote\" text-anchor=\"middle\"" << (l == "LOC" || l == "NVL" || l == "NVB" ? " fill=\"#fff\"" : "") << ">"
+            << html_escape(l) << "</text>";
+      }
+    }
+    out << "\n";
+  }
+  // Slot numbers (every one when they fit) and the node boundaries.
+  const int every = cell >= 14 ? 1 : 8;
+  for (int s = 0; s < grid.slots; s += every) {
+    out << "<text x=\"" << num(left + s * cell + cell / 2) << "\" y=\"" << num(top - 6) << "\" class=\"tick\" text-anchor=\"middle\">" << s
+        << "</text><text x=\"" << num(left - 6) << "\" y=\"" << num(top + s * cell + cell / 2 + 4) << "\" class=\"tick\" text-anchor=\"end\">" << s
+        << "</text>\n";
+  }
+  for (std::size_t n = 1; n < grid.first_slot.size(); ++n) {
+    const double p = grid.first_slot[n] * cell;
+    out << "<line x1=\"" << num(left + p) << "\" y1=\"" << num(top) << "\" x2=\"" << num(left + p) << "\" y2=\"" << num(top + side)
+        << "\" stroke=\"#000\"/><line x1=\"" << num(left) << "\" y1=\"" << num(top + p) << "\" x2=\"" << num(left + side) << "\" y2=\""
+        << num(top + p) << "\" stroke=\"#000\"/>\n";
+  }
+  out << "</svg>\n";
+}
+
+void line_chart_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
+                    const std::vector<Series>& series, bool x_bytes) {
+  double x0 = 1, x1 = 1, y0 = 1, y1 = 1;
+  if (!extent(series, x0, x1, y0, y1)) {
+    out << "<p>no positive values to draw</p>\n";
+    return;
+  }
+  const Frame f;
+  const LogScale xs(x0, x1, f.left + 6, f.width - f.right - 6), ys(y0 / 1.2, y1 * 1.2, f.height - f.bottom, f.top);
+  std::vector<double> xticks;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      if (positive(p) && std::find(xticks.begin(), xticks.end(), p.first) == xticks.end()) xticks.push_back(p.first);
+    }
+  }
+  std::sort(xticks.begin(), xticks.end());
+  if (!x_bytes) xticks = decade_ticks(x0, x1);
+  const std::size_t step = (xticks.size() + 7) / 8;
+  std::vector<double> shown;
+  for (std::size_t i = 0; i < xticks.size(); i += std::max<std::size_t>(step, 1)) shown.push_back(xticks[i]);
+  out << "<figure class=\"chart\"><svg id=\"" << id << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
+      << num(f.height) << "\">\n";
+  axes(out, f, xs, ys, shown, x_bytes, x_label, y_label);
+  for (const auto& s : series) {
+    std::string points;
+    for (const auto& p : s.points) {
+      if (positive(p)) points += num(xs(p.first)) + "," + num(ys(p.second)) + " ";
+    }
+    out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>" << html_escape(s.name)
+        << "</title></polyline>\n";
+    for (const auto& p : s.points) {
+      if (positive(p)) {
+        out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"2.5\" fill=\"" << s.colour << "\"><title>"
+            << html_escape(s.name) << ": " << sig3(p.second) << " at " << (x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(p.first))) : sig3(p.first))
+            << "</title></circle>";
+      }
+    }
+    out << "\n";
+  }
+  out << "</svg>";
+  legend(out, series);
+  out << "</figure>\n";
+}
+
+void scatter_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
+                 const std::vector<Series>& series) {
+  double x0 = 1, x1 = 1, y0 = 1, y1 = 1;
+  if (!extent(series, x0, x1, y0, y1)) {
+    out << "<p>no positive values to draw</p>\n";
+    return;
+  }
+  const double lo = std::min(x0, y0) / 1.3, hi = std::max(x1, y1) * 1.3;  // one scale on both axes, so y = x is the diagonal
+  const Frame f{420, 360, 62, 14, 14, 52};
+  const LogScale xs(lo, hi, f.left, f.width - f.right), ys(lo, hi, f.height - f.bottom, f.top);
+  out << "<figure class=\"chart\"><svg id=\"" << id << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
+      << num(f.height) << "\">\n";
+  axes(out, f, xs, ys, decade_ticks(lo, hi), false, x_label, y_label);
+  out << "<line x1=\"" << num(xs(lo)) << "\" y1=\"" << num(ys(lo)) << "\" x2=\"" << num(xs(hi)) << "\" y2=\"" << num(ys(hi))
+      << "\" stroke=\"#888\" stroke-dasharray=\"4 3\"><title>predicted = measured</title></line>\n";
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      if (!positive(p)) continue;
+      out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"3\" fill=\"" << s.colour
+          << "\" fill-opacity=\"0.6\"><title>" << html_escape(s.name) << ": predicted " << sig3(p.first) << ", measured " << sig3(p.second)
+          << "</title></circle>";
+    }
+    out << "\n";
+  }
+  out << "</svg>";
+  legend(out, series);
+  out << "</figure>\n";
+}
+
+}  // namespace meshbench::analysis::detail
