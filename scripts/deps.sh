@@ -10,6 +10,8 @@ MESHBENCH_PACKAGES=(
   libpugixml-dev nlohmann-json3-dev
   libfabric-dev libfabric-bin
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
+  # report --html is tested in a real browser; python3-pil reads its screenshots' pixels
+  chromium python3-pil
   slurmctld slurmd slurm-client libpmix-dev
   iproute2 util-linux procps
   # iptables: the fault tests' packet loss (kernels without netem); time: scripts/load.sh's memory per rank

@@ -4,7 +4,7 @@
 #   - as root: brings up a local test cluster (2 emulated nodes x 2 slots, 1 Gbit/s between
 #     them, Slurm), submits the generated sbatch job (doctor, then run), and reports;
 #   - otherwise: runs the same on this machine alone with mpirun (4 ranks), and says so.
-# Prints the ranking and where the results file and the plots are.
+# Prints the ranking and where the results file, the plots and the HTML report are.
 #   scripts/quickstart.sh [--keep]      (--keep leaves the local cluster up)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -72,10 +72,11 @@ else
 fi
 
 step "5. report: mappings ranked by measured cost, for the ML and the infrastructure engineer"
-"$mb" report "$results" --plot "$out/plots" --export "$out/best"
+"$mb" report "$results" --plot "$out/plots" --export "$out/best" --html "$out/report.html"
 
 step "done"
 echo "results file: $results"
 echo "plots:        $out/plots/"
+echo "HTML report:  $out/report.html (one file, opens offline)"
 echo "best mapping: $out/best/ (rankfile, SLURM_HOSTFILE, Megatron order)"
 [[ -z $cluster || $keep -eq 0 ]] || echo "local cluster '$cluster' left up; stop it with: $lc/down.sh --cluster $cluster"

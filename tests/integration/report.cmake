@@ -25,3 +25,11 @@ add_test(NAME integration.compare.tcp_whole_run
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_tcp_whole_run)
 set_tests_properties(integration.compare.tcp_whole_run PROPERTIES
   RUN_SERIAL TRUE LABELS "integration;analysis;timing" TIMEOUT 1200 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+# report --html in headless chromium, and report --plot's placement picture, on the setup's run.
+foreach(_case html_browser html_placement_pixels html_bad_input plot_placement)
+  add_test(NAME integration.report.${_case}
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_html_test.py ${_case})
+  set_tests_properties(integration.report.${_case} PROPERTIES
+    FIXTURES_REQUIRED report_runs LABELS "integration;analysis" TIMEOUT 900
+    ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;REPORT_FIXTURES=${_report_fixtures}")
+endforeach()
