@@ -37,15 +37,15 @@ struct DimPlacement {
 
 struct MappingPlacement {
   std::string mapping;
-  int rank = 0;                   // in the ranking; 0 when unranked
-  std::vector<DimPlacement> dims; // kAllDims order; dimensions whose groups have one member left out
+  int rank = 0;                    // in the ranking; 0 when unranked
+  std::vector<DimPlacement> dims;  // kAllDims order; dimensions whose groups have one member left out
 };
 
 // The cluster as nodes × slots and the link class of every slot pair.
 struct SlotGrid {
-  std::vector<std::string> hosts;    // per node
-  std::vector<int> first_slot;       // per node
-  std::vector<int> slot_count;       // per node
+  std::vector<std::string> hosts;  // per node
+  std::vector<int> first_slot;     // per node
+  std::vector<int> slot_count;     // per node
   int slots = 0;
   std::vector<std::vector<std::string>> links;  // slot × slot; empty when slots > kMaxLinkMatrixSlots
   std::vector<std::string> classes;             // link classes that occur between distinct slots, closest first

@@ -47,8 +47,9 @@ void hop_path(std::ostream& out, const SlotGrid& grid, const PlacementHop& hop, 
     cy -= G::cell_h + G::gap_y * 0.9;  // the apex lies in the gap above the row
   } else {
     const double dx = bx - ax, dy = by - ay, len = std::hypot(dx, dy);
-    cx += -dy / len * (G::cell_w * 0.9);
-    cy += dx / len * (G::cell_w * 0.9);
+    // Far enough to the side that the apex clears the cells into the gap beside them.
+    cx += -dy / len * (G::cell_w * 1.35);
+    cy += dx / len * (G::cell_w * 1.35);
   }
   out << "<path class=\"hop\" data-link=\"" << html_escape(hop.link) << "\" d=\"M" << num(ax) << " " << num(ay) << " Q" << num(cx) << " "
       << num(cy) << " " << num(bx) << " " << num(by) << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
@@ -106,7 +107,8 @@ void axes(std::ostream& out, const Frame& f, const LogScale& xs, const LogScale&
   for (const double t : xticks) {
     const double x = xs(t);
     out << "<line x1=\"" << num(x) << "\" y1=\"" << num(f.top) << "\" x2=\"" << num(x) << "\" y2=\"" << num(f.height - f.bottom)
-        << "\" stroke=\"#eee\"/><text x=\"" << num(x) << "\" y=\"" << num(f.height - f.bottom + 14) << "\" class=\"tick\" text-anchor=\"middle\">"
+        << "\" stroke=\"#eee\"/><text x=\"" << num(x) << "\" y=\"" << num(f.height - f.bottom + 14)
+        << "\" class=\"tick\" text-anchor=\"middle\">"
         << html_escape(x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(t))) : tick_text(t)) << "</text>\n";
   }
   for (const double t : decade_ticks(std::pow(10.0, ys.lo), std::pow(10.0, ys.hi))) {
@@ -117,11 +119,13 @@ void axes(std::ostream& out, const Frame& f, const LogScale& xs, const LogScale&
   }
   out << "<text x=\"" << num((f.left + f.width - f.right) / 2) << "\" y=\"" << num(f.height - 16)
       << "\" text-anchor=\"middle\" class=\"axis\">" << html_escape(x_label) << "</text>\n"
-      << "<text transform=\"translate(14 " << num((f.top + f.height - f.bottom) / 2) << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">"
-      << html_escape(y_label) << "</text>\n";
+      << "<text transform=\"translate(14 " << num((f.top + f.height - f.bottom) / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" << html_escape(y_label) << "</text>\n";
 }
 
-bool positive(const std::pair<double, double>& p) { return p.first > 0 && p.second > 0 && std::isfinite(p.first) && std::isfinite(p.second); }
+bool positive(const std::pair<double, double>& p) {
+  return p.first > 0 && p.second > 0 && std::isfinite(p.first) && std::isfinite(p.second);
+}
 
 // The drawable range of every series: [min, max] of x and y over positive points.
 bool extent(const std::vector<Series>& series, double& x0, double& x1, double& y0, double& y1) {
@@ -141,7 +145,8 @@ bool extent(const std::vector<Series>& series, double& x0, double& x1, double& y
 
 void legend(std::ostream& out, const std::vector<Series>& series) {
   out << "<ul class=\"legend\">";
-  for (const auto& s : series) out << "<li><span class=\"swatch\" style=\"background:" << s.colour << "\"></span>" << html_escape(s.name) << "</li>";
+  for (const auto& s : series)
+    out << "<li><span class=\"swatch\" style=\"background:" << s.colour << "\"></span>" << html_escape(s.name) << "</li>";
   out << "</ul>\n";
 }
 
@@ -155,11 +160,16 @@ void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& 
   out << "<svg id=\"" << id << "\" class=\"placement\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
       << num(height) << "\" viewBox=\"0 0 " << num(width) << " " << num(height) << "\" data-dim=\"" << html_escape(dim.dim) << "\">\n";
   for (int k = 0; k < widest; ++k) {
-    out << "<text x=\"" << num(G::left + k * double(G::cell_w + G::gap_x) + G::cell_w / 2.0) << "\" y=\"12\" class=\"tick\" text-anchor=\"middle\">slot " << k << "</text>\n";
+    out << "<text x=\"" << num(G::left + k * double(G::cell_w + G::gap_x) + G::cell_w / 2.0)
+        << "\" y=\"12\" class=\"tick\" text-anchor=\"middle\">slot " << k << "</text>\n";
   }
   for (std::size_t n = 0; n < grid.hosts.size(); ++n) {
+    // The left margin holds about 13 characters: a longer name keeps its tail (where cluster
+    // names differ: node-017) and the full name in the tooltip.
+    const std::string& host = grid.hosts[n];
+    const std::string shown = host.size() > 13 ? "…" + host.substr(host.size() - 12) : host;
     out << "<text x=\"" << (G::left - 8) << "\" y=\"" << num(G::top + static_cast<double>(n) * (G::cell_h + G::gap_y) + G::cell_h / 2.0 + 4)
-        << "\" class=\"host\" text-anchor=\"end\">" << html_escape(grid.hosts[n]) << "</text>\n";
+        << "\" class=\"host\" text-anchor=\"end\">" << html_escape(shown) << "<title>" << html_escape(host) << "</title></text>\n";
   }
   for (std::size_t g = 0; g < dim.groups.size(); ++g) {
     for (const auto& hop : dim.groups[g].hops) hop_path(out, grid, hop, group_colour(static_cast<int>(g)));
@@ -169,12 +179,12 @@ void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& 
     const int group = dim.group_of_slot[static_cast<std::size_t>(s)];
     const int rank = dim.rank_of_slot[static_cast<std::size_t>(s)];
     const std::string fill = group < 0 ? "#e6e6e6" : group_colour(group);
-    out << "<g class=\"cell\" data-group=\"" << group << "\"><rect id=\"" << id << "-s" << s << "\" x=\"" << num(c.x) << "\" y=\"" << num(c.y)
-        << "\" width=\"" << G::cell_w << "\" height=\"" << G::cell_h << "\" rx=\"4\" fill=\"" << fill << "\"/>";
+    out << "<g class=\"cell\" data-group=\"" << group << "\"><rect id=\"" << id << "-s" << s << "\" x=\"" << num(c.x) << "\" y=\""
+        << num(c.y) << "\" width=\"" << G::cell_w << "\" height=\"" << G::cell_h << "\" rx=\"4\" fill=\"" << fill << "\"/>";
     if (group >= 0) {
       out << "<text x=\"" << num(c.x + G::cell_w / 2.0) << "\" y=\"" << num(c.y + G::cell_h / 2.0 + 4)
-          << "\" class=\"rank\" text-anchor=\"middle\">r" << rank << "</text><title>slot " << s << ": rank " << rank << ", " << html_escape(dim.dim)
-          << " group " << group << "</title>";
+          << "\" class=\"rank\" text-anchor=\"middle\">r" << rank << "</text><title>slot " << s << ": rank " << rank << ", "
+          << html_escape(dim.dim) << " group " << group << "</title>";
     } else {
       out << "<title>slot " << s << ": no rank</title>";
     }
@@ -222,8 +232,8 @@ void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
   const int every = cell >= 14 ? 1 : 8;
   for (int s = 0; s < grid.slots; s += every) {
     out << "<text x=\"" << num(left + s * cell + cell / 2) << "\" y=\"" << num(top - 6) << "\" class=\"tick\" text-anchor=\"middle\">" << s
-        << "</text><text x=\"" << num(left - 6) << "\" y=\"" << num(top + s * cell + cell / 2 + 4) << "\" class=\"tick\" text-anchor=\"end\">" << s
-        << "</text>\n";
+        << "</text><text x=\"" << num(left - 6) << "\" y=\"" << num(top + s * cell + cell / 2 + 4)
+        << "\" class=\"tick\" text-anchor=\"end\">" << s << "</text>\n";
   }
   for (std::size_t n = 1; n < grid.first_slot.size(); ++n) {
     const double p = grid.first_slot[n] * cell;
@@ -262,13 +272,13 @@ void line_chart_svg(std::ostream& out, const std::string& id, const std::string&
     for (const auto& p : s.points) {
       if (positive(p)) points += num(xs(p.first)) + "," + num(ys(p.second)) + " ";
     }
-    out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>" << html_escape(s.name)
-        << "</title></polyline>\n";
+    out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>"
+        << html_escape(s.name) << "</title></polyline>\n";
     for (const auto& p : s.points) {
       if (positive(p)) {
         out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"2.5\" fill=\"" << s.colour << "\"><title>"
-            << html_escape(s.name) << ": " << sig3(p.second) << " at " << (x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(p.first))) : sig3(p.first))
-            << "</title></circle>";
+            << html_escape(s.name) << ": " << sig3(p.second) << " at "
+            << (x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(p.first))) : sig3(p.first)) << "</title></circle>";
       }
     }
     out << "\n";

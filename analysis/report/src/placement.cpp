@@ -49,7 +49,8 @@ SlotGrid grid_of(const topology::ClusterTopology& topo) {
     }
   }
   for (int c = 0; c < topology::kLinkClassCount; ++c) {
-    if (seen[static_cast<std::size_t>(c)] && c != static_cast<int>(LinkClass::LOC)) g.classes.push_back(link_name(static_cast<LinkClass>(c)));
+    if (seen[static_cast<std::size_t>(c)] && c != static_cast<int>(LinkClass::LOC))
+      g.classes.push_back(link_name(static_cast<LinkClass>(c)));
   }
   return g;
 }
@@ -133,7 +134,8 @@ std::optional<Placements> placements_of(const results::ResultsFile& file, const 
     if (const auto* m = file.find_mapping(r.name)) p.mappings.push_back(placement_of(*topo, *m, r.rank, file.path()));
   }
   for (const auto& m : file.mappings()) {
-    const bool ranked = std::any_of(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
+    const bool ranked =
+        std::any_of(ranking.mappings.begin(), ranking.mappings.end(), [&](const RankedMapping& r) { return r.name == m.name; });
     if (!ranked) p.mappings.push_back(placement_of(*topo, m, 0, file.path()));
   }
   return p;
@@ -158,8 +160,8 @@ std::string group_colour(int index) {
     default: r = c, b = x; break;
   }
   std::array<char, 8> out{};
-  std::snprintf(out.data(), out.size(), "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)), static_cast<int>(std::lround((g + m) * 255)),
-                static_cast<int>(std::lround((b + m) * 255)));
+  std::snprintf(out.data(), out.size(), "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)),
+                static_cast<int>(std::lround((g + m) * 255)), static_cast<int>(std::lround((b + m) * 255)));
   return out.data();
 }
 
@@ -172,8 +174,8 @@ std::string link_colour(const std::string& link_class) {
 }
 
 std::string link_dash(const std::string& link_class) {
-  static const std::map<std::string, std::string> kDash = {{"NVL", ""},      {"NVB", "10 3"},  {"PIX", "6 3"}, {"PXB", "6 3 2 3"},
-                                                           {"PHB", "3 3"},   {"SYS", "2 5"},   {"NET", "12 4 2 4"}};
+  static const std::map<std::string, std::string> kDash = {{"NVL", ""},    {"NVB", "10 3"}, {"PIX", "6 3"},     {"PXB", "6 3 2 3"},
+                                                           {"PHB", "3 3"}, {"SYS", "2 5"},  {"NET", "12 4 2 4"}};
   const auto it = kDash.find(link_class);
   return it == kDash.end() ? "" : it->second;
 }

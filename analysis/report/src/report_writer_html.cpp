@@ -127,16 +127,17 @@ void placement_section(std::ostream& out, const Report& r) {
     return;
   }
   const auto& p = *r.placement;
-  para(out, "Nodes (rows) × slots (columns) per dimension: each group has its own colour and each slot shows its rank; the lines "
-            "join a group's members in rank order (a ring), stroked by the link class between the two slots. The badges list every "
-            "link class between any two members of a group (what an all-to-all crosses).");
+  para(out,
+       "Nodes (rows) × slots (columns) per dimension: each group has its own colour and each slot shows its rank; the lines "
+       "join a group's members in rank order (a ring), stroked by the link class between the two slots. The badges list every "
+       "link class between any two members of a group (what an all-to-all crosses).");
   for (std::size_t k = 0; k < p.mappings.size(); ++k) {
     const auto& m = p.mappings[k];
-    out << "<h3 id=\"placement-" << k << "\">" << (m.rank > 0 ? "#" + std::to_string(m.rank) + " " : std::string("unranked ")) << esc(m.mapping)
-        << "</h3>\n<div class=\"dims\">\n";
+    out << "<h3 id=\"placement-" << k << "\">" << (m.rank > 0 ? "#" + std::to_string(m.rank) + " " : std::string("unranked "))
+        << esc(m.mapping) << "</h3>\n<div class=\"dims\">\n";
     for (const auto& d : m.dims) {
-      out << "<figure><figcaption><b>" << esc(d.dim) << "</b>: " << d.groups.size() << " group" << (d.groups.size() == 1 ? "" : "s") << " of "
-          << (d.groups.empty() ? 0 : d.groups.front().ranks.size()) << "</figcaption>\n";
+      out << "<figure><figcaption><b>" << esc(d.dim) << "</b>: " << d.groups.size() << " group" << (d.groups.size() == 1 ? "" : "s")
+          << " of " << (d.groups.empty() ? 0 : d.groups.front().ranks.size()) << "</figcaption>\n";
       placement_svg(out, p.grid, d, "placement-" + std::to_string(k) + "-" + d.dim);
       group_list(out, p.grid, d);
       out << "</figure>\n";
@@ -158,7 +159,8 @@ void links_section(std::ostream& out, const Report& r) {
   para(out, "Slot × slot, coloured by how the two slots are connected (closest darkest); black lines separate the nodes.");
   link_matrix_svg(out, g);
   out << "<ul class=\"legend\">";
-  for (const auto& c : g.classes) out << "<li><span class=\"swatch\" style=\"background:" << link_colour(c) << "\"></span>" << esc(c) << "</li>";
+  for (const auto& c : g.classes)
+    out << "<li><span class=\"swatch\" style=\"background:" << link_colour(c) << "\"></span>" << esc(c) << "</li>";
   out << "</ul>\n</section>\n";
 }
 
@@ -168,15 +170,20 @@ void busbw_section(std::ostream& out, const Report& r) {
   bullets(out, borrowed_dims_lines(r));
   std::map<std::tuple<int, int, std::string, std::string>, std::vector<const Curve*>> by_op;
   for (const auto& c : r.curves) {
-    if (c.timing == r.ranking.timing && c.concurrency == "concurrent" && !c.points.empty()) by_op[{dim_order(c.dim), op_order(c.op), c.dim, c.op}].push_back(&c);
+    if (c.timing == r.ranking.timing && c.concurrency == "concurrent" && !c.points.empty())
+      by_op[{dim_order(c.dim), op_order(c.op), c.dim, c.op}].push_back(&c);
   }
   out << "<div class=\"charts\">\n";
   int index = 0;
   for (auto& [key, curves] : by_op) {
-    std::stable_sort(curves.begin(), curves.end(), [&](const Curve* a, const Curve* b) { return rank_of(r, a->mapping) < rank_of(r, b->mapping); });
+    std::stable_sort(curves.begin(), curves.end(),
+                     [&](const Curve* a, const Curve* b) { return rank_of(r, a->mapping) < rank_of(r, b->mapping); });
     std::vector<Series> series;
     for (std::size_t i = 0; i < curves.size(); ++i) {
-      Series s{rank_label(r, curves[i]->mapping) + " " + curves[i]->mapping, group_colour(static_cast<int>(i)), {}};
+      // A mapping keeps one colour in every chart: its rank's (unranked ones after the ranked).
+      const int rank = rank_of(r, curves[i]->mapping);
+      const int colour = rank < (1 << 20) ? rank - 1 : static_cast<int>(r.ranking.mappings.size() + i);
+      Series s{rank_label(r, curves[i]->mapping) + " " + curves[i]->mapping, group_colour(colour), {}};
       for (const auto& pt : curves[i]->points) s.points.emplace_back(static_cast<double>(pt.bytes), pt.busbw_gbps);
       series.push_back(std::move(s));
     }
@@ -197,7 +204,8 @@ void predictions_section(std::ostream& out, const Report& r) {
       for (const auto& pt : a.predictors[i].points) s.points.emplace_back(pt.predicted_us, pt.measured_us);
       series.push_back(std::move(s));
     }
-    para(out, "Every measured point, the cost model's time against the " + a.timing + " median (µs); on the dashed line the model is exact.");
+    para(out,
+         "Every measured point, the cost model's time against the " + a.timing + " median (µs); on the dashed line the model is exact.");
     scatter_svg(out, "accuracy-points", "predicted µs", "measured µs", series);
     para(out, a.basis);
     accuracy_summary_table(a).render_html(out);
@@ -213,8 +221,8 @@ void predictions_section(std::ostream& out, const Report& r) {
     prediction_table(*r.predictions).render_html(out);
     if (r.predictions->compared_mappings >= 2) {
       const double rho = r.predictions->rank_correlation;
-      para(out, "rank correlation (Spearman) over " + std::to_string(r.predictions->compared_mappings) + " mappings: " +
-                    (std::isfinite(rho) ? fixed(rho, 2) : std::string("none (the plan predicts every mapping equal)")));
+      para(out, "rank correlation (Spearman) over " + std::to_string(r.predictions->compared_mappings) +
+                    " mappings: " + (std::isfinite(rho) ? fixed(rho, 2) : std::string("none (the plan predicts every mapping equal)")));
     }
   } else {
     para(out, "the plan made no prediction for these mappings");
@@ -244,13 +252,15 @@ void spread_section(std::ostream& out, const Report& r) {
 }  // namespace
 
 void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, "
+         "initial-scale=1\">\n"
       << "<title>meshbench report: " << esc(r.run.path) << "</title>\n<style>" << kStyle << "</style></head>\n<body>\n";
   out << "<h1>meshbench report: " << esc(r.run.path) << "</h1>\n";
   para(out, "run: " + run_line(r), "meta");
   para(out, "layout: " + layout_line(r), "meta");
   out << "<nav><a href=\"#ranking\">ranking</a><a href=\"#apply\">apply</a><a href=\"#placement\">placement</a><a href=\"#links\">links</a>"
-      << "<a href=\"#busbw\">busbw</a><a href=\"#predictions\">predicted vs measured</a><a href=\"#spread\">spread and slow hosts</a></nav>\n";
+      << "<a href=\"#busbw\">busbw</a><a href=\"#predictions\">predicted vs measured</a><a href=\"#spread\">spread and slow "
+         "hosts</a></nav>\n";
   if (!r.wrong.empty()) {
     out << "<section id=\"wrong\" class=\"warn\"><h2>Wrong results: these points' checks counted wrong elements</h2>\n";
     wrong_table(r).render_html(out);

@@ -154,11 +154,7 @@ ordered_json placement_json(const Placements& p) {
     }
     mappings.push_back({{"mapping", m.mapping}, {"rank", m.rank}, {"dims", dims}});
   }
-  return {{"slots", g.slots},
-          {"nodes", nodes},
-          {"link_classes", classes},
-          {"links", g.links},
-          {"mappings", mappings}};
+  return {{"slots", g.slots}, {"nodes", nodes}, {"link_classes", classes}, {"links", g.links}, {"mappings", mappings}};
 }
 
 }  // namespace
