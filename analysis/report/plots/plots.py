@@ -284,6 +284,22 @@ def dash_style(dash):
     return (0, tuple(p / 2.5 for p in parts)) if parts else "solid"  # matplotlib scales dashes by the line width
 
 
+def hop_curve(a, b, steps=24):
+    """A quadratic curve between two cell centres, bowed as the HTML page bows it: up into the
+    gap above the row inside a node, to the side between nodes (y grows downwards)."""
+    (x0, y0), (x1, y1) = a, b
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if y0 == y1:
+        cy -= 1.1
+    else:
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy)
+        cx, cy = cx - dy / length, cy + dx / length
+    ts = [i / steps for i in range(steps + 1)]
+    return ([(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts],
+            [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts])
+
+
 def placement_panel(ax, grid, dim, styles):
     """One dimension's nodes x slots: cells in their group's colour, ring hops beneath them."""
     widest = max(n["slots"] for n in grid["nodes"])
@@ -293,10 +309,7 @@ def placement_panel(ax, grid, dim, styles):
             cell[node["first_slot"] + k] = (k, row)
     for g in dim["groups"]:
         for hop in g["hops"]:
-            (x0, y0), (x1, y1) = cell[hop["from_slot"]], cell[hop["to_slot"]]
-            bow = 0.55 if y0 == y1 else 0.0
-            xs = [x0, (x0 + x1) / 2 + (0.45 if y0 != y1 else 0), x1]
-            ys = [y0, (y0 + y1) / 2 - bow, y1]
+            xs, ys = hop_curve(cell[hop["from_slot"]], cell[hop["to_slot"]])
             ax.plot(xs, ys, color=g["colour"], lw=2.2, zorder=1, linestyle=dash_style(styles.get(hop["link"], "")))
     for slot, (x, y) in cell.items():
         group = dim["group_of_slot"][slot]
@@ -305,7 +318,7 @@ def placement_panel(ax, grid, dim, styles):
         if group >= 0:
             ax.text(x, y, f"r{dim['rank_of_slot'][slot]}", ha="center", va="center", fontsize=8, color="white", zorder=3,
                     fontweight="bold")
-    ax.set_xlim(-0.6, widest - 0.4)
+    ax.set_xlim(-0.7, widest - 0.3)
     ax.set_ylim(len(grid["nodes"]) - 0.4, -0.9)
     ax.set_xticks(range(widest))
     ax.set_xticklabels([f"slot {k}" for k in range(widest)], fontsize=7)
