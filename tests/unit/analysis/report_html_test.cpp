@@ -10,6 +10,7 @@
 #include "analysis/report/report.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "report_fixture.hpp"
+#include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::analysis {
 namespace {
@@ -136,6 +137,28 @@ TEST_F(ReportHtmlTest, JsonCarriesThePlacementWithItsColours) {
   EXPECT_EQ(j["placement"]["mappings"][0]["dims"][0]["groups"][1]["colour"], group_colour(1));
   EXPECT_EQ(j["placement"]["link_classes"][1]["name"], "NET");
   EXPECT_EQ(j["placement"]["link_classes"][1]["dash"], link_dash("NET"));
+}
+
+// 65 nodes of two slots (130): the four ranks use the first two nodes; the rest are drawn grey,
+// and the slot × slot map is left out with a line saying why.
+TEST(ReportHtmlLarge, UnusedSlotsAreGreyAndTheLinkMapStopsAt128Slots) {
+  testing::ScratchDir dir;
+  testing::FixtureFile f(topology::ClusterTopology::replicate(test_support::two_cpu_node("n"), 65));
+  f.add_mapping("identity", "tp-cp-ep-dp-pp");
+  f.add_point("identity", "tp", "all_reduce", 1024, 10.0);
+  const auto file = results::ResultsFile::open(f.write(dir / "run.h5"));
+  const Report r = build_report(file, std::nullopt, "");
+  ASSERT_TRUE(r.placement);
+  EXPECT_EQ(r.placement->grid.slots, 130);
+  EXPECT_TRUE(r.placement->grid.links.empty());
+  EXPECT_EQ(r.placement->grid.classes, (std::vector<std::string>{"PHB", "NET"}));
+  std::ostringstream out;
+  HtmlReportWriter().write(r, out);
+  const std::string page = out.str();
+  EXPECT_NE(page.find("more than 128 slots"), std::string::npos);
+  EXPECT_EQ(page.find("<svg id=\"link-matrix\""), std::string::npos);
+  const std::regex unused("<rect id=\"placement-0-tp-s129\"[^>]*fill=\"#e6e6e6\"");
+  EXPECT_TRUE(std::regex_search(page, unused));
 }
 
 TEST(GroupColour, DistinctAcrossManyGroupsAndNeverGrey) {
