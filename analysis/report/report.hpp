@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
+#include "analysis/report/nic_traffic.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
@@ -63,6 +64,7 @@ struct Report {
   std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
+  NicTraffic nic;                                 // the NICs' counters around each visit (empty: not read)
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from

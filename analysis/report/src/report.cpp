@@ -141,6 +141,8 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
     if (plan.plan.find(best) != nullptr) r.best = apply_hint(file, plan, best);
   }
   for (const auto& t : file.transports()) r.transports.push_back(t);
+  r.nic = build_nic_traffic(file.nic_counters(), {[&](const std::string& name) { return file.find_mapping(name); },
+                                                  [&](int slot) { return file.host_of_slot(slot); }});
   for (const auto& row : file.measurements()) {
     if (row.wrong > 0) r.wrong.push_back({row.mapping, row.dim, row.op, row.timing, row.bytes, row.wrong});
   }
