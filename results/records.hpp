@@ -129,8 +129,9 @@ enum class NicCounter : std::uint8_t {
   rdma_write_bytes,
 };
 inline constexpr std::array<const char*, 15> kNicCounterNames = {
-    "tx_bytes",  "rx_bytes",        "tx_packets",    "rx_packets",       "tx_dropped",          "rx_dropped",      "tx_errors",       "rx_errors",
-    "retrans_packets", "retrans_bytes", "retrans_timeouts", "unresponsive_remote", "impaired_remote", "rdma_read_bytes", "rdma_write_bytes"};
+    "tx_bytes",        "rx_bytes",        "tx_packets",      "rx_packets",    "tx_dropped",       "rx_dropped",
+    "tx_errors",       "rx_errors",       "retrans_packets", "retrans_bytes", "retrans_timeouts", "unresponsive_remote",
+    "impaired_remote", "rdma_read_bytes", "rdma_write_bytes"};
 inline constexpr std::size_t kNicCounterCount = kNicCounterNames.size();
 static_assert(static_cast<std::size_t>(NicCounter::rdma_write_bytes) + 1 == kNicCounterCount, "a name per NicCounter");
 // Per counter: how much it grew; -1 where the NIC has no such counter or it went backwards (reset).

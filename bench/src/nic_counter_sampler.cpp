@@ -28,8 +28,18 @@ void decode(const std::string& text, const SampledVisit& visit, std::int64_t ops
   if (!std::getline(in, host)) return;
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);
-    results::NicCounterDelta d{visit.key.mapping, visit.key.dim, visit.key.op, visit.key.timing, visit.key.concurrency, visit.key.bytes,
-                               visit.round,       visit.attempt, host,         "",              "",                    ops,
+    results::NicCounterDelta d{visit.key.mapping,
+                               visit.key.dim,
+                               visit.key.op,
+                               visit.key.timing,
+                               visit.key.concurrency,
+                               visit.key.bytes,
+                               visit.round,
+                               visit.attempt,
+                               host,
+                               "",
+                               "",
+                               ops,
                                {}};
     fields >> d.nic >> d.kind;
     for (auto& v : d.counters) fields >> v;

@@ -73,9 +73,9 @@ constexpr RdmaName kHwCounters[] = {
 };
 // counters: InfiniBand's port counters; the data counters count 4-byte words.
 constexpr RdmaName kPortCounters[] = {
-    {"port_xmit_data", NicCounter::tx_bytes, 4},        {"port_rcv_data", NicCounter::rx_bytes, 4},
-    {"port_xmit_packets", NicCounter::tx_packets, 1},   {"port_rcv_packets", NicCounter::rx_packets, 1},
-    {"port_xmit_discards", NicCounter::tx_dropped, 1},  {"port_rcv_errors", NicCounter::rx_errors, 1},
+    {"port_xmit_data", NicCounter::tx_bytes, 4},       {"port_rcv_data", NicCounter::rx_bytes, 4},
+    {"port_xmit_packets", NicCounter::tx_packets, 1},  {"port_rcv_packets", NicCounter::rx_packets, 1},
+    {"port_xmit_discards", NicCounter::tx_dropped, 1}, {"port_rcv_errors", NicCounter::rx_errors, 1},
 };
 
 template <std::size_t N>

@@ -93,7 +93,8 @@ class Compound {
   template <std::size_t N>
   Compound& add_each(const std::array<const char*, N>& names, std::array<std::int64_t, N> Row::*member) {
     static const Row probe{};
-    const auto base = static_cast<std::size_t>(reinterpret_cast<const char*>((probe.*member).data()) - reinterpret_cast<const char*>(&probe));
+    const auto base =
+        static_cast<std::size_t>(reinterpret_cast<const char*>((probe.*member).data()) - reinterpret_cast<const char*>(&probe));
     for (std::size_t i = 0; i < N; ++i)
       check_status(H5Tinsert(type_, names[i], base + i * sizeof(std::int64_t), H5T_NATIVE_INT64), std::string("H5Tinsert ") + names[i]);
     return *this;

@@ -267,13 +267,14 @@ h5::Compound<NicCounterH5> nic_counter_type() {
 }
 
 NicCounterH5 to_h5(const NicCounterDelta& d) {
-  return {d.mapping.c_str(), d.dim.c_str(),  d.op.c_str(),   d.timing.c_str(), d.concurrency.c_str(), d.bytes, d.round,
-          d.attempt,         d.host.c_str(), d.nic.c_str(), d.kind.c_str(),   d.ops,                 d.counters};
+  return {d.mapping.c_str(), d.dim.c_str(), d.op.c_str(), d.timing.c_str(), d.concurrency.c_str(),
+          d.bytes,           d.round,       d.attempt,    d.host.c_str(),   d.nic.c_str(),
+          d.kind.c_str(),    d.ops,         d.counters};
 }
 
 NicCounterDelta from_h5(const NicCounterH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op),  str(h.timing), str(h.concurrency), h.bytes, h.round,
-          h.attempt,      str(h.host), str(h.nic), str(h.kind),  h.ops,              h.counters};
+  return {str(h.mapping), str(h.dim), str(h.op),   str(h.timing), str(h.concurrency), h.bytes, h.round, h.attempt,
+          str(h.host),    str(h.nic), str(h.kind), h.ops,         h.counters};
 }
 
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }

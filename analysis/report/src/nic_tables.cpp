@@ -18,8 +18,8 @@ std::string visit_name(const std::string& timing, int round, int attempt) {
 }  // namespace
 
 Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& left_out) {
-  Table t({"mapping", "dim", "op", ">size", "timing", "host", "nic", ">ops", ">tx MB", ">tx payload MB", ">expected MB", ">measured/expected",
-           "model"});
+  Table t({"mapping", "dim", "op", ">size", "timing", "host", "nic", ">ops", ">tx MB", ">tx payload MB", ">expected MB",
+           ">measured/expected", "model"});
   left_out = 0;
   for (const auto& r : report.nic.rows) {
     if (t.size() >= limit) {
@@ -36,8 +36,8 @@ Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& le
 std::vector<std::string> nic_event_lines(const Report& report) {
   std::vector<std::string> out;
   for (const auto& e : report.nic.events) {
-    out.push_back(e.mapping + " " + e.dim + " " + e.op + " " + format_bytes(e.bytes) + " " + visit_name(e.timing, e.round, e.attempt) + " (" +
-                  e.concurrency + "): " + e.host + " " + e.nic + ": " + e.what);
+    out.push_back(e.mapping + " " + e.dim + " " + e.op + " " + format_bytes(e.bytes) + " " + visit_name(e.timing, e.round, e.attempt) +
+                  " (" + e.concurrency + "): " + e.host + " " + e.nic + ": " + e.what);
   }
   return out;
 }

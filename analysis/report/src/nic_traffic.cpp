@@ -77,11 +77,13 @@ void add_events(const results::NicCounterDelta& d, std::vector<NicEvent>& events
     const auto b = d.get(NicCounter::retrans_bytes);
     add(plural(n, "retransmitted packet", "retransmitted packets") + (b >= 0 ? " (" + std::to_string(b) + " bytes)" : ""));
   }
-  const std::pair<NicCounter, const char*> counted[] = {
-      {NicCounter::retrans_timeouts, "retransmit timeout(s)"}, {NicCounter::tx_dropped, "dropped on send"},
-      {NicCounter::rx_dropped, "dropped on receive"},         {NicCounter::tx_errors, "send error(s)"},
-      {NicCounter::rx_errors, "receive error(s)"},            {NicCounter::unresponsive_remote, "unresponsive-remote event(s)"},
-      {NicCounter::impaired_remote, "impaired-remote-connection event(s)"}};
+  const std::pair<NicCounter, const char*> counted[] = {{NicCounter::retrans_timeouts, "retransmit timeout(s)"},
+                                                        {NicCounter::tx_dropped, "dropped on send"},
+                                                        {NicCounter::rx_dropped, "dropped on receive"},
+                                                        {NicCounter::tx_errors, "send error(s)"},
+                                                        {NicCounter::rx_errors, "receive error(s)"},
+                                                        {NicCounter::unresponsive_remote, "unresponsive-remote event(s)"},
+                                                        {NicCounter::impaired_remote, "impaired-remote-connection event(s)"}};
   for (const auto& [c, what] : counted) {
     if (const auto n = d.get(c); n > 0) add(std::to_string(n) + " " + what);
   }
@@ -131,12 +133,14 @@ NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas
     const auto& rows = by_visit[key];
     const auto& first = *rows.front();
     visits[{first.mapping, first.dim, first.op, first.timing, first.concurrency, first.bytes, first.round, first.attempt}] = true;
-    const std::string model_key = first.mapping + "|" + first.dim + "|" + first.op + "|" + first.concurrency + "|" + std::to_string(first.bytes);
+    const std::string model_key =
+        first.mapping + "|" + first.dim + "|" + first.op + "|" + first.concurrency + "|" + std::to_string(first.bytes);
     if (!models.count(model_key)) models[model_key] = model_of(first, view);
     const auto& model = models[model_key];
     std::vector<NicTrafficRow> nics;
     for (const auto* d : rows) {
-      NicTrafficRow r{d->mapping, d->dim, d->op, d->timing, d->concurrency, d->bytes, d->round, d->attempt, d->host, d->nic, d->kind, d->ops};
+      NicTrafficRow r{d->mapping, d->dim,     d->op,   d->timing, d->concurrency, d->bytes,
+                      d->round,   d->attempt, d->host, d->nic,    d->kind,        d->ops};
       r.tx_bytes = d->get(NicCounter::tx_bytes);
       r.rx_bytes = d->get(NicCounter::rx_bytes);
       r.tx_payload = payload(r.tx_bytes, d->get(NicCounter::tx_packets), d->kind);
@@ -147,7 +151,8 @@ NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas
     // The carriers: the busiest kind's NICs with a tenth of its busiest NIC's payload or more.
     std::map<std::string, double> by_kind;
     for (const auto& r : nics) by_kind[r.kind] += std::max(r.tx_payload, 0.0) + std::max(r.rx_payload, 0.0);
-    const auto busiest_kind = std::max_element(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto busiest_kind =
+        std::max_element(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     if (busiest_kind == by_kind.end() || busiest_kind->second <= 0) continue;
     double busiest = 0;
     for (const auto& r : nics) {
@@ -169,8 +174,9 @@ NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas
   }
   out.visits = static_cast<int>(visits.size());
   if (!out.rows.empty()) {
-    out.notes.push_back("bytes off each host per op: all_to_all and send_recv exactly; all_reduce, all_gather and reduce_scatter as a ring in "
-                        "the group's order moves them (the library may choose another algorithm; for groups of 2 every one moves the ring's)");
+    out.notes.push_back(
+        "bytes off each host per op: all_to_all and send_recv exactly; all_reduce, all_gather and reduce_scatter as a ring in "
+        "the group's order moves them (the library may choose another algorithm; for groups of 2 every one moves the ring's)");
     out.notes.push_back("Ethernet payload = counted bytes - " + std::to_string(kTcpFrameHeaderBytes) +
                         " header bytes per counted packet (IPv4 TCP with timestamps); the model counts the op's data only, "
                         "not the barriers, time reductions or the library's own headers");

@@ -139,8 +139,8 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   for (const auto& n : r.nic.rows) {
     const std::string rank = rank_of(r, n.mapping), bytes = std::to_string(n.bytes);
     const std::string detail = n.host + " " + n.nic + " round " + std::to_string(n.round) + " attempt " + std::to_string(n.attempt);
-    const std::pair<const char*, double> metrics[] = {{"tx_payload_bytes", n.tx_payload}, {"expected_tx_bytes", n.expected_tx},
-                                                      {"measured_over_expected", n.ratio > 0 ? n.ratio : -1}};
+    const std::pair<const char*, double> metrics[] = {
+        {"tx_payload_bytes", n.tx_payload}, {"expected_tx_bytes", n.expected_tx}, {"measured_over_expected", n.ratio > 0 ? n.ratio : -1}};
     for (const auto& [metric, value] : metrics) {
       if (value >= 0) csv.row({"nic", rank, n.mapping, n.dim, n.op, n.timing, n.concurrency, bytes, metric, number(value), detail});
     }

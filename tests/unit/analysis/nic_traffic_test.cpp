@@ -21,8 +21,8 @@ std::map<std::string, double> off(ops::Op op, std::uint64_t bytes, const std::ve
   return out;
 }
 
-results::NicCounterDelta delta(const std::string& host, const std::string& nic, const std::string& kind, std::int64_t tx, std::int64_t tx_packets,
-                               std::uint64_t bytes = 1 << 20, const std::string& op = "all_reduce") {
+results::NicCounterDelta delta(const std::string& host, const std::string& nic, const std::string& kind, std::int64_t tx,
+                               std::int64_t tx_packets, std::uint64_t bytes = 1 << 20, const std::string& op = "all_reduce") {
   results::NicCounterDelta d;
   d.mapping = "m";
   d.dim = "dp";
@@ -56,12 +56,14 @@ results::MappingRecord two_host_mapping() {
 TEST(NicTraffic, TwoRanksOnTwoHostsMoveTheRingsBytes) {
   const std::vector<std::string> hosts = {"a", "b"};
   // All-reduce of N over 2 ranks: each sends N (2(n-1)/n of it); all-to-all: the other's half.
-  EXPECT_EQ(off(ops::Op::all_reduce, 1 << 20, {{0, 1}}, hosts, TrafficModel::ring), (std::map<std::string, double>{{"a", kMiB}, {"b", kMiB}}));
+  EXPECT_EQ(off(ops::Op::all_reduce, 1 << 20, {{0, 1}}, hosts, TrafficModel::ring),
+            (std::map<std::string, double>{{"a", kMiB}, {"b", kMiB}}));
   EXPECT_EQ(off(ops::Op::all_to_all, 1 << 20, {{0, 1}}, hosts, TrafficModel::exact),
             (std::map<std::string, double>{{"a", kMiB / 2}, {"b", kMiB / 2}}));
   EXPECT_EQ(off(ops::Op::all_gather, 1 << 20, {{0, 1}}, hosts, TrafficModel::ring),
             (std::map<std::string, double>{{"a", kMiB / 2}, {"b", kMiB / 2}}));
-  EXPECT_EQ(off(ops::Op::send_recv, 1 << 20, {{0, 1}}, hosts, TrafficModel::exact), (std::map<std::string, double>{{"a", kMiB}, {"b", kMiB}}));
+  EXPECT_EQ(off(ops::Op::send_recv, 1 << 20, {{0, 1}}, hosts, TrafficModel::exact),
+            (std::map<std::string, double>{{"a", kMiB}, {"b", kMiB}}));
   off(ops::Op::all_to_allv, 1 << 20, {{0, 1}}, hosts, TrafficModel::none);
 }
 
@@ -109,9 +111,9 @@ TEST(NicTraffic, EthernetHeadersComeOffAndTheRatioIsPerCarryingNic) {
 TEST(NicTraffic, TwoEfaNicsShareTheHostsBytes) {
   const auto mapping = two_host_mapping();
   const MappingView view{[&](const std::string&) { return &mapping; }, [](int slot) { return std::string(slot == 0 ? "a" : "b"); }};
-  const auto t = build_nic_traffic({delta("a", "efa_0:1", "rdma", 5 << 20, 80), delta("a", "efa_1:1", "rdma", 5 << 20, 80),
-                                    delta("a", "eth0", "ethernet", 4000, 40)},
-                                   view);
+  const auto t = build_nic_traffic(
+      {delta("a", "efa_0:1", "rdma", 5 << 20, 80), delta("a", "efa_1:1", "rdma", 5 << 20, 80), delta("a", "eth0", "ethernet", 4000, 40)},
+      view);
   ASSERT_EQ(t.rows.size(), 2U);
   for (const auto& r : t.rows) {
     EXPECT_EQ(r.kind, "rdma");

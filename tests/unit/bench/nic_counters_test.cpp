@@ -84,11 +84,11 @@ TEST(NicCounters, EfaHardwareCountersKeepTheirNames) {
                                  {});
   EXPECT_EQ(r.kind, "rdma");
   const std::pair<NicCounter, std::int64_t> expected[] = {
-      {NicCounter::tx_bytes, 100},          {NicCounter::rx_bytes, 200},           {NicCounter::tx_packets, 3},
-      {NicCounter::rx_packets, 4},          {NicCounter::rx_dropped, 5},           {NicCounter::retrans_packets, 6},
-      {NicCounter::retrans_bytes, 7},       {NicCounter::retrans_timeouts, 8},     {NicCounter::unresponsive_remote, 9},
-      {NicCounter::impaired_remote, 10},    {NicCounter::rdma_read_bytes, 11},     {NicCounter::rdma_write_bytes, 12},
-      {NicCounter::tx_dropped, -1},         {NicCounter::tx_errors, -1},           {NicCounter::rx_errors, -1}};
+      {NicCounter::tx_bytes, 100},       {NicCounter::rx_bytes, 200},       {NicCounter::tx_packets, 3},
+      {NicCounter::rx_packets, 4},       {NicCounter::rx_dropped, 5},       {NicCounter::retrans_packets, 6},
+      {NicCounter::retrans_bytes, 7},    {NicCounter::retrans_timeouts, 8}, {NicCounter::unresponsive_remote, 9},
+      {NicCounter::impaired_remote, 10}, {NicCounter::rdma_read_bytes, 11}, {NicCounter::rdma_write_bytes, 12},
+      {NicCounter::tx_dropped, -1},      {NicCounter::tx_errors, -1},       {NicCounter::rx_errors, -1}};
   for (const auto& [c, v] : expected) EXPECT_EQ(value(r, c), v) << results::kNicCounterNames[results::index_of(c)];
 }
 
