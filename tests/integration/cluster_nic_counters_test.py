@@ -10,8 +10,8 @@ against the bytes the op moves off the node. Asserted, per point and node:
   - the counted bytes exceed the payload (the headers are there to take off).
 The veth counts GSO super-packets (up to 64 KiB with one set of headers), so the headers are
 under 0.3% of the counted bytes there; the run is repeated with each node's eth0 held to one
-segment per packet (gso_max_segs 1), where they are 4.6-5.8%: the payload must still agree within
-5%, and the counted bytes must be at least 4% over it.
+segment per packet (gso_max_segs 1), where they are 4.4-5.8%: the payload must still agree within
+5%, and the counted bytes must be at least 3% over it.
 Byte counts are not timings: the budget only decides how many ops run, and the model counts
 them. Usage: cluster_nic_counters_test.py MESHBENCH CLUSTER_NAME"""
 import json
@@ -54,7 +54,7 @@ def main():
             if one.returncode != 0:
                 print(f"note: cannot hold {ns}'s eth0 to one segment per packet ({one.stderr.strip()}); the MTU-sized half is left out")
                 return
-        check_counters(measure(meshbench, name, os.path.join(work, "mtu.h5")), 0.04)
+        check_counters(measure(meshbench, name, os.path.join(work, "mtu.h5")), 0.03)
     finally:
         down = sh(os.path.join(LC, "down.sh"), "--cluster", name, "--quiet")
         if down.returncode != 0:
