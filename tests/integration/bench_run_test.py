@@ -338,6 +338,10 @@ def test_nic_counters_canned_efa():
         check(len(named) == 2 and all("tp all_reduce 4 KiB per_iteration (concurrent): " in l for l in named)
               and any(l.endswith("efa_0:1: 1 retransmitted packet (8192 bytes)") for l in named),
               "the text report does not name the point of the retransmit", text)
+        csv = run("report", out, "--format", "csv")
+        events = [l for l in csv.stdout.splitlines() if l.startswith("nic_event,")]
+        check(len(events) == 2 and all(",4096,event," in l for l in events) and any("1 retransmitted packet (8192 bytes)" in l for l in events),
+              "the CSV report does not carry the retransmit on its point", csv)
         out2 = os.path.join(d, "off.h5")
         p = mpirun(2, "run", "--tp", "2", *one, "--no-nic-counters", "--out", out2, env=env(MESHBENCH_TEST_COUNTER_ROOTS=roots))
         check(p.returncode == 0, "run with --no-nic-counters failed", p)
