@@ -23,10 +23,13 @@ struct RunConfig {
   std::string backend;          // mpi | nccl | "" (auto)
   bool workload_sizes = false;  // --sizes workload
   double grace_s = 10;
-  bool doctor = true;           // run the doctor's checks first and record them
-  std::string nccl_debug;       // capture NCCL's log here (NCCL backend)
-  std::string cost_model_file;  // plan with this calibration or cost-model file
-  bool calibrate = false;       // probe first, plan with the fit, measure the top K and a baseline
+  bool doctor = true;                           // run the doctor's checks first and record them
+  std::string nccl_debug;                       // capture NCCL's log here (NCCL backend)
+  std::string cost_model_file;                  // plan with this calibration or cost-model file
+  bool calibrate = false;                       // probe first, plan with the fit, measure the top K and a baseline
+  bool nic_counters = true;                     // read every host's NIC counters around every point (nic_counter_sampler.hpp)
+  std::string counter_root;                     // the folder the counters are read under ("/" on a live host)
+  std::vector<std::string> test_counter_roots;  // test only (MESHBENCH_TEST_COUNTER_ROOTS): roots read in turn
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

@@ -39,6 +39,8 @@ class ResultsFile {
   const std::vector<RoundMedian>& round_medians() const { return round_medians_; }
   const std::vector<ModelledTime>& modelled_times() const { return modelled_times_; }
   const std::vector<StateProbe>& state_probes() const { return state_probes_; }
+  // Per visit, host and NIC: the counters' growth around the visit (run without --no-nic-counters).
+  const std::vector<NicCounterDelta>& nic_counters() const { return nic_counters_; }
   const std::vector<Failure>& failures() const { return failures_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
@@ -65,6 +67,7 @@ class ResultsFile {
   std::vector<RoundMedian> round_medians_;
   std::vector<ModelledTime> modelled_times_;
   std::vector<StateProbe> state_probes_;
+  std::vector<NicCounterDelta> nic_counters_;
   std::vector<Failure> failures_;
   std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;

@@ -1,4 +1,6 @@
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -106,6 +108,52 @@ struct StateProbe {
   bool kept = true;
 };
 
+// The NIC counters a results file keeps, by the names of its /nic_counters columns: EFA's own
+// names where EFA has the counter, Ethernet's and InfiniBand's mapped onto them (bench's counter
+// reader, bench/nic_counters.hpp, says from which file each comes).
+enum class NicCounter : std::uint8_t {
+  tx_bytes,
+  rx_bytes,
+  tx_packets,
+  rx_packets,
+  tx_dropped,
+  rx_dropped,
+  tx_errors,
+  rx_errors,
+  retrans_packets,
+  retrans_bytes,
+  retrans_timeouts,
+  unresponsive_remote,
+  impaired_remote,
+  rdma_read_bytes,
+  rdma_write_bytes,
+};
+inline constexpr std::array<const char*, 15> kNicCounterNames = {
+    "tx_bytes",        "rx_bytes",        "tx_packets",      "rx_packets",    "tx_dropped",       "rx_dropped",
+    "tx_errors",       "rx_errors",       "retrans_packets", "retrans_bytes", "retrans_timeouts", "unresponsive_remote",
+    "impaired_remote", "rdma_read_bytes", "rdma_write_bytes"};
+inline constexpr std::size_t kNicCounterCount = kNicCounterNames.size();
+static_assert(static_cast<std::size_t>(NicCounter::rdma_write_bytes) + 1 == kNicCounterCount, "a name per NicCounter");
+// Per counter: how much it grew; -1 where the NIC has no such counter or it went backwards (reset).
+using NicCounterValues = std::array<std::int64_t, kNicCounterCount>;
+constexpr std::size_t index_of(NicCounter c) { return static_cast<std::size_t>(c); }
+
+// What one NIC of one host counted over one measured visit of a point (round, attempt as in
+// StateProbe): read by the host's first rank just before the point's first op and just after
+// its last. `ops` is how many ops every rank ran in between (warm-up, timed, check).
+struct NicCounterDelta {
+  std::string mapping, dim, op, timing, concurrency;
+  std::uint64_t bytes = 0;
+  int round = 0;
+  int attempt = 1;
+  std::string host;
+  std::string nic;   // an Ethernet interface ("eth0") or an RDMA device's port ("efa_0:1")
+  std::string kind;  // ethernet | rdma
+  std::int64_t ops = 0;
+  NicCounterValues counters{};
+  std::int64_t get(NicCounter c) const { return counters[index_of(c)]; }
+};
+
 // A point that did not complete (watchdog), recorded before the run ends.
 struct Failure {
   std::string at;  // ISO-8601 UTC
@@ -131,6 +179,12 @@ struct ModelledTime {
   double modelled_us = 0;
 };
 
+// What the point samplers (bench/point_sampler.hpp) read around every visit of one point; each
+// sampler fills its own rows, each kind of row its own optional table.
+struct PointReadings {
+  std::vector<NicCounterDelta> nic_counters;  // /nic_counters
+};
+
 // Everything one completed point adds to the file, written together.
 struct PointRecord {
   MeasurementRow row;
@@ -139,6 +193,8 @@ struct PointRecord {
   std::vector<RoundMedian> rounds;  // empty for a run of one round
   std::vector<StateProbe> states;   // every attempt of every round; empty when the state is not probed
   std::optional<ModelledTime> modelled;
+  // What the samplers read around each of the point's visits (bench/point_sampler.hpp).
+  PointReadings readings;
 };
 
 // A point's identity, for --resume.

@@ -17,6 +17,7 @@
 #include "bench/commands.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
+#include "bench/nic_counter_sampler.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run_config.hpp"
 #include "bench/runner.hpp"
@@ -305,6 +306,12 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   RunOptions options = config.run;
   if (config.workload_sizes) options.dim_sizes = plan->workload_sizes;
   const DoctorRecord doctor = run_preflight_checks(config, at);
+  std::unique_ptr<NicCounterSampler> nic_counters;
+  if (config.nic_counters) {
+    // Before the results file exists: a host that cannot read its counters leaves no file behind.
+    nic_counters = std::make_unique<NicCounterSampler>(at.world, config.counter_root, config.test_counter_roots);
+    if (any_input_error(nic_counters->error(), at.world, "run")) return kExitBadInput;
+  }
 
   std::optional<results::ResultsWriter> writer;
   const auto completed = open_results(config, at, *plan, topo, hosts, backend, doctor, args, writer);
@@ -318,6 +325,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   if (!watchdog) watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
   Runner runner(at.world, backend, options, slot_of_rank, watchdog.get(), at.rank == 0 ? &reporters.all : nullptr);
   runner.skip(*completed);
+  if (nic_counters) runner.add_sampler(*nic_counters);
   if (at.rank == 0) announce_points(runner, *plan, config, *completed, reporters);
   measure_points(runner, plan->mappings, at, *watchdog, reporters.file.get(), hosts);
   if (at.rank == 0) announce_state(runner.state_summary(), config.run.state);

@@ -1,5 +1,7 @@
 #include "bench/run_config.hpp"
 
+#include "bench/nic_counters.hpp"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -44,7 +46,10 @@ po::options_description run_options_description(RunConfig& c) {
       ("group-rows", po::value(&c.run.group_rows)->default_value(256),
        "per point, every group's timing is stored up to this many groups; past it this many that stand for them "
        "(the slowest quarter, the fastest, the median, even steps between); 0 keeps every group")
-      ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)");
+      ("no-doctor", "do not run the doctor's checks first (they are recorded with the results)")
+      ("no-nic-counters", "do not read the hosts' NIC counters around every point (/nic_counters; docs/run.md, 'NIC counters')")
+      ("counter-root", po::value(&c.counter_root)->default_value("/"),
+       "read the NIC counters under this folder (its sys/class/infiniband and proc/net/dev) instead of the host's own");
   // clang-format on
 
   const std::string ops_help = "comma-separated ops: " + ops::op_names(",") + " (default: each dimension's typical ops)";
@@ -123,6 +128,9 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.run.keep_samples = vm.count("no-samples") == 0;
   c.run.check = vm.count("no-check") == 0;
   c.doctor = vm.count("no-doctor") == 0;
+  c.nic_counters = vm.count("no-nic-counters") == 0;
+  c.test_counter_roots = parse_test_counter_roots(std::getenv("MESHBENCH_TEST_COUNTER_ROOTS"));
+  if (c.counter_root.empty()) throw InputError("--counter-root is empty; give a folder such as /");
   read_test_kill(std::getenv("MESHBENCH_TEST_KILL_AFTER"), c.run);
   c.run.state.test_readings = parse_test_readings(std::getenv("MESHBENCH_TEST_STATE_NS"));
   if (const auto& state = vm["machine-state"].as<std::string>(); state == "on" || state == "off") {

@@ -2,6 +2,7 @@
 // Thin RAII and helpers over HDF5's C API, private to the results module.
 #include <hdf5.h>
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -88,6 +89,16 @@ class Compound {
   Compound& add(const char* name, std::int64_t Row::*member) { return insert(name, member, H5T_NATIVE_INT64); }
   Compound& add(const char* name, std::int32_t Row::*member) { return insert(name, member, H5T_NATIVE_INT32); }
   Compound& add(const char* name, double Row::*member) { return insert(name, member, H5T_NATIVE_DOUBLE); }
+  // One int64 column per element of an array member, each named by `names`.
+  template <std::size_t N>
+  Compound& add_each(const std::array<const char*, N>& names, std::array<std::int64_t, N> Row::*member) {
+    static const Row probe{};
+    const auto base =
+        static_cast<std::size_t>(reinterpret_cast<const char*>((probe.*member).data()) - reinterpret_cast<const char*>(&probe));
+    for (std::size_t i = 0; i < N; ++i)
+      check_status(H5Tinsert(type_, names[i], base + i * sizeof(std::int64_t), H5T_NATIVE_INT64), std::string("H5Tinsert ") + names[i]);
+    return *this;
+  }
   hid_t type() const { return type_; }
 
  private:

@@ -152,6 +152,9 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     // Only in runs whose machine state was probed (bench's core-to-core probe).
     r.state_probes_ = tables::read_table<tables::StateProbeH5, StateProbe>(file, tables::kStateProbes, tables::state_probe_type(),
                                                                            [](const auto& h) { return tables::from_h5(h); });
+    // Only in runs that read the NICs' counters (files written before them have none).
+    r.nic_counters_ = tables::read_table<tables::NicCounterH5, NicCounterDelta>(file, tables::kNicCounters, tables::nic_counter_type(),
+                                                                                [](const auto& h) { return tables::from_h5(h); });
     // Only in files of a backend that models its ops (NCCL 2.22 and later).
     r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
                                                                                  [](const auto& h) { return tables::from_h5(h); });

@@ -247,6 +247,36 @@ ModelledTime from_h5(const ModelledTimeH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, str(h.library), h.modelled_us};
 }
 
+h5::Compound<NicCounterH5> nic_counter_type() {
+  using R = NicCounterH5;
+  h5::Compound<R> t;
+  t.add("mapping", &R::mapping)
+      .add("dim", &R::dim)
+      .add("op", &R::op)
+      .add("timing", &R::timing)
+      .add("concurrency", &R::concurrency)
+      .add("bytes", &R::bytes)
+      .add("round", &R::round)
+      .add("attempt", &R::attempt)
+      .add("host", &R::host)
+      .add("nic", &R::nic)
+      .add("kind", &R::kind)
+      .add("ops", &R::ops)
+      .add_each(kNicCounterNames, &R::counters);
+  return t;
+}
+
+NicCounterH5 to_h5(const NicCounterDelta& d) {
+  return {d.mapping.c_str(), d.dim.c_str(), d.op.c_str(), d.timing.c_str(), d.concurrency.c_str(),
+          d.bytes,           d.round,       d.attempt,    d.host.c_str(),   d.nic.c_str(),
+          d.kind.c_str(),    d.ops,         d.counters};
+}
+
+NicCounterDelta from_h5(const NicCounterH5& h) {
+  return {str(h.mapping), str(h.dim), str(h.op),   str(h.timing), str(h.concurrency), h.bytes, h.round, h.attempt,
+          str(h.host),    str(h.nic), str(h.kind), h.ops,         h.counters};
+}
+
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }
 
 Failure from_h5(const FailureH5& h) { return {str(h.at), str(h.mapping), str(h.dim), str(h.op), h.bytes, str(h.message)}; }

@@ -18,6 +18,7 @@ inline constexpr const char* kRoundMedians = "round_medians";
 inline constexpr const char* kTransports = "nccl_transports";
 inline constexpr const char* kModelledTimes = "modelled_times";
 inline constexpr const char* kStateProbes = "state_probes";
+inline constexpr const char* kNicCounters = "nic_counters";
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -85,6 +86,22 @@ struct StateProbeH5 {
   std::int32_t kept = 1;
 };
 
+struct NicCounterH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+  std::int32_t round = 0;
+  std::int32_t attempt = 1;
+  const char* host = nullptr;
+  const char* nic = nullptr;
+  const char* kind = nullptr;
+  std::int64_t ops = 0;
+  NicCounterValues counters{};
+};
+
 struct ModelledTimeH5 {
   const char* mapping = nullptr;
   const char* dim = nullptr;
@@ -132,6 +149,7 @@ h5::Compound<FailureH5> failure_type();
 h5::Compound<RoundMedianH5> round_median_type();
 h5::Compound<StateProbeH5> state_probe_type();
 h5::Compound<ModelledTimeH5> modelled_time_type();
+h5::Compound<NicCounterH5> nic_counter_type();
 h5::Compound<NameValueH5> name_value_type();
 h5::Compound<TransportH5> transport_type();
 h5::Compound<MappingH5> mapping_type();
@@ -149,6 +167,8 @@ RoundMedian from_h5(const RoundMedianH5& r);
 StateProbeH5 to_h5(const StateProbe& s);
 StateProbe from_h5(const StateProbeH5& h);
 ModelledTimeH5 to_h5(const ModelledTime& m);
+NicCounterH5 to_h5(const NicCounterDelta& d);
+NicCounterDelta from_h5(const NicCounterH5& h);
 ModelledTime from_h5(const ModelledTimeH5& m);
 TransportH5 to_h5(const TransportUse& t);
 TransportUse from_h5(const TransportH5& t);

@@ -262,6 +262,9 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
     bytes += states * 2 * (kSampleRowBytes + kHeapBytesPerRow) + 2048 * kSampleRowBytes;
   // A modelled-time row is a sample row's size too, counted the same way.
   if (point.modelled) bytes += kSampleRowBytes + kHeapBytesPerRow + 1024 * kSampleRowBytes;
+  // A NIC-counter row holds eight strings and nineteen numbers: under three sample rows.
+  if (const std::uint64_t nics = point.readings.nic_counters.size(); nics > 0)
+    bytes += nics * 3 * (kSampleRowBytes + kHeapBytesPerRow) + 3072 * kSampleRowBytes;
   return bytes + kMetadataAndReserveBytes;
 }
 
@@ -326,6 +329,7 @@ void ResultsWriter::append(const PointRecord& point) {
     append_optional_rows(file, tables::kRoundMedians, tables::round_median_type(), point.rounds);
     append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
     if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
+    append_optional_rows(file, tables::kNicCounters, tables::nic_counter_type(), point.readings.nic_counters);
     // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);

@@ -1,10 +1,10 @@
 # meshbench run under mpirun on this machine.
 foreach(_case runs_mappings pandas_reads_measurements corrupt_result_is_detected sigkill_then_resume sigstop_then_resume rounds_then_resume bad_input
-    send_recv_across_pp machine_state_remeasures)
+    send_recv_across_pp machine_state_remeasures nic_counters_canned_efa)
   add_test(NAME integration.run.${_case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bench_run_test.py ${_case})
   set_tests_properties(integration.run.${_case} PROPERTIES
-    LABELS "integration;bench" TIMEOUT 600 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+    LABELS "integration;bench" TIMEOUT 600 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>;MESHBENCH_TEST_DATA=${MESHBENCH_TEST_DATA}")
 endforeach()
 # The fault tests start several mpirun jobs; on two cores they must not overlap with each other.
 # They time how long the run takes to end (timing: scripts/flake.sh reruns them).
@@ -36,3 +36,4 @@ meshbench_two_rank_test(integration.run.driver_with_fake_groups bench_driver_pro
 # the point's result, isolated points, rounds pooling, resumed and oversized points
 # (GoogleTest on both ranks; rank 0 prints).
 meshbench_two_rank_test(integration.run.measure_and_runner_with_fake_backend bench_fake_backend_test GTest::gtest)
+target_compile_definitions(bench_fake_backend_test PRIVATE MESHBENCH_TEST_DATA="${MESHBENCH_TEST_DATA}")

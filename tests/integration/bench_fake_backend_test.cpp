@@ -19,6 +19,7 @@
 
 #include "bench/backend.hpp"
 #include "bench/measure.hpp"
+#include "bench/nic_counter_sampler.hpp"
 #include "bench/op_spec.hpp"
 #include "bench/runner.hpp"
 #include "mapping/mapping.hpp"
@@ -362,6 +363,44 @@ TEST(Runner, PointsTooBigForTheDeviceAreSkippedAndSaidOnce) {
   EXPECT_EQ(run.reporter.not_measured[0].mapping, "straight");
   EXPECT_EQ(run.reporter.not_measured[1].mapping, "swapped");
   EXPECT_EQ(run.reporter.not_measured[0].bytes, 4096U);
+}
+
+TEST(Runner, ARetransmitIsAttributedToThePointItHappenedIn) {
+  // Both ranks share one host: its first rank reads canned EFA trees, t0 before the first point,
+  // t1 after it and before the second, t2 after the second (tests/data/nic-counters/README.md).
+  const std::string trees = std::string(MESHBENCH_TEST_DATA) + "/nic-counters/efa/";
+  NicCounterSampler sampler(MPI_COMM_WORLD, "/", {trees + "t0", trees + "t1", trees + "t1", trees + "t2"});
+  EXPECT_EQ(sampler.error(), "");
+  RunOptions o = options_for_test();
+  RunnerRun run;
+  ScriptedBackend backend(constant(100.0));
+  Runner runner(MPI_COMM_WORLD, backend, o, {0, 1}, nullptr, world_rank() == 0 ? &run.reporter : nullptr);
+  runner.add_sampler(sampler);
+  runner.run({two_mappings().front()});
+  if (world_rank() != 0) return;
+  ASSERT_EQ(run.reporter.points.size(), 2U);
+  const auto& first = run.reporter.points[0].readings.nic_counters;
+  const auto& second = run.reporter.points[1].readings.nic_counters;
+  ASSERT_EQ(first.size(), 3U);  // one host: efa_0, efa_1, eth0
+  ASSERT_EQ(second.size(), 3U);
+  for (const auto* rows : {&first, &second}) {
+    for (const auto& d : *rows) {
+      EXPECT_EQ(d.ops, 5 + 20 + 1);  // warm-up, timed, the check's
+      EXPECT_EQ(d.round, 0);
+      EXPECT_EQ(d.attempt, 1);
+      EXPECT_EQ(d.mapping, "straight");
+    }
+  }
+  EXPECT_EQ(first[0].bytes, 1024U);
+  EXPECT_EQ(second[0].bytes, 4096U);
+  EXPECT_EQ(first[0].nic, "efa_0:1");
+  EXPECT_EQ(first[0].get(results::NicCounter::tx_bytes), 1048576);
+  EXPECT_EQ(first[0].get(results::NicCounter::retrans_packets), 0);
+  EXPECT_EQ(first[1].get(results::NicCounter::rx_dropped), 0);
+  EXPECT_EQ(second[0].get(results::NicCounter::tx_bytes), 2 * 1048576);
+  EXPECT_EQ(second[0].get(results::NicCounter::retrans_packets), 1);
+  EXPECT_EQ(second[1].nic, "efa_1:1");
+  EXPECT_EQ(second[1].get(results::NicCounter::rx_dropped), 1);
 }
 
 }  // namespace meshbench::bench

@@ -1,4 +1,5 @@
 """Integration tests of `meshbench run` under mpirun on this machine (CPU slots, MPI backend)."""
+import json
 import os
 import signal
 import subprocess
@@ -303,6 +304,56 @@ def test_machine_state_remeasures():
         expect_bad_input(run("run", "--out", os.path.join(d, "bad.h5"), "--machine-state", "maybe"), "--machine-state")
         expect_bad_input(run("run", "--out", os.path.join(d, "bad.h5"), "--state-budget", "-1"), "--state-budget")
         check(not os.path.exists(os.path.join(d, "bad.h5")), "a bad input left an output file")
+
+
+def test_nic_counters_canned_efa():
+    """The NIC counters from canned EFA trees (tests/data/nic-counters, MESHBENCH_TEST_COUNTER_ROOTS:
+    the host's readings in turn): the retransmit and the drop counted between the second point's
+    readings are that point's, in /nic_counters and in the report; --no-nic-counters reads
+    nothing; a --counter-root that is not a folder is one line, exit 2, and no file."""
+    one = ["--dims", "tp", "--ops", "all_reduce", "--timing", "per_iteration", "--sizes", "1K,4K", "--budget", "0.05", "--min-iters", "5",
+           "--machine-state", "off", "--no-doctor"]
+    trees = os.path.join(os.environ.get("MESHBENCH_TEST_DATA", ""), "nic-counters", "efa")
+    roots = ",".join(os.path.join(trees, t) for t in ("t0", "t1", "t1", "t2"))
+    with TempDir() as d:
+        out = os.path.join(d, "run.h5")
+        p = mpirun(2, "run", "--tp", "2", *one, "--out", out, env=env(MESHBENCH_TEST_COUNTER_ROOTS=roots))
+        check(p.returncode == 0, "run failed", p)
+        with read_h5(out) as f:
+            c = f["nic_counters"][:]
+        rows = {(int(r["bytes"]), r["nic"].decode()): r for r in c}
+        check(sorted(rows) == sorted((b, n) for b in (1024, 4096) for n in ("efa_0:1", "efa_1:1", "eth0")), f"rows {sorted(rows)}")
+        check(int(rows[(1024, "efa_0:1")]["retrans_packets"]) == 0, "a retransmit was put on the first point")
+        check(int(rows[(4096, "efa_0:1")]["retrans_packets"]) == 1, "the second point's retransmit is missing")
+        check(int(rows[(4096, "efa_1:1")]["rx_dropped"]) == 1, "the second point's drop is missing")
+        check(int(rows[(1024, "efa_0:1")]["tx_bytes"]) == 1 << 20, "efa_0 sent 1 MiB during the first point")
+        check(int(rows[(1024, "eth0")]["retrans_packets"]) == -1, "Ethernet has no retransmit counter")
+        rep = run("report", out, "--format", "json")
+        check(rep.returncode == 0, "report failed", rep)
+        events = json.loads(rep.stdout)["nic_counters"]["events"]
+        got = sorted((e["bytes"], e["nic"], e["what"]) for e in events)
+        check(got == [(4096, "efa_0:1", "1 retransmitted packet (8192 bytes)"), (4096, "efa_1:1", "1 dropped on receive")], f"events {got}")
+        text = run("report", out)
+        named = [l for l in text.stdout.splitlines() if "retransmits and drops:" in l]
+        check(len(named) == 2 and all("tp all_reduce 4 KiB per_iteration (concurrent): " in l for l in named)
+              and any(l.endswith("efa_0:1: 1 retransmitted packet (8192 bytes)") for l in named),
+              "the text report does not name the point of the retransmit", text)
+        csv = run("report", out, "--format", "csv")
+        events = [l for l in csv.stdout.splitlines() if l.startswith("nic_event,")]
+        check(len(events) == 2 and all(",4096,event," in l for l in events) and any("1 retransmitted packet (8192 bytes)" in l for l in events),
+              "the CSV report does not carry the retransmit on its point", csv)
+        out2 = os.path.join(d, "off.h5")
+        p = mpirun(2, "run", "--tp", "2", *one, "--no-nic-counters", "--out", out2, env=env(MESHBENCH_TEST_COUNTER_ROOTS=roots))
+        check(p.returncode == 0, "run with --no-nic-counters failed", p)
+        with read_h5(out2) as f:
+            check("nic_counters" not in f, "--no-nic-counters still read the counters")
+        bad = os.path.join(d, "bad.h5")
+        expect_bad_input(mpirun(2, "run", "--tp", "2", *one, "--counter-root", os.path.join(d, "nowhere"), "--out", bad), "--counter-root",
+                         launched=True)
+        expect_bad_input(mpirun(2, "run", "--tp", "2", *one, "--out", bad,
+                                env=env(MESHBENCH_TEST_COUNTER_ROOTS=os.path.join(os.environ.get("MESHBENCH_TEST_DATA", ""), "nic-counters", "bad"))),
+                         "is not a counter", launched=True)
+        check(not os.path.exists(bad), "a bad counter root left an output file")
 
 
 def test_bad_input():

@@ -32,3 +32,14 @@ set_tests_properties(cluster_mpirun cluster_slurm cluster_teardown PROPERTIES
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
 # The probe's rates are timings (scripts/flake.sh reruns the tests labelled timing).
 set_tests_properties(cluster_mpirun cluster_slurm PROPERTIES LABELS "cluster;slurm;integration;timing")
+
+# NIC counters on the emulated nodes: each node's eth0 against the bytes a cross-node all-reduce
+# and all-to-all move (byte counts, not timings).
+add_test(NAME cluster_nic_counters
+  COMMAND /usr/bin/python3 ${_mb_cluster_tests}/cluster_nic_counters_test.py ${MESHBENCH_EXE} cn${_mb_cluster_hash})
+set_tests_properties(cluster_nic_counters PROPERTIES
+  LABELS "cluster;integration"
+  SKIP_RETURN_CODE 77
+  RESOURCE_LOCK meshbench_localcluster
+  TIMEOUT 300
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")

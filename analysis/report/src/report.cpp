@@ -142,6 +142,8 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   }
   for (const auto& t : file.transports()) r.transports.push_back(t);
   r.placement = placements_of(file, r.ranking);
+  r.nic = build_nic_traffic(file.nic_counters(), {[&](const std::string& name) { return file.find_mapping(name); },
+                                                  [&](int slot) { return file.host_of_slot(slot); }});
   for (const auto& row : file.measurements()) {
     if (row.wrong > 0) r.wrong.push_back({row.mapping, row.dim, row.op, row.timing, row.bytes, row.wrong});
   }

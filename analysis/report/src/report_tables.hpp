@@ -49,6 +49,12 @@ Table wrong_table(const Report& report);
 // run --nccl-debug: per mapping and dimension, the transports NCCL's connections used.
 std::vector<std::string> transport_lines(const Report& report);
 
+// Per visit, host and carrying NIC: the bytes counted against the op's bytes off the host
+// (at most `limit` rows; `left_out` says how many more there were).
+Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& left_out);
+// Every retransmit, drop and error, with the point it happened in.
+std::vector<std::string> nic_event_lines(const Report& report);
+
 // µs formatted in the unit that suits `scale` (the largest value shown): us, ms or s.
 struct TimeUnit {
   const char* name;

@@ -136,6 +136,19 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
       }
     }
   }
+  for (const auto& n : r.nic.rows) {
+    const std::string rank = rank_of(r, n.mapping), bytes = std::to_string(n.bytes);
+    const std::string detail = n.host + " " + n.nic + " round " + std::to_string(n.round) + " attempt " + std::to_string(n.attempt);
+    const std::pair<const char*, double> metrics[] = {
+        {"tx_payload_bytes", n.tx_payload}, {"expected_tx_bytes", n.expected_tx}, {"measured_over_expected", n.ratio > 0 ? n.ratio : -1}};
+    for (const auto& [metric, value] : metrics) {
+      if (value >= 0) csv.row({"nic", rank, n.mapping, n.dim, n.op, n.timing, n.concurrency, bytes, metric, number(value), detail});
+    }
+  }
+  for (const auto& e : r.nic.events) {
+    csv.row({"nic_event", rank_of(r, e.mapping), e.mapping, e.dim, e.op, e.timing, e.concurrency, std::to_string(e.bytes), "event", e.what,
+             e.host + " " + e.nic + " round " + std::to_string(e.round) + " attempt " + std::to_string(e.attempt)});
+  }
   for (const auto& w : r.wrong) {
     csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
              std::to_string(w.wrong), ""});

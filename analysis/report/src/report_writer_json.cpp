@@ -31,6 +31,46 @@ ordered_json spread_json(const GroupSpread& s) {
           {"group_us", s.group_us}};
 }
 
+ordered_json nic_json(const NicTraffic& n) {
+  const auto known = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
+  ordered_json rows = ordered_json::array(), events = ordered_json::array();
+  for (const auto& r : n.rows) {
+    rows.push_back({{"mapping", r.mapping},
+                    {"dim", r.dim},
+                    {"op", r.op},
+                    {"timing", r.timing},
+                    {"concurrency", r.concurrency},
+                    {"bytes", r.bytes},
+                    {"round", r.round},
+                    {"attempt", r.attempt},
+                    {"host", r.host},
+                    {"nic", r.nic},
+                    {"kind", r.kind},
+                    {"ops", r.ops},
+                    {"tx_bytes", known(static_cast<double>(r.tx_bytes))},
+                    {"rx_bytes", known(static_cast<double>(r.rx_bytes))},
+                    {"tx_payload_bytes", known(r.tx_payload)},
+                    {"rx_payload_bytes", known(r.rx_payload)},
+                    {"expected_tx_bytes", known(r.expected_tx)},
+                    {"measured_over_expected", r.ratio > 0 ? ordered_json(r.ratio) : ordered_json(nullptr)},
+                    {"model", to_string(r.model)}});
+  }
+  for (const auto& e : n.events) {
+    events.push_back({{"mapping", e.mapping},
+                      {"dim", e.dim},
+                      {"op", e.op},
+                      {"timing", e.timing},
+                      {"concurrency", e.concurrency},
+                      {"bytes", e.bytes},
+                      {"round", e.round},
+                      {"attempt", e.attempt},
+                      {"host", e.host},
+                      {"nic", e.nic},
+                      {"what", e.what}});
+  }
+  return {{"visits", n.visits}, {"notes", n.notes}, {"rows", rows}, {"events", events}};
+}
+
 ordered_json ranking_json(const Ranking& k) {
   ordered_json j;
   j["basis"] = k.basis == Ranking::Basis::workload ? "workload" : "default";
@@ -249,6 +289,7 @@ ordered_json report_to_json(const Report& r) {
   j["transports"] = ordered_json::array();
   for (const auto& t : r.transports)
     j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});
+  j["nic_counters"] = nic_json(r.nic);
   j["wrong"] = ordered_json::array();
   for (const auto& w : r.wrong) {
     j["wrong"].push_back(

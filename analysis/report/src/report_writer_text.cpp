@@ -52,6 +52,17 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.subheading("transports NCCL used (run --nccl-debug)");
     for (const auto& l : transports) s.bullet(l);
   }
+  if (r.nic.visits > 0) {
+    s.subheading("NIC counters: bytes each host's NICs counted per visit against the op's bytes off the host (" +
+                 std::to_string(r.nic.visits) + " visits)");
+    std::size_t left_out = 0;
+    s.table(nic_traffic_table(r, 40, left_out));
+    if (left_out > 0) s.bullet(std::to_string(left_out) + " more rows in --format csv or json");
+    for (const auto& n : r.nic.notes) s.bullet(n);
+    const auto events = nic_event_lines(r);
+    if (events.empty()) s.line("no retransmit, drop or error counted during any point");
+    for (const auto& l : events) s.bullet("retransmits and drops: " + l);
+  }
   s.subheading("slow hosts");
   for (const auto& l : slow_host_lines(r)) s.bullet(l);
   s.subheading("predicted against measured");

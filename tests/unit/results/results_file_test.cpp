@@ -176,6 +176,36 @@ TEST_F(ResultsFileTest, ModelledTimesRoundTripAndAreAbsentWithoutThem) {
   EXPECT_EQ(f.measurements().size(), 2U);
 }
 
+TEST_F(ResultsFileTest, NicCountersRoundTripEveryColumnAndAreAbsentWithoutThem) {
+  const auto path = (dir_ / "nic.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("identity", 1024, 10.0));  // --no-nic-counters: no rows, no table
+  EXPECT_TRUE(ResultsFile::open(path).nic_counters().empty());
+  auto p = point("identity", 4096, 20.0);
+  NicCounterDelta d{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, 2, 3, "hostA-1", "efa_0:1", "rdma", 26, {}};
+  for (std::size_t i = 0; i < kNicCounterCount; ++i) d.counters[i] = static_cast<std::int64_t>(i * 1000 + 7);
+  d.counters[index_of(NicCounter::rdma_write_bytes)] = -1;
+  p.readings.nic_counters = {d, d};
+  p.readings.nic_counters[1].nic = "eth0";
+  p.readings.nic_counters[1].kind = "ethernet";
+  w.append(p);
+  const auto f = ResultsFile::open(path);
+  ASSERT_EQ(f.nic_counters().size(), 2U);
+  const auto& r = f.nic_counters()[0];
+  EXPECT_EQ(r.mapping, "identity");
+  EXPECT_EQ(r.bytes, 4096U);
+  EXPECT_EQ(r.round, 2);
+  EXPECT_EQ(r.attempt, 3);
+  EXPECT_EQ(r.host, "hostA-1");
+  EXPECT_EQ(r.nic, "efa_0:1");
+  EXPECT_EQ(r.kind, "rdma");
+  EXPECT_EQ(r.ops, 26);
+  EXPECT_EQ(r.counters, d.counters);
+  EXPECT_EQ(r.get(NicCounter::rdma_write_bytes), -1);
+  EXPECT_EQ(f.nic_counters()[1].nic, "eth0");
+  EXPECT_GT(bytes_needed_to_store(p, {}), bytes_needed_to_store(point("identity", 4096, 20.0), {}));
+}
+
 TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
   const auto path = (dir_ / "run.h5").string();
   ResultsWriter::create(path, header_, false);
