@@ -27,6 +27,8 @@ struct RunConfig {
   std::string nccl_debug;       // capture NCCL's log here (NCCL backend)
   std::string cost_model_file;  // plan with this calibration or cost-model file
   bool calibrate = false;       // probe first, plan with the fit, measure the top K and a baseline
+  bool host_copies = false;     // measure each slot's host<->GPU copy bandwidth before the points
+  double gpu_sample_ms = 100;   // NVML readings of each rank's GPU during every point; 0: none
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

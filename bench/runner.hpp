@@ -14,6 +14,7 @@
 #include "bench/backend.hpp"
 #include "bench/machine_state.hpp"
 #include "bench/measure.hpp"
+#include "bench/point_sampler.hpp"
 #include "bench/reporter.hpp"
 #include "bench/timing.hpp"
 #include "mapping/mapping.hpp"
@@ -74,6 +75,9 @@ class Runner {
   Runner(MPI_Comm world, Backend& backend, RunOptions options, std::vector<int> slot_of_world_rank, Watchdog* watchdog, Reporter* reporter);
   ~Runner();
 
+  // Read around every visit from now on, in the order added (the NICs' counters, ...); the
+  // sampler outlives the runner.
+  void add_sampler(PointSampler& sampler) { samplers_.push_back(&sampler); }
   // Points already in the file (--resume) are skipped.
   void skip(const std::vector<results::PointKey>& completed);
   // Points whose buffers do not fit in the backend's device memory (Backend::device_memory_bytes):
@@ -111,13 +115,17 @@ class Runner {
   void run_rounds(const std::vector<mapping::Mapping>& mappings);
   std::vector<Visit> open_every_dimension(const std::vector<mapping::Mapping>& mappings, std::vector<std::unique_ptr<OpenDimension>>& open);
   void report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
-                     std::vector<results::StateProbe>& states, ReportedSoFar& reported) const;
+                     std::vector<results::StateProbe>& states, results::PointReadings& readings, ReportedSoFar& reported) const;
   std::unique_ptr<OpenDimension> open_dimension(const mapping::Mapping& m, const DimPlan& plan);
   // One visit's measurement; nothing when a rank could not allocate its buffers (reported as skipped).
   std::optional<PointResult> measure_visit(const Visit& v, const TimingPolicy& policy);
-  // measure_visit between two readings of the machine's state; measured again, after waiting
+  // measure_visit between the samplers' calls (point_sampler.hpp), their rows into `readings`.
+  std::optional<PointResult> measure_sampled(const Visit& v, const TimingPolicy& policy, int round, int attempt,
+                                             results::PointReadings& readings);
+  // measure_sampled between two readings of the machine's state; measured again, after waiting
   // for the state to come back, while it is disturbed (StatePolicy). Every attempt goes to `log`.
-  std::optional<PointResult> measure_in_state(const Visit& v, const TimingPolicy& policy, int round, std::vector<results::StateProbe>& log);
+  std::optional<PointResult> measure_in_state(const Visit& v, const TimingPolicy& policy, int round, std::vector<results::StateProbe>& log,
+                                              results::PointReadings& readings);
   StateReading read_state();
   void wait_for_state(const StateReading& from);
   void kill_self_for_test(int finished) const;
@@ -136,6 +144,7 @@ class Runner {
   std::uint64_t memory_limit_ = 0;
   std::unique_ptr<CoreToCoreProbe> probe_;
   StateSummary state_;
+  std::vector<PointSampler*> samplers_;
 };
 
 }  // namespace meshbench::bench

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "results/environment.hpp"
+#include "results/gpu_records.hpp"
 
 namespace meshbench::results {
 
@@ -131,6 +132,12 @@ struct ModelledTime {
   double modelled_us = 0;
 };
 
+// What the point samplers (bench/point_sampler.hpp) read around every visit of one point; each
+// sampler fills its own rows, each kind of row its own optional table.
+struct PointReadings {
+  std::vector<GpuHealthRow> gpu_health;  // /gpu_health
+};
+
 // Everything one completed point adds to the file, written together.
 struct PointRecord {
   MeasurementRow row;
@@ -139,6 +146,8 @@ struct PointRecord {
   std::vector<RoundMedian> rounds;  // empty for a run of one round
   std::vector<StateProbe> states;   // every attempt of every round; empty when the state is not probed
   std::optional<ModelledTime> modelled;
+  // What the samplers read around each of the point's visits (bench/point_sampler.hpp).
+  PointReadings readings;
 };
 
 // A point's identity, for --resume.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
+#include "analysis/report/gpu_health_report.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
@@ -63,6 +64,7 @@ struct Report {
   std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
+  GpuHealthSection gpu_health;                    // NVML's readings during the points, host copies
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from

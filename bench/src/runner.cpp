@@ -186,10 +186,12 @@ void Runner::run_mapping(const mapping::Mapping& m, int index, int count) {
     for (const auto& v : visits_of(*d)) {
       if (watchdog_ != nullptr) watchdog_->set_point(describe(m, plan.dim, v.op, v.layout.bytes, v.timing, v.isolated));
       std::vector<results::StateProbe> states;
-      const auto r = measure_in_state(v, options_.policy, 0, states);
+      results::PointReadings readings;
+      const auto r = measure_in_state(v, options_.policy, 0, states, readings);
       if (!r || reporter_ == nullptr) continue;
       auto rec = record_of(*d, v, *r);
       rec.states = std::move(states);
+      rec.readings = std::move(readings);
       reporter_->point(rec);
     }
   }
@@ -255,6 +257,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
   std::vector<PointResult> pooled(visits.size());
   std::vector<std::vector<double>> round_medians(visits.size());
   std::vector<std::vector<results::StateProbe>> states(visits.size());
+  std::vector<results::PointReadings> readings(visits.size());
   std::vector<bool> not_measured(visits.size(), false);
   int finished_in_last_round = 0;
   ReportedSoFar reported;
@@ -268,7 +271,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
                              std::to_string(round + 1) + " of " + std::to_string(options_.rounds));
       }
       if (not_measured[index]) continue;
-      const auto measured = measure_in_state(v, policy, round, states[index]);
+      const auto measured = measure_in_state(v, policy, round, states[index], readings[index]);
       if (!measured) {
         not_measured[index] = true;  // reported once; later rounds leave it out
         continue;
@@ -279,7 +282,7 @@ void Runner::run_rounds(const std::vector<mapping::Mapping>& mappings) {
       kill_self_for_test(++finished_in_last_round);
       if (reporter_ == nullptr) continue;
       finish_pooled(pooled[index], *measured, options_.rounds);
-      report_pooled(v, pooled[index], round_medians[index], states[index], reported);
+      report_pooled(v, pooled[index], round_medians[index], states[index], readings[index], reported);
     }
   }
 }
@@ -304,7 +307,8 @@ std::vector<Runner::Visit> Runner::open_every_dimension(const std::vector<mappin
 // A point's pooled row with its round medians; the console's tables follow the last round's
 // order, a new table wherever the mapping or dimension changes.
 void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
-                           std::vector<results::StateProbe>& states, ReportedSoFar& reported) const {
+                           std::vector<results::StateProbe>& states, results::PointReadings& readings,
+                           ReportedSoFar& reported) const {
   const auto& d = *v.dimension;
   if (d.mapping != reported.mapping) {
     reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);
@@ -320,6 +324,7 @@ void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std:
         {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
   }
   rec.states = std::move(states);
+  rec.readings = std::move(readings);
   reporter_->point(rec);
 }
 
@@ -368,12 +373,30 @@ void Runner::wait_for_state(const StateReading& from) {
   state_.spent_s += now.at_s - from.at_s;
 }
 
+std::optional<PointResult> Runner::measure_sampled(const Visit& v, const TimingPolicy& policy, int round, int attempt,
+                                                   results::PointReadings& readings) {
+  const SampledVisit visit{v.key, round, attempt};
+  for (auto* s : samplers_) s->before_point(visit);
+  auto measured = measure_visit(v, policy);
+  VisitWork work;
+  if (measured) {
+    // The check refills and runs one more op (measure_concurrent); isolated points are not checked.
+    work = {true, static_cast<std::int64_t>(measured->warmup) + measured->iters + (options_.check && !v.isolated ? 1 : 0)};
+  }
+  if (!samplers_.empty()) {
+    // The samplers' collectives are watched like the probe's: a rank that never arrives is named.
+    const WatchedScope watched(watchdog_, options_.watchdog_base_s);
+    for (auto* s : samplers_) s->after_point(visit, work, readings);
+  }
+  return measured;
+}
+
 std::optional<PointResult> Runner::measure_in_state(const Visit& v, const TimingPolicy& policy, int round,
-                                                    std::vector<results::StateProbe>& log) {
-  if (!probe_) return measure_visit(v, policy);
+                                                    std::vector<results::StateProbe>& log, results::PointReadings& readings) {
+  if (!probe_) return measure_sampled(v, policy, round, 1, readings);
   for (int attempt = 1;; ++attempt) {
     const StateReading before = read_state();
-    auto measured = measure_visit(v, policy);
+    auto measured = measure_sampled(v, policy, round, attempt, readings);
     if (!measured) return measured;
     const StateReading after = read_state();
     const StateReading state = worse_of(before, after);

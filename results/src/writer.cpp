@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "results/schema.hpp"
+#include "results/src/gpu_tables.hpp"
 #include "results/src/tables.hpp"
 
 namespace meshbench::results {
@@ -262,6 +263,9 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
     bytes += states * 2 * (kSampleRowBytes + kHeapBytesPerRow) + 2048 * kSampleRowBytes;
   // A modelled-time row is a sample row's size too, counted the same way.
   if (point.modelled) bytes += kSampleRowBytes + kHeapBytesPerRow + 1024 * kSampleRowBytes;
+  // A GPU-health row is about two measurement rows.
+  if (const std::uint64_t gpus = point.readings.gpu_health.size(); gpus > 0)
+    bytes += gpus * 2 * (kMeasurementRowBytes + kHeapBytesPerRow) + 1024 * 2 * kMeasurementRowBytes;
   return bytes + kMetadataAndReserveBytes;
 }
 
@@ -326,6 +330,7 @@ void ResultsWriter::append(const PointRecord& point) {
     append_optional_rows(file, tables::kRoundMedians, tables::round_median_type(), point.rounds);
     append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
     if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
+    append_optional_rows(file, tables::kGpuHealth, tables::gpu_health_type(), point.readings.gpu_health);
     // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
@@ -349,6 +354,12 @@ void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
   std::vector<tables::TransportH5> rows;
   for (const auto& u : uses) rows.push_back(tables::to_h5(u));
   h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
+}
+
+void ResultsWriter::record_host_copies(const std::vector<HostCopyRow>& rows) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  append_optional_rows(file, tables::kHostCopies, tables::host_copy_type(), rows);
 }
 
 void ResultsWriter::record_calibration(const std::string& calibration_json) {
