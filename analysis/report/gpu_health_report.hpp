@@ -27,9 +27,9 @@ struct ThrottledPoint {
 struct HostGpuHealth {
   std::string host;
   int gpus = 0;
-  int throttled_points = 0;  // kept visits with any throttling GPU on the host
-  std::string reasons;       // every reason seen
-  double temperature_max_c = 0, sm_clock_min_mhz = 0;  // NaN when never read
+  int throttled_points = 0;                                               // kept visits with any throttling GPU on the host
+  std::string reasons;                                                    // every reason seen
+  double temperature_max_c = 0, sm_clock_min_mhz = 0;                     // NaN when never read
   std::int64_t ecc_corrected = 0, ecc_uncorrected = 0, pcie_replays = 0;  // grown over the run
   int slowest_only = 0, points = 0;  // HostTally's: in the slowest group (not the fastest) at this many of points
 };

@@ -15,8 +15,8 @@ CopySources copy_sources(int gpu_numa, int count, const std::vector<std::uint64_
   std::uint64_t farthest = 0;
   for (int n = 0; n < count; ++n) {
     if (n == gpu_numa) continue;
-    const std::uint64_t d = known ? distances[static_cast<std::size_t>(gpu_numa * count + n)]
-                                  : static_cast<std::uint64_t>(std::abs(n - gpu_numa));
+    const std::uint64_t d =
+        known ? distances[static_cast<std::size_t>(gpu_numa * count + n)] : static_cast<std::uint64_t>(std::abs(n - gpu_numa));
     if (s.remote < 0 || d > farthest) {
       s.remote = n;
       farthest = d;
@@ -29,8 +29,9 @@ double copy_gbps(std::uint64_t bytes, double seconds) { return seconds > 0 ? sta
 
 results::HostCopyRow host_copy_row(const std::string& host, int rank, const std::string& bus_id, int numa_node, bool local,
                                    bool host_to_device, std::uint64_t bytes, const std::vector<double>& seconds) {
-  results::HostCopyRow row{host, rank, bus_id, numa_node, local ? "local" : "remote", host_to_device ? "h2d" : "d2h", bytes,
-                           static_cast<int>(seconds.size()), 0, 0};
+  results::HostCopyRow row{
+      host, rank, bus_id, numa_node, local ? "local" : "remote", host_to_device ? "h2d" : "d2h", bytes, static_cast<int>(seconds.size()),
+      0,    0};
   if (seconds.empty()) return row;
   std::vector<double> sorted = seconds;
   std::sort(sorted.begin(), sorted.end());

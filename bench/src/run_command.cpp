@@ -261,8 +261,8 @@ std::unique_ptr<GpuHealthSampler> start_gpu_health(const RunConfig& config, cons
       std::cout << "# GPU health: not sampled (" << sampler->note() << ")\n";
     } else {
       std::cout << "# GPU health: NVML sampled on " << sampler->ranks_sampling() << " of " << at.size << " rank(s) every "
-                << config.gpu_sample_ms << " ms during each point" << (sampler->note().empty() ? "" : "; not on the others: " + sampler->note())
-                << "\n";
+                << config.gpu_sample_ms << " ms during each point"
+                << (sampler->note().empty() ? "" : "; not on the others: " + sampler->note()) << "\n";
     }
   }
   return sampler;

@@ -307,8 +307,7 @@ std::vector<Runner::Visit> Runner::open_every_dimension(const std::vector<mappin
 // A point's pooled row with its round medians; the console's tables follow the last round's
 // order, a new table wherever the mapping or dimension changes.
 void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std::vector<double>& round_medians,
-                           std::vector<results::StateProbe>& states, results::PointReadings& readings,
-                           ReportedSoFar& reported) const {
+                           std::vector<results::StateProbe>& states, results::PointReadings& readings, ReportedSoFar& reported) const {
   const auto& d = *v.dimension;
   if (d.mapping != reported.mapping) {
     reporter_->begin_mapping(*d.mapping, d.mapping_index, d.mapping_count);

@@ -34,8 +34,8 @@ struct GpuReading {
   std::optional<double> temperature_c;
   std::optional<double> power_w;
   std::optional<double> sm_clock_mhz;
-  std::optional<double> gpu_utilization;  // percent of the sample period a kernel ran
-  std::uint64_t reasons = 0;              // every event reason bit NVML reported
+  std::optional<double> gpu_utilization;         // percent of the sample period a kernel ran
+  std::uint64_t reasons = 0;                     // every event reason bit NVML reported
   std::optional<std::uint64_t> ecc_corrected;    // volatile: since the driver loaded
   std::optional<std::uint64_t> ecc_uncorrected;  // volatile
   std::optional<std::uint64_t> pcie_replays;     // since the driver loaded

@@ -55,24 +55,62 @@ h5::Compound<HostCopyH5> host_copy_type() {
 }
 
 GpuHealthH5 to_h5(const GpuHealthRow& r) {
-  return {r.mapping.c_str(),   r.dim.c_str(),      r.op.c_str(),          r.timing.c_str(),      r.concurrency.c_str(),
-          r.bytes,             r.round,            r.attempt,             r.host.c_str(),        r.rank,
-          r.gpu,               r.bus_id.c_str(),   r.readings,            r.temperature_max_c,   r.power_max_w,
-          r.sm_clock_min_mhz,  r.sm_clock_max_mhz, r.utilization_mean,    r.throttle.c_str(),    r.throttle_mask,
-          r.throttled_readings, r.ecc_corrected,   r.ecc_uncorrected,     r.pcie_replays};
+  return {r.mapping.c_str(),
+          r.dim.c_str(),
+          r.op.c_str(),
+          r.timing.c_str(),
+          r.concurrency.c_str(),
+          r.bytes,
+          r.round,
+          r.attempt,
+          r.host.c_str(),
+          r.rank,
+          r.gpu,
+          r.bus_id.c_str(),
+          r.readings,
+          r.temperature_max_c,
+          r.power_max_w,
+          r.sm_clock_min_mhz,
+          r.sm_clock_max_mhz,
+          r.utilization_mean,
+          r.throttle.c_str(),
+          r.throttle_mask,
+          r.throttled_readings,
+          r.ecc_corrected,
+          r.ecc_uncorrected,
+          r.pcie_replays};
 }
 
 GpuHealthRow from_h5(const GpuHealthH5& h) {
-  return {str(h.mapping),     str(h.dim),         str(h.op),          str(h.timing),      str(h.concurrency),
-          h.bytes,            h.round,            h.attempt,          str(h.host),        h.rank,
-          h.gpu,              str(h.bus_id),      h.readings,         h.temperature_max_c, h.power_max_w,
-          h.sm_clock_min_mhz, h.sm_clock_max_mhz, h.utilization_mean, str(h.throttle),    h.throttle_mask,
-          h.throttled_readings, h.ecc_corrected,  h.ecc_uncorrected,  h.pcie_replays};
+  return {str(h.mapping),
+          str(h.dim),
+          str(h.op),
+          str(h.timing),
+          str(h.concurrency),
+          h.bytes,
+          h.round,
+          h.attempt,
+          str(h.host),
+          h.rank,
+          h.gpu,
+          str(h.bus_id),
+          h.readings,
+          h.temperature_max_c,
+          h.power_max_w,
+          h.sm_clock_min_mhz,
+          h.sm_clock_max_mhz,
+          h.utilization_mean,
+          str(h.throttle),
+          h.throttle_mask,
+          h.throttled_readings,
+          h.ecc_corrected,
+          h.ecc_uncorrected,
+          h.pcie_replays};
 }
 
 HostCopyH5 to_h5(const HostCopyRow& r) {
-  return {r.host.c_str(), r.rank, r.bus_id.c_str(), r.numa_node, r.locality.c_str(), r.direction.c_str(), r.bytes, r.iters,
-          r.gbps_median, r.gbps_max};
+  return {r.host.c_str(),      r.rank,  r.bus_id.c_str(), r.numa_node,   r.locality.c_str(),
+          r.direction.c_str(), r.bytes, r.iters,          r.gbps_median, r.gbps_max};
 }
 
 HostCopyRow from_h5(const HostCopyH5& h) {

@@ -74,10 +74,13 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
   if (!warnings.empty() || !unknown.empty()) {
     c.status = CheckStatus::warn;
     std::vector<std::string> parts;
-    if (!warnings.empty()) parts.push_back("hot (>= " + fixed(kGpuWarnTemperatureC, 0) + " C), throttled or replaying: " + join(warnings, "; "));
+    if (!warnings.empty())
+      parts.push_back("hot (>= " + fixed(kGpuWarnTemperatureC, 0) + " C), throttled or replaying: " + join(warnings, "; "));
     if (!unknown.empty()) parts.push_back("health unknown on " + join(unknown, "; "));
     c.reason = join(parts, " | ");
-    c.fix = "check cooling and power capping on hot or throttled GPUs (nvidia-smi -q -d PERFORMANCE), reseat or replace a GPU whose PCIe replays grow; install the NVIDIA driver's NVML/nvidia-smi where missing";
+    c.fix =
+        "check cooling and power capping on hot or throttled GPUs (nvidia-smi -q -d PERFORMANCE), reseat or replace a GPU whose PCIe "
+        "replays grow; install the NVIDIA driver's NVML/nvidia-smi where missing";
     return c;
   }
   if (probed_nodes > 0 && gpus == 0) {

@@ -21,8 +21,8 @@ std::vector<std::string> throttled_point_lines(const Report& report) {
   for (const auto& t : g.throttled) {
     out.push_back("THROTTLED " + rank_label(report, t.mapping) + " " + t.mapping + " " + t.dim + " " + t.op + " " + format_bytes(t.bytes) +
                   " " + t.timing + (t.concurrency == "isolated" ? " isolated" : "") +
-                  (g.rounds > 1 ? " round " + std::to_string(t.round + 1) : "") + ": " + t.host + " rank " +
-                  std::to_string(t.rank) + " GPU " + t.bus_id + " " + t.reasons + " in " + std::to_string(t.throttled_readings) + " of " +
+                  (g.rounds > 1 ? " round " + std::to_string(t.round + 1) : "") + ": " + t.host + " rank " + std::to_string(t.rank) +
+                  " GPU " + t.bus_id + " " + t.reasons + " in " + std::to_string(t.throttled_readings) + " of " +
                   std::to_string(t.readings) + " readings");
   }
   return out;
@@ -33,8 +33,9 @@ Table gpu_host_table(const Report& report) {
            ">in slowest group"});
   for (const auto& h : report.gpu_health.hosts) {
     t.add({h.host, std::to_string(h.gpus), std::to_string(h.throttled_points), h.reasons.empty() ? "-" : h.reasons,
-           figure(h.temperature_max_c, 0), figure(h.sm_clock_min_mhz, 0), std::to_string(h.ecc_corrected), std::to_string(h.ecc_uncorrected),
-           std::to_string(h.pcie_replays), h.points > 0 ? std::to_string(h.slowest_only) + " of " + std::to_string(h.points) : "-"});
+           figure(h.temperature_max_c, 0), figure(h.sm_clock_min_mhz, 0), std::to_string(h.ecc_corrected),
+           std::to_string(h.ecc_uncorrected), std::to_string(h.pcie_replays),
+           h.points > 0 ? std::to_string(h.slowest_only) + " of " + std::to_string(h.points) : "-"});
   }
   return t;
 }

@@ -131,21 +131,45 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
 ordered_json gpu_health_json(const GpuHealthSection& g) {
   ordered_json throttled = ordered_json::array();
   for (const auto& t : g.throttled) {
-    throttled.push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"op", t.op}, {"timing", t.timing}, {"concurrency", t.concurrency},
-                         {"bytes", t.bytes}, {"round", t.round}, {"host", t.host}, {"rank", t.rank}, {"bus_id", t.bus_id},
-                         {"reasons", t.reasons}, {"throttled_readings", t.throttled_readings}, {"readings", t.readings}});
+    throttled.push_back({{"mapping", t.mapping},
+                         {"dim", t.dim},
+                         {"op", t.op},
+                         {"timing", t.timing},
+                         {"concurrency", t.concurrency},
+                         {"bytes", t.bytes},
+                         {"round", t.round},
+                         {"host", t.host},
+                         {"rank", t.rank},
+                         {"bus_id", t.bus_id},
+                         {"reasons", t.reasons},
+                         {"throttled_readings", t.throttled_readings},
+                         {"readings", t.readings}});
   }
   ordered_json hosts = ordered_json::array();
   for (const auto& h : g.hosts) {
-    hosts.push_back({{"host", h.host}, {"gpus", h.gpus}, {"throttled_points", h.throttled_points}, {"reasons", h.reasons},
-                     {"temperature_max_c", number_or_null(h.temperature_max_c)}, {"sm_clock_min_mhz", number_or_null(h.sm_clock_min_mhz)},
-                     {"ecc_corrected", h.ecc_corrected}, {"ecc_uncorrected", h.ecc_uncorrected}, {"pcie_replays", h.pcie_replays},
-                     {"slowest_only", h.slowest_only}, {"points", h.points}});
+    hosts.push_back({{"host", h.host},
+                     {"gpus", h.gpus},
+                     {"throttled_points", h.throttled_points},
+                     {"reasons", h.reasons},
+                     {"temperature_max_c", number_or_null(h.temperature_max_c)},
+                     {"sm_clock_min_mhz", number_or_null(h.sm_clock_min_mhz)},
+                     {"ecc_corrected", h.ecc_corrected},
+                     {"ecc_uncorrected", h.ecc_uncorrected},
+                     {"pcie_replays", h.pcie_replays},
+                     {"slowest_only", h.slowest_only},
+                     {"points", h.points}});
   }
   ordered_json copies = ordered_json::array();
   for (const auto& c : g.host_copies) {
-    copies.push_back({{"host", c.host}, {"rank", c.rank}, {"bus_id", c.bus_id}, {"numa_node", c.numa_node}, {"locality", c.locality},
-                      {"direction", c.direction}, {"bytes", c.bytes}, {"iters", c.iters}, {"gbps_median", c.gbps_median},
+    copies.push_back({{"host", c.host},
+                      {"rank", c.rank},
+                      {"bus_id", c.bus_id},
+                      {"numa_node", c.numa_node},
+                      {"locality", c.locality},
+                      {"direction", c.direction},
+                      {"bytes", c.bytes},
+                      {"iters", c.iters},
+                      {"gbps_median", c.gbps_median},
                       {"gbps_max", c.gbps_max}});
   }
   return {{"sampled", g.sampled}, {"throttled", throttled}, {"hosts", hosts}, {"host_copies", copies}};

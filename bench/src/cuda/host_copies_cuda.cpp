@@ -64,7 +64,8 @@ class NodeBuffer {
       throw std::runtime_error("binding " + where + ": " + std::strerror(errno));
     std::memset(p_, 1, bytes);  // places the pages, now, on the bound node
     hwloc_nodeset_t at = hwloc_bitmap_alloc();
-    const bool placed = hwloc_get_area_memlocation(t, p_, bytes, at, HWLOC_MEMBIND_BYNODESET) == 0 && hwloc_bitmap_isequal(at, node->nodeset);
+    const bool placed =
+        hwloc_get_area_memlocation(t, p_, bytes, at, HWLOC_MEMBIND_BYNODESET) == 0 && hwloc_bitmap_isequal(at, node->nodeset);
     hwloc_bitmap_free(at);
     if (!placed) throw std::runtime_error(where + ": its pages are not all on that node (memory full there?)");
     check(cudaHostRegister(p_, bytes, cudaHostRegisterDefault), "pinning " + where);

@@ -6,8 +6,8 @@
 #include <array>
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 namespace meshbench::nvml {

@@ -22,9 +22,7 @@ GpuReading at(double from, double to, std::uint64_t reasons, std::uint64_t repla
 TEST(GpuWindow, OnlyReadingsWhollyInsideTheWindowCount) {
   const std::vector<GpuReading> readings = {
       at(0.9, 1.1, kReasonHwSlowdown, 0, 90),  // straddles the start: neither this point's nor the last one's
-      at(1.2, 1.3, 0, 0, 60),
-      at(1.5, 1.6, kReasonSwThermal, 0, 70),
-      at(1.9, 2.1, kReasonHwPowerBrake, 0, 95),  // straddles the end
+      at(1.2, 1.3, 0, 0, 60), at(1.5, 1.6, kReasonSwThermal, 0, 70), at(1.9, 2.1, kReasonHwPowerBrake, 0, 95),  // straddles the end
   };
   const auto w = summarize_window(readings, 1.0, 2.0, nullptr);
   EXPECT_EQ(w.readings, 2);

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 class GpuTablesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mb-gpu-tables-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("mb-gpu-tables-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     topo_ = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 1);
     header_.run = {"0.1.0", "meshbench run --out x.h5", "2026-12-01T10:00:00Z", "", "running", "nccl", 2, {"hostA", "hostA"}};
