@@ -43,6 +43,12 @@ if(MESHBENCH_WITH_NCCL)
   endif()
 endif()
 
+# The host<->GPU copies (run --host-copies) need only the CUDA runtime, found with or without NCCL.
+set(MESHBENCH_CUDA_FOUND FALSE)
+if(MESHBENCH_WITH_NCCL AND CUDAToolkit_FOUND)
+  set(MESHBENCH_CUDA_FOUND TRUE)
+endif()
+
 # libfabric is optional: with it, `doctor` asks fi_getinfo which providers exist (efa with an
 # RDM endpoint or a tcp/sockets fallback); without it that check says SKIP and why.
 pkg_check_modules(LIBFABRIC QUIET IMPORTED_TARGET libfabric)

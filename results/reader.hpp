@@ -42,6 +42,9 @@ class ResultsFile {
   // Per visit, host and NIC: the counters' growth around the visit (run without --no-nic-counters).
   const std::vector<NicCounterDelta>& nic_counters() const { return nic_counters_; }
   const std::vector<Failure>& failures() const { return failures_; }
+  // Only in runs that sampled NVML (run --gpu-sample-ms) and that measured host copies.
+  const std::vector<GpuHealthRow>& gpu_health() const { return gpu_health_; }
+  const std::vector<HostCopyRow>& host_copies() const { return host_copies_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
   const std::string& topology_json() const { return topology_json_; }
@@ -69,6 +72,8 @@ class ResultsFile {
   std::vector<StateProbe> state_probes_;
   std::vector<NicCounterDelta> nic_counters_;
   std::vector<Failure> failures_;
+  std::vector<GpuHealthRow> gpu_health_;
+  std::vector<HostCopyRow> host_copies_;
   std::vector<TransportUse> transports_;
   std::vector<StoredNode> nodes_;
   std::string topology_json_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "results/environment.hpp"
+#include "results/gpu_records.hpp"
 
 namespace meshbench::results {
 
@@ -183,6 +184,7 @@ struct ModelledTime {
 // sampler fills its own rows, each kind of row its own optional table.
 struct PointReadings {
   std::vector<NicCounterDelta> nic_counters;  // /nic_counters
+  std::vector<GpuHealthRow> gpu_health;  // /gpu_health
 };
 
 // Everything one completed point adds to the file, written together.

@@ -57,6 +57,8 @@ class ResultsWriter {
   void append(const PointRecord& point);
   void record_failure(const Failure& failure);
   void record_transports(const std::vector<TransportUse>& uses);
+  // run --host-copies: each slot's pinned-memory copy bandwidth (the table /host_copies).
+  void record_host_copies(const std::vector<HostCopyRow>& rows);
   // The cost model fitted from this file's points, or the one its mappings were planned with:
   // `meshbench calibrate`'s JSON (mapping/calibration.hpp), as the root attribute calibration_json.
   void record_calibration(const std::string& calibration_json);

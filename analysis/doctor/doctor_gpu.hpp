@@ -17,6 +17,8 @@ struct GpuHealth {
   std::optional<long long> ecc_uncorrected;  // volatile (since driver load) uncorrected ECC errors
   std::optional<double> sm_clock_mhz;
   std::optional<double> max_sm_clock_mhz;
+  std::string throttle;                   // throttling reasons at the reading, "sw_power_cap"; NVML only
+  std::optional<long long> pcie_replays;  // PCIe replays since the driver loaded; NVML only
 };
 
 // `source` is "nvml" or "nvidia-smi"; empty when neither exists here, with `note` saying so.

@@ -8,6 +8,7 @@
 #include "analysis/report/curves.hpp"
 #include "analysis/report/placement.hpp"
 #include "analysis/report/nic_traffic.hpp"
+#include "analysis/report/gpu_health_report.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
@@ -67,6 +68,7 @@ struct Report {
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
   std::optional<Placements> placement;            // absent when the file keeps no readable topology
   NicTraffic nic;                                 // the NICs' counters around each visit (empty: not read)
+  GpuHealthSection gpu_health;                    // NVML's readings during the points, host copies
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from

@@ -15,6 +15,8 @@
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/commands.hpp"
+#include "bench/gpu_health_sampler.hpp"
+#include "bench/host_copies.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
 #include "bench/nic_counter_sampler.hpp"
@@ -243,6 +245,82 @@ void announce_state(const StateSummary& s, const StatePolicy& policy) {
   std::cout << "\n";
 }
 
+// Every rank's GPU sampler (nothing with --gpu-sample-ms 0), added to the runner where any rank
+// found its GPU in NVML; rank 0 says which.
+std::unique_ptr<GpuHealthSampler> start_gpu_health(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                                                   const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts,
+                                                   Runner& runner) {
+  if (config.gpu_sample_ms <= 0) return nullptr;
+  const int slot = slot_of_rank[static_cast<std::size_t>(at.rank)];
+  const int local = topo.local_index(slot);
+  const auto& slots = topo.node(topo.node_of(slot)).slots;
+  const std::string pci = local < static_cast<int>(slots.size()) ? slots[static_cast<std::size_t>(local)].pci : "";
+  auto sampler = std::make_unique<GpuHealthSampler>(at.world, config.gpu_sample_ms / 1000, GpuOfRank{pci, local}, hosts);
+  if (sampler->ranks_sampling() > 0) runner.add_sampler(*sampler);
+  if (at.rank == 0) {
+    if (sampler->ranks_sampling() == 0) {
+      std::cout << "# GPU health: not sampled (" << sampler->note() << ")\n";
+    } else {
+      std::cout << "# GPU health: NVML sampled on " << sampler->ranks_sampling() << " of " << at.size << " rank(s) every "
+                << config.gpu_sample_ms << " ms during each point"
+                << (sampler->note().empty() ? "" : "; not on the others: " + sampler->note()) << "\n";
+    }
+  }
+  return sampler;
+}
+
+// run --host-copies: one slot at a time (slots copying at once share the host's memory and
+// PCIe links, which is not what a slot's own path gives), stored by rank 0 with a line per slot.
+void measure_slot_copies(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+                         const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts,
+                         std::optional<results::ResultsWriter>& writer) {
+  if (!config.host_copies) return;
+  if (!host_copies_built()) {
+    if (at.rank == 0) std::cout << "# host copies: not measured (this meshbench was built without CUDA)\n";
+    return;
+  }
+  const int slot = slot_of_rank[static_cast<std::size_t>(at.rank)];
+  const int local = topo.local_index(slot);
+  const auto& slots = topo.node(topo.node_of(slot)).slots;
+  HostCopyRequest request;
+  request.host = hosts[static_cast<std::size_t>(at.rank)];
+  request.rank = at.rank;
+  std::string note;
+  std::vector<results::HostCopyRow> rows;
+  if (local >= static_cast<int>(slots.size()) || slots[static_cast<std::size_t>(local)].pci.empty()) {
+    note = "rank " + std::to_string(at.rank) + ": its slot has no GPU";
+  } else {
+    request.bus_id = slots[static_cast<std::size_t>(local)].pci;
+    request.gpu_numa = slots[static_cast<std::size_t>(local)].numa;
+  }
+  for (int turn = 0; turn < at.size; ++turn) {
+    if (turn == at.rank && note.empty()) {
+      try {
+        rows = measure_host_copies(request);
+      } catch (const std::exception& e) {
+        note = "rank " + std::to_string(at.rank) + " (" + request.bus_id + "): " + e.what();
+      }
+    }
+    MPI_Barrier(at.world);
+  }
+  const auto texts = mpi::gather_strings(encode_host_copies(rows), at.world);
+  const auto notes = mpi::gather_strings(note, at.world);
+  if (at.rank != 0) return;
+  std::vector<results::HostCopyRow> all;
+  for (const auto& t : texts) {
+    for (auto& r : decode_host_copies(t)) all.push_back(std::move(r));
+  }
+  writer->record_host_copies(all);
+  std::cout << "# host copies (pinned, GB/s median of " << kHostCopyIters << "):\n";
+  for (const auto& r : all) {
+    std::cout << "#   " << r.host << " rank " << r.rank << " " << r.bus_id << " " << r.direction << " from NUMA " << r.numa_node << " ("
+              << r.locality << ") " << format_bytes(r.bytes) << ": " << std::round(r.gbps_median * 10) / 10 << "\n";
+  }
+  for (const auto& n : notes) {
+    if (!n.empty()) std::cout << "#   not measured on " << n << "\n";
+  }
+}
+
 // Which transport each dimension's communicators used, from every process's NCCL log.
 void record_nccl_transports(const std::string& nccl_log, const RunConfig& config, const Launch& at, const Runner& runner,
                             std::optional<results::ResultsWriter>& writer) {
@@ -326,6 +404,8 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   Runner runner(at.world, backend, options, slot_of_rank, watchdog.get(), at.rank == 0 ? &reporters.all : nullptr);
   runner.skip(*completed);
   if (nic_counters) runner.add_sampler(*nic_counters);
+  measure_slot_copies(config, at, topo, slot_of_rank, hosts, writer);
+  const auto gpu_health = start_gpu_health(config, at, topo, slot_of_rank, hosts, runner);
   if (at.rank == 0) announce_points(runner, *plan, config, *completed, reporters);
   measure_points(runner, plan->mappings, at, *watchdog, reporters.file.get(), hosts);
   if (at.rank == 0) announce_state(runner.state_summary(), config.run.state);

@@ -109,6 +109,12 @@ po::options_description run_options_description(RunConfig& c) {
        "(docs/run.md, 'Machine state'); off: measure each point once")
       ("state-budget", po::value(&c.run.state.budget_s)->default_value(60.0),
        "seconds the whole run may spend waiting for the machine's better state and measuring again")
+      ("host-copies", po::bool_switch(&c.host_copies),
+       "first measure every slot's pinned host<->GPU copy bandwidth, both ways, from its GPU's NUMA node and a remote one "
+       "(docs/run.md, 'Host<->GPU copies'; needs a build with CUDA)")
+      ("gpu-sample-ms", po::value(&c.gpu_sample_ms)->default_value(100.0),
+       "read each rank's GPU through NVML every this many milliseconds while a point is measured, and at its start and end "
+       "(docs/run.md, 'GPU health'); 0: do not read the GPUs")
       ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix, random mappings and the rounds' orders")
       ("random", po::value(&c.run.random_placements)->default_value(1)->value_name("N"), "random mappings among the candidates (seeds seed, seed+1, ...)")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
@@ -138,6 +144,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   } else {
     throw InputError("--machine-state '" + state + "': give on or off");
   }
+  if (!(c.gpu_sample_ms >= 0)) throw InputError("--gpu-sample-ms must be 0 (off) or more milliseconds");
   if (!(c.run.state.budget_s >= 0)) throw InputError("--state-budget must be 0 or more seconds");
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume)

@@ -5,6 +5,7 @@
 #include "common/crash_guard.hpp"
 #include "common/error.hpp"
 #include "results/schema.hpp"
+#include "results/src/gpu_tables.hpp"
 #include "results/src/tables.hpp"
 
 namespace meshbench::results {
@@ -158,6 +159,10 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     // Only in files of a backend that models its ops (NCCL 2.22 and later).
     r.modelled_times_ = tables::read_table<tables::ModelledTimeH5, ModelledTime>(file, tables::kModelledTimes, tables::modelled_time_type(),
                                                                                  [](const auto& h) { return tables::from_h5(h); });
+    r.gpu_health_ = tables::read_table<tables::GpuHealthH5, GpuHealthRow>(file, tables::kGpuHealth, tables::gpu_health_type(),
+                                                                          [](const auto& h) { return tables::from_h5(h); });
+    r.host_copies_ = tables::read_table<tables::HostCopyH5, HostCopyRow>(file, tables::kHostCopies, tables::host_copy_type(),
+                                                                         [](const auto& h) { return tables::from_h5(h); });
     r.failures_ = tables::read_table<tables::FailureH5, Failure>(file, tables::kFailures, tables::failure_type(),
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),

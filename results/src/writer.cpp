@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "results/schema.hpp"
+#include "results/src/gpu_tables.hpp"
 #include "results/src/tables.hpp"
 
 namespace meshbench::results {
@@ -265,6 +266,9 @@ std::uint64_t bytes_needed_to_store(const PointRecord& point, const StoredRows& 
   // A NIC-counter row holds eight strings and nineteen numbers: under three sample rows.
   if (const std::uint64_t nics = point.readings.nic_counters.size(); nics > 0)
     bytes += nics * 3 * (kSampleRowBytes + kHeapBytesPerRow) + 3072 * kSampleRowBytes;
+  // A GPU-health row is about two measurement rows.
+  if (const std::uint64_t gpus = point.readings.gpu_health.size(); gpus > 0)
+    bytes += gpus * 2 * (kMeasurementRowBytes + kHeapBytesPerRow) + 1024 * 2 * kMeasurementRowBytes;
   return bytes + kMetadataAndReserveBytes;
 }
 
@@ -330,6 +334,7 @@ void ResultsWriter::append(const PointRecord& point) {
     append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
     if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
     append_optional_rows(file, tables::kNicCounters, tables::nic_counter_type(), point.readings.nic_counters);
+    append_optional_rows(file, tables::kGpuHealth, tables::gpu_health_type(), point.readings.gpu_health);
     // The measurement row last: --resume takes a point as stored once its row is there.
     const auto m = tables::to_h5(point.row);
     h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
@@ -353,6 +358,12 @@ void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
   std::vector<tables::TransportH5> rows;
   for (const auto& u : uses) rows.push_back(tables::to_h5(u));
   h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
+}
+
+void ResultsWriter::record_host_copies(const std::vector<HostCopyRow>& rows) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  append_optional_rows(file, tables::kHostCopies, tables::host_copy_type(), rows);
 }
 
 void ResultsWriter::record_calibration(const std::string& calibration_json) {

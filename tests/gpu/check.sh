@@ -13,7 +13,9 @@
 #      NCCL/CUDA error reported as one line with op, size and ranks;
 #   4. the GPU chosen by PCI bus id, and through CUDA_VISIBLE_DEVICES by index and by UUID;
 #   5. two ranks on one GPU refused with one line and status 2;
-#   6. with several GPUs, the same table over one group of all of them.
+#   6. with several GPUs, the same table over one group of all of them;
+#   7. the driver's NVML read by run's sampler (a reading, a 1 s window at 50 ms) and doctor's
+#      gpu.health check from NVML; pinned host<->GPU copies from GPU 0's NUMA node and a remote one.
 # Any wrong element or unexpected outcome ends the script with a non-zero status and FAILED.
 # tests/gpu/check_devices_test.sh runs --devices-only with stand-ins for nvidia-smi, mpirun and
 # nccl_check (one GPU of eight visible, by index and by UUID).
@@ -126,7 +128,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMESHBENCH_WITH_
   { cat "$build.configure.log"; fail "configure"; }
 grep -E '^-- +(CUDA Toolkit|NCCL|backends) ' "$build.configure.log"
 grep -Eq '^-- +backends +: mpi nccl$' "$build.configure.log" || fail "the configure summary does not say 'backends: mpi nccl'"
-cmake --build "$build" -j "$(nproc)" --target meshbench nccl_check test_bench >"$build.build.log" 2>&1 ||
+cmake --build "$build" -j "$(nproc)" --target meshbench nccl_check gpu_health_check test_bench >"$build.build.log" 2>&1 ||
   { tail -50 "$build.build.log"; fail "build"; }
 "$build/meshbench" --version
 "$build/meshbench" --version | grep -q 'nccl' || fail "meshbench --version does not list nccl"
@@ -151,6 +153,13 @@ if [ "$gpus" -ge 2 ]; then
   timeout 240 mpirun -np "$gpus" --oversubscribe "$check" --sizes 1K,1M,16M | tee "$build.checkn.log" || fail "nccl_check on $gpus ranks"
   grep -q 'WRONG' "$build.checkn.log" && fail "wrong elements on $gpus ranks"
 fi
+
+step "GPU health through the driver's NVML, host<->GPU copies"
+numa="$(cat "/sys/bus/pci/devices/$(norm_pci "$first_pci")/numa_node" 2>/dev/null || echo 0)"
+timeout 120 "$build/gpu/gpu_health_check" "$((numa < 0 ? 0 : numa))" || fail "gpu_health_check"
+"$build/meshbench" doctor --format json >"$build.doctor.json" || true
+python3 -c 'import json,sys; c=[c for c in json.load(open(sys.argv[1]))["checks"] if c["id"]=="gpu.health"][0]; print(c["status"], c["reason"]); sys.exit(c["status"] not in ("PASS","WARN") or "nvml" not in json.dumps(c["details"]))' \
+  "$build.doctor.json" || fail "doctor's gpu.health did not read NVML"
 
 step "done"
 echo "NCCL backend device check: OK in $((SECONDS - started)) s"

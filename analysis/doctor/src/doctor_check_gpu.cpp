@@ -13,6 +13,8 @@ std::string describe(const GpuHealth& g) {
   if (g.temperature_c) s += " " + fixed(*g.temperature_c, 0) + "C";
   if (g.power_w) s += " " + fixed(*g.power_w, 0) + (g.power_limit_w ? "/" + fixed(*g.power_limit_w, 0) : "") + "W";
   if (g.ecc_uncorrected) s += " ecc-uncorrected " + std::to_string(*g.ecc_uncorrected);
+  if (!g.throttle.empty()) s += " throttled " + g.throttle;
+  if (g.pcie_replays && *g.pcie_replays > 0) s += " pcie-replays " + std::to_string(*g.pcie_replays);
   if (g.sm_clock_mhz) s += " sm " + fixed(*g.sm_clock_mhz, 0) + (g.max_sm_clock_mhz ? "/" + fixed(*g.max_sm_clock_mhz, 0) : "") + "MHz";
   return s;
 }
@@ -20,7 +22,7 @@ std::string describe(const GpuHealth& g) {
 }  // namespace
 
 Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
-  Check c{"gpu.health", "GPU health (temperature, power, ECC, clocks)", CheckStatus::pass, "", "", {}};
+  Check c{"gpu.health", "GPU health (temperature, power, ECC, clocks, throttling, PCIe replays)", CheckStatus::pass, "", "", {}};
   std::vector<std::string> failures;
   std::vector<std::string> warnings;
   std::vector<std::string> unknown;
@@ -42,6 +44,10 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
       if (g.ecc_uncorrected && *g.ecc_uncorrected > 0) {
         failures.push_back(who + " has " + std::to_string(*g.ecc_uncorrected) + " uncorrected ECC errors");
       }
+      // Throttling now makes every collective on the GPU slower; replays are PCIe link errors
+      // the link recovered from, each costing a retransmission (a link going bad shows them first).
+      if (!g.throttle.empty()) warnings.push_back(who + " throttled (" + g.throttle + ")");
+      if (g.pcie_replays && *g.pcie_replays > 0) warnings.push_back(who + " " + std::to_string(*g.pcie_replays) + " PCIe replays");
       if (g.temperature_c) {
         hottest = std::max(hottest, *g.temperature_c);
         if (*g.temperature_c >= kGpuFailTemperatureC) {
@@ -68,10 +74,13 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
   if (!warnings.empty() || !unknown.empty()) {
     c.status = CheckStatus::warn;
     std::vector<std::string> parts;
-    if (!warnings.empty()) parts.push_back("hot (>= " + fixed(kGpuWarnTemperatureC, 0) + " C): " + join(warnings, "; "));
+    if (!warnings.empty())
+      parts.push_back("hot (>= " + fixed(kGpuWarnTemperatureC, 0) + " C), throttled or replaying: " + join(warnings, "; "));
     if (!unknown.empty()) parts.push_back("health unknown on " + join(unknown, "; "));
     c.reason = join(parts, " | ");
-    c.fix = "check cooling and power capping on hot GPUs; install the NVIDIA driver's NVML/nvidia-smi where missing";
+    c.fix =
+        "check cooling and power capping on hot or throttled GPUs (nvidia-smi -q -d PERFORMANCE), reseat or replace a GPU whose PCIe "
+        "replays grow; install the NVIDIA driver's NVML/nvidia-smi where missing";
     return c;
   }
   if (probed_nodes > 0 && gpus == 0) {

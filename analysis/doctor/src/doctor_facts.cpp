@@ -108,7 +108,9 @@ void to_json(nlohmann::json& j, const GpuHealth& g) {
        {"power_limit_w", opt(g.power_limit_w)},
        {"ecc_uncorrected", opt(g.ecc_uncorrected)},
        {"sm_clock_mhz", opt(g.sm_clock_mhz)},
-       {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)}};
+       {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
+       {"throttle", g.throttle},
+       {"pcie_replays", opt(g.pcie_replays)}};
 }
 void from_json(const nlohmann::json& j, GpuHealth& g) {
   g.index = j.value("index", 0);
@@ -120,6 +122,8 @@ void from_json(const nlohmann::json& j, GpuHealth& g) {
   g.ecc_uncorrected = get_opt<long long>(j, "ecc_uncorrected");
   g.sm_clock_mhz = get_opt<double>(j, "sm_clock_mhz");
   g.max_sm_clock_mhz = get_opt<double>(j, "max_sm_clock_mhz");
+  g.throttle = j.value("throttle", "");
+  g.pcie_replays = get_opt<long long>(j, "pcie_replays");
 }
 
 void to_json(nlohmann::json& j, const RankFacts& f) {

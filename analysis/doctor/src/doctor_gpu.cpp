@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "analysis/doctor/doctor_gpu.hpp"
-#include "analysis/doctor/src/doctor_dynlib.hpp"
+#include "common/nvml/nvml_library.hpp"
 
 namespace meshbench::analysis {
 
@@ -26,70 +26,31 @@ std::optional<double> number(const std::string& field) {
   }
 }
 
-// NVML's C API as far as doctor uses it; declared here so no NVML header is needed to build.
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr int kNvmlSuccess = 0;
-constexpr int kNvmlTemperatureGpu = 0;
-constexpr int kNvmlClockSm = 1;
-constexpr int kNvmlMemoryErrorUncorrected = 1;
-constexpr int kNvmlVolatileEcc = 0;
-struct NvmlPciInfo {  // nvmlPciInfo_t (v3 layout)
-  char bus_id_legacy[16];
-  unsigned domain, bus, device, pci_device_id, pci_sub_system_id;
-  char bus_id[32];
-};
-
+// One reading per GPU with run's sampler library (common/nvml), so doctor and run read alike.
 GpuProbe probe_nvml() {
   GpuProbe probe;
-  detail::DynLib lib({"libnvidia-ml.so.1"});
-  if (!lib.loaded()) {
-    probe.note = "libnvidia-ml.so.1 not found";
+  const nvml::NvmlLibrary nvml;
+  if (!nvml.available()) {
+    probe.note = nvml.note();
     return probe;
   }
-  auto init = lib.symbol<int (*)()>("nvmlInit_v2");
-  auto shutdown = lib.symbol<int (*)()>("nvmlShutdown");
-  auto count_fn = lib.symbol<int (*)(unsigned*)>("nvmlDeviceGetCount_v2");
-  auto handle_fn = lib.symbol<int (*)(unsigned, nvmlDevice_t*)>("nvmlDeviceGetHandleByIndex_v2");
-  if (init == nullptr || shutdown == nullptr || count_fn == nullptr || handle_fn == nullptr) {
-    probe.note = "libnvidia-ml.so.1 lacks nvmlInit_v2/nvmlDeviceGetCount_v2";
-    return probe;
-  }
-  if (const int rc = init(); rc != kNvmlSuccess) {
-    probe.note = "nvmlInit failed (" + std::to_string(rc) + "): driver not loaded?";
-    return probe;
-  }
-  auto name_fn = lib.symbol<int (*)(nvmlDevice_t, char*, unsigned)>("nvmlDeviceGetName");
-  auto pci_fn = lib.symbol<int (*)(nvmlDevice_t, NvmlPciInfo*)>("nvmlDeviceGetPciInfo_v3");
-  auto temp_fn = lib.symbol<int (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetTemperature");
-  auto power_fn = lib.symbol<int (*)(nvmlDevice_t, unsigned*)>("nvmlDeviceGetPowerUsage");
-  auto limit_fn = lib.symbol<int (*)(nvmlDevice_t, unsigned*)>("nvmlDeviceGetEnforcedPowerLimit");
-  auto ecc_fn = lib.symbol<int (*)(nvmlDevice_t, int, int, unsigned long long*)>("nvmlDeviceGetTotalEccErrors");
-  auto clock_fn = lib.symbol<int (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetClockInfo");
-  auto max_clock_fn = lib.symbol<int (*)(nvmlDevice_t, int, unsigned*)>("nvmlDeviceGetMaxClockInfo");
-  unsigned count = 0;
-  count_fn(&count);
-  for (unsigned i = 0; i < count; ++i) {
-    nvmlDevice_t dev = nullptr;
-    if (handle_fn(i, &dev) != kNvmlSuccess) continue;
+  for (int i = 0; i < nvml.device_count(); ++i) {
+    const auto r = nvml.read(i);
+    const auto f = nvml.facts(i);
     GpuHealth g;
-    g.index = static_cast<int>(i);
-    std::array<char, 96> name{};
-    if (name_fn != nullptr && name_fn(dev, name.data(), name.size()) == kNvmlSuccess) g.name = name.data();
-    NvmlPciInfo pci{};
-    if (pci_fn != nullptr && pci_fn(dev, &pci) == kNvmlSuccess) g.bus_id = pci.bus_id;
-    unsigned v = 0;
-    if (temp_fn != nullptr && temp_fn(dev, kNvmlTemperatureGpu, &v) == kNvmlSuccess) g.temperature_c = v;
-    if (power_fn != nullptr && power_fn(dev, &v) == kNvmlSuccess) g.power_w = v / 1000.0;  // mW
-    if (limit_fn != nullptr && limit_fn(dev, &v) == kNvmlSuccess) g.power_limit_w = v / 1000.0;
-    unsigned long long ecc = 0;
-    if (ecc_fn != nullptr && ecc_fn(dev, kNvmlMemoryErrorUncorrected, kNvmlVolatileEcc, &ecc) == kNvmlSuccess) {
-      g.ecc_uncorrected = static_cast<long long>(ecc);
-    }
-    if (clock_fn != nullptr && clock_fn(dev, kNvmlClockSm, &v) == kNvmlSuccess) g.sm_clock_mhz = v;
-    if (max_clock_fn != nullptr && max_clock_fn(dev, kNvmlClockSm, &v) == kNvmlSuccess) g.max_sm_clock_mhz = v;
+    g.index = i;
+    g.name = f.name;
+    g.bus_id = r.bus_id;
+    g.temperature_c = r.temperature_c;
+    g.power_w = r.power_w;
+    g.power_limit_w = f.power_limit_w;
+    if (r.ecc_uncorrected) g.ecc_uncorrected = static_cast<long long>(*r.ecc_uncorrected);
+    g.sm_clock_mhz = r.sm_clock_mhz;
+    g.max_sm_clock_mhz = f.max_sm_clock_mhz;
+    g.throttle = nvml::throttle_names(r.reasons);
+    if (r.pcie_replays) g.pcie_replays = static_cast<long long>(*r.pcie_replays);
     probe.gpus.push_back(std::move(g));
   }
-  shutdown();
   probe.source = "nvml";
   return probe;
 }

@@ -124,6 +124,7 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   r.spreads = group_spreads(file);
   r.largest_spreads = spreads_at_largest_size(r.spreads);
   r.slow_hosts = slow_host_tally(file, r.spreads);
+  r.gpu_health = gpu_health_section(file, r.slow_hosts);
   const FilePlan plan = plan_of(file);
   r.predictions = check_predictions(file, r.ranking, plan, workload);
   if (!predictors.empty()) {

@@ -54,6 +54,11 @@ std::vector<std::string> transport_lines(const Report& report);
 Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& left_out);
 // Every retransmit, drop and error, with the point it happened in.
 std::vector<std::string> nic_event_lines(const Report& report);
+// run's GPU health (src/gpu_health_tables.cpp): one line per visit measured on a throttling GPU;
+// per host its GPUs' health beside its slow-group tally; run --host-copies' bandwidth per slot.
+std::vector<std::string> throttled_point_lines(const Report& report);
+Table gpu_host_table(const Report& report);
+Table host_copy_table(const Report& report);
 
 // µs formatted in the unit that suits `scale` (the largest value shown): us, ms or s.
 struct TimeUnit {

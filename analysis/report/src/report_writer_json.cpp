@@ -199,6 +199,53 @@ ordered_json placement_json(const Placements& p) {
 
 }  // namespace
 
+ordered_json gpu_health_json(const GpuHealthSection& g) {
+  ordered_json throttled = ordered_json::array();
+  for (const auto& t : g.throttled) {
+    throttled.push_back({{"mapping", t.mapping},
+                         {"dim", t.dim},
+                         {"op", t.op},
+                         {"timing", t.timing},
+                         {"concurrency", t.concurrency},
+                         {"bytes", t.bytes},
+                         {"round", t.round},
+                         {"host", t.host},
+                         {"rank", t.rank},
+                         {"bus_id", t.bus_id},
+                         {"reasons", t.reasons},
+                         {"throttled_readings", t.throttled_readings},
+                         {"readings", t.readings}});
+  }
+  ordered_json hosts = ordered_json::array();
+  for (const auto& h : g.hosts) {
+    hosts.push_back({{"host", h.host},
+                     {"gpus", h.gpus},
+                     {"throttled_points", h.throttled_points},
+                     {"reasons", h.reasons},
+                     {"temperature_max_c", number_or_null(h.temperature_max_c)},
+                     {"sm_clock_min_mhz", number_or_null(h.sm_clock_min_mhz)},
+                     {"ecc_corrected", h.ecc_corrected},
+                     {"ecc_uncorrected", h.ecc_uncorrected},
+                     {"pcie_replays", h.pcie_replays},
+                     {"slowest_only", h.slowest_only},
+                     {"points", h.points}});
+  }
+  ordered_json copies = ordered_json::array();
+  for (const auto& c : g.host_copies) {
+    copies.push_back({{"host", c.host},
+                      {"rank", c.rank},
+                      {"bus_id", c.bus_id},
+                      {"numa_node", c.numa_node},
+                      {"locality", c.locality},
+                      {"direction", c.direction},
+                      {"bytes", c.bytes},
+                      {"iters", c.iters},
+                      {"gbps_median", c.gbps_median},
+                      {"gbps_max", c.gbps_max}});
+  }
+  return {{"sampled", g.sampled}, {"throttled", throttled}, {"hosts", hosts}, {"host_copies", copies}};
+}
+
 ordered_json report_to_json(const Report& r) {
   ordered_json j;
   j["schema"] = "meshbench.report";
@@ -263,6 +310,7 @@ ordered_json report_to_json(const Report& r) {
   for (const auto& h : r.slow_hosts) {
     j["slow_hosts"].push_back({{"host", h.host}, {"slowest_only", h.slowest_only}, {"points", h.points}, {"worst_spread", h.worst_spread}});
   }
+  j["gpu_health"] = gpu_health_json(r.gpu_health);
   if (r.predictions) {
     ordered_json rows = ordered_json::array();
     for (const auto& p : r.predictions->rows) {

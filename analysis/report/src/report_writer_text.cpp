@@ -65,6 +65,15 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
   }
   s.subheading("slow hosts");
   for (const auto& l : slow_host_lines(r)) s.bullet(l);
+  if (r.gpu_health.sampled) {
+    s.subheading("GPU health while measuring (NVML), hosts beside their slow-group tally");
+    for (const auto& l : throttled_point_lines(r)) s.bullet(l);
+    s.table(gpu_host_table(r));
+  }
+  if (!r.gpu_health.host_copies.empty()) {
+    s.subheading("host<->GPU copy bandwidth per slot (pinned memory, run --host-copies)");
+    s.table(host_copy_table(r));
+  }
   s.subheading("predicted against measured");
   if (r.predictions) {
     s.line(r.predictions->basis);

@@ -1,0 +1,93 @@
+#include "analysis/report/gpu_health_report.hpp"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace meshbench::analysis {
+
+namespace {
+
+using AttemptKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t, int, int>;
+
+AttemptKey attempt_of(const results::GpuHealthRow& r) {
+  return {r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, r.round, r.attempt};
+}
+
+void add_reasons(std::set<std::string>& into, const std::string& names) {
+  std::size_t from = 0;
+  while (from < names.size()) {
+    const auto comma = names.find(',', from);
+    into.insert(names.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+void keep_max(double& into, double v) {
+  if (!std::isnan(v) && (std::isnan(into) || v > into)) into = v;
+}
+void keep_min(double& into, double v) {
+  if (!std::isnan(v) && (std::isnan(into) || v < into)) into = v;
+}
+
+}  // namespace
+
+GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std::vector<HostTally>& slow_hosts) {
+  GpuHealthSection s;
+  s.host_copies = file.host_copies();
+  const auto& rows = file.gpu_health();
+  s.sampled = !rows.empty();
+  s.rounds = file.run().rounds;
+  std::set<AttemptKey> dropped;
+  for (const auto& p : file.state_probes()) {
+    if (!p.kept) dropped.insert({p.mapping, p.dim, p.op, p.timing, p.concurrency, p.bytes, p.round, p.attempt});
+  }
+  struct HostRun {
+    HostGpuHealth health;
+    std::set<std::string> gpus, reasons;
+    std::set<AttemptKey> throttled;
+  };
+  std::map<std::string, HostRun> hosts;
+  for (const auto& r : rows) {
+    auto& h = hosts[r.host];
+    if (h.gpus.empty()) {
+      h.health.host = r.host;
+      h.health.temperature_max_c = std::nan("");
+      h.health.sm_clock_min_mhz = std::nan("");
+    }
+    h.gpus.insert(r.bus_id.empty() ? std::to_string(r.gpu) : r.bus_id);
+    keep_max(h.health.temperature_max_c, r.temperature_max_c);
+    keep_min(h.health.sm_clock_min_mhz, r.sm_clock_min_mhz);
+    // Counters grow from one visit to the next: their deltas add up over the run, re-measured visits too.
+    h.health.ecc_corrected += std::max<std::int64_t>(r.ecc_corrected, 0);
+    h.health.ecc_uncorrected += std::max<std::int64_t>(r.ecc_uncorrected, 0);
+    h.health.pcie_replays += std::max<std::int64_t>(r.pcie_replays, 0);
+    if (r.throttle.empty() || dropped.count(attempt_of(r)) != 0) continue;
+    add_reasons(h.reasons, r.throttle);
+    h.throttled.insert(attempt_of(r));
+    s.throttled.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, r.round, r.host, r.rank, r.bus_id, r.throttle,
+                           r.throttled_readings, r.readings});
+  }
+  for (auto& [name, h] : hosts) {
+    h.health.gpus = static_cast<int>(h.gpus.size());
+    h.health.reasons = joined(h.reasons);
+    h.health.throttled_points = static_cast<int>(h.throttled.size());
+    for (const auto& t : slow_hosts) {
+      if (t.host != name) continue;
+      h.health.slowest_only = t.slowest_only;
+      h.health.points = t.points;
+    }
+    s.hosts.push_back(h.health);
+  }
+  return s;
+}
+
+}  // namespace meshbench::analysis
