@@ -6,7 +6,6 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -37,9 +36,11 @@ Format format_of(const std::string& path, const std::string& text) {
   if (ext == ".sh" || ext == ".bash" || ext == ".args" || ext == ".txt") return Format::megatron_args;
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return Format::json_text;
-  // Megatron's options are long options of lower-case words ("--num-layers").
-  static const std::regex option("(^|\\s)--[a-z][a-z0-9_-]*");
-  if (std::regex_search(text, option)) return Format::megatron_args;
+  // Megatron's options are long options of lower-case words ("--num-layers") starting a word.
+  for (auto at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+    const bool word_start = at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1])) != 0;
+    if (word_start && at + 2 < text.size() && std::islower(static_cast<unsigned char>(text[at + 2])) != 0) return Format::megatron_args;
+  }
   return Format::yaml_text;
 }
 

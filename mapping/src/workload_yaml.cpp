@@ -2,7 +2,7 @@
 // that both spellings of a file mean the same and meet the same checks.
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <cctype>
 
 #include "common/error.hpp"
 #include "workload_formats.hpp"
@@ -17,26 +17,54 @@ using nlohmann::json;
 constexpr int kMaxNodes = 100'000;
 constexpr int kMaxDepth = 64;
 
+bool digits(const std::string& s, std::size_t& i) {
+  const std::size_t start = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) != 0) ++i;
+  return i > start;
+}
+
+// [-+]?digits, or a decimal with an optional exponent (checked by hand: std::regex recurses
+// per character and a long scalar would exhaust the stack).
+bool is_integer(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  return digits(s, i) && i == s.size();
+}
+
+bool is_real(const std::string& s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  const bool whole = digits(s, i);
+  bool fraction = false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = digits(s, i);
+  }
+  if (!whole && !fraction) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (!digits(s, i)) return false;
+  }
+  return i == s.size();
+}
+
 // YAML 1.2's core schema for a plain (unquoted) scalar: null, a boolean, an integer, a float,
 // or a string.
 json plain_scalar(const std::string& s) {
-  static const std::regex integer("[-+]?[0-9]+");
-  static const std::regex real("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (std::regex_match(s, integer)) {
+  if (is_integer(s)) {
     try {
       return std::stoll(s);
     } catch (const std::out_of_range&) {
-      return std::stod(s);
+      return s;  // beyond an integer: left a string, which the key's check refuses
     }
   }
-  if (std::regex_match(s, real)) {
+  if (is_real(s)) {
     try {
       return std::stod(s);
     } catch (const std::out_of_range&) {
-      return s;  // beyond a double: left a string, which the key's check refuses
+      return s;
     }
   }
   return s;
