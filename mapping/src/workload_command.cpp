@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "common/sizes.hpp"
 #include "common/strings.hpp"
 #include "layout_options.hpp"
 #include "mapping/commands.hpp"
@@ -38,6 +37,17 @@ std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+// Binary units with one decimal ("31.9 GiB"); the exact byte count sits beside it in the table.
+std::string readable_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  return (u == 0 ? fixed(bytes, 0) : fixed(bytes, 1)) + " " + units[u];
 }
 
 bool parse_switch(const std::string& option, const std::string& value) {
@@ -85,7 +95,7 @@ json traffic_json(const std::vector<OpTraffic>& traffic) {
 std::string text_report(const WorkloadFile& f, const Layout& l, const std::string& path, const std::vector<OpTraffic>& traffic) {
   const Workload& w = f.workload;
   std::ostringstream out;
-  out << "workload: " << path << " (" << f.format << ")\n";
+  out << "workload: " << path << " (" << f.format << ")" << (w.name.empty() ? std::string() : ", named '" + w.name + "'") << "\n";
   const int moe = w.moe_layer_count();
   out << "shape: " << w.layers << " layers (" << moe << " MoE, " << (w.layers - moe) << " dense), hidden " << w.hidden << ", vocab "
       << w.vocab << ", " << (w.tied_embeddings ? "tied" : "untied") << " embeddings, " << (w.gated_mlp ? "gated" : "plain") << " MLP\n";
@@ -107,13 +117,14 @@ std::string text_report(const WorkloadFile& f, const Layout& l, const std::strin
   out << "layout: world " << l.world << ", TP " << l.tp << " CP " << l.cp << " PP " << l.pp << " EP " << l.ep << " ETP " << l.expert_tp()
       << " DP " << l.dp() << " EDP " << l.edp() << ", order " << l.order << "\n";
   out << "per-step traffic of one rank (sizes in nccl-tests' convention):\n";
-  out << "  dim  op              size        calls/step  per step\n";
+  out << "  dim  op              size       bytes           calls/step  per step\n";
   for (const auto& t : traffic) {
-    char line[160];
+    char line[200];
     const std::string dim(to_string(t.dim)), op(to_string(t.op));
-    std::snprintf(line, sizeof line, "  %-4s %-15s %-11s %10s  %s\n", dim.c_str(), op.c_str(), format_bytes(t.bytes).c_str(),
-                  fixed(t.calls_per_step, t.calls_per_step == static_cast<double>(static_cast<long long>(t.calls_per_step)) ? 0 : 2).c_str(),
-                  format_bytes(static_cast<std::uint64_t>(static_cast<double>(t.bytes) * t.calls_per_step)).c_str());
+    const bool whole = t.calls_per_step == static_cast<double>(static_cast<long long>(t.calls_per_step));
+    std::snprintf(line, sizeof line, "  %-4s %-15s %-10s %-15s %10s  %s\n", dim.c_str(), op.c_str(), readable_bytes(static_cast<double>(t.bytes)).c_str(),
+                  std::to_string(t.bytes).c_str(), fixed(t.calls_per_step, whole ? 0 : 2).c_str(),
+                  readable_bytes(static_cast<double>(t.bytes) * t.calls_per_step).c_str());
     out << line;
   }
   if (traffic.empty()) out << "  (none: every dimension has size 1)\n";

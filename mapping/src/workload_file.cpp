@@ -69,9 +69,19 @@ WorkloadFile read(const std::string& path, bool inside_overlay) {
   const std::string text = read_text(path);
   const std::string where = "'" + path + "'";
   const Format format = format_of(path, text);
-  if (format == Format::megatron_args) return detail::from_megatron(text, where);
+  // A model config or launch script names no model: the folder a config.json sits in (as a
+  // model page's files are downloaded) or the script's name does.
+  if (format == Format::megatron_args) {
+    WorkloadFile f = detail::from_megatron(text, where);
+    f.workload.name = std::filesystem::path(path).stem().string();
+    return f;
+  }
   const json j = format == Format::json_text ? detail::read_json_file(path, "workload") : detail::yaml_to_json(text, where);
-  if (is_huggingface(j)) return detail::from_huggingface(j, where);
+  if (is_huggingface(j)) {
+    WorkloadFile f = detail::from_huggingface(j, where);
+    if (f.workload.name.empty()) f.workload.name = std::filesystem::absolute(path).parent_path().filename().string();
+    return f;
+  }
   if (j.is_object() && j.contains("model")) return read_overlay(path, j, inside_overlay);
   WorkloadFile f;
   f.format = format == Format::json_text ? "meshbench JSON" : "meshbench YAML";

@@ -364,7 +364,6 @@ WorkloadFile from_megatron(const std::string& text, const std::string& where) {
   }
 
   Workload& w = f.workload;
-  w.name = "";
   w.layers = a.need("--num-layers");
   w.hidden = a.need("--hidden-size");
   const int heads = a.need("--num-attention-heads");
