@@ -11,8 +11,8 @@
 namespace meshbench::mapping {
 
 // The model side, from which each dimension's message sizes per step follow
-// (docs/mapping.md, "Workload file", has the formulas and the keys). Read from a JSON file
-// (`--workload FILE`).
+// (docs/mapping.md, "Workload files", has the formulas and the keys). Read from any workload
+// file (`--workload FILE`, mapping/workload_file.hpp).
 struct Workload {
   std::string name;
   int layers = 32;
@@ -63,7 +63,7 @@ struct OpTraffic {
 // Bytes per element of a dtype name; InputError for an unknown one.
 int dtype_bytes(const std::string& dtype);
 
-// Every op each dimension runs per training step on one rank (docs/mapping.md, "Workload file"). Dims
+// Every op each dimension runs per training step on one rank (docs/mapping.md, "Workload files"). Dims
 // of size 1 run nothing. DP traffic runs over Megatron's dp-cp group.
 std::vector<OpTraffic> step_traffic(const Workload& workload, const Layout& layout);
 

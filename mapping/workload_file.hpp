@@ -30,7 +30,7 @@ struct WorkloadFile {
 };
 
 // The formats, told apart by the file name's extension and then by the content:
-// - meshbench's own keys (docs/mapping.md, "Workload file") as JSON or YAML;
+// - meshbench's own keys (docs/mapping.md, "Workload files") as JSON or YAML;
 // - a Hugging Face config.json of an MoE model (a `model_type` or `architectures` key):
 //   mixtral, deepseek_v3, qwen3_moe, olmoe, gpt_oss;
 // - a Megatron-LM launch script or argument list (.sh, .args, .txt, or lines of --options);

@@ -1,6 +1,6 @@
 // Per-step communication volumes of a transformer / MoE layer, per rank, in nccl-tests' size
 // convention (the full buffer: gathered size for all-gather, input size for reduce-scatter,
-// send buffer for all-to-all). The formulas are tabled in docs/mapping.md, "Workload file".
+// send buffer for all-to-all). The formulas are tabled in docs/mapping.md, "Workload files".
 #include "mapping/workload.hpp"
 
 #include <cmath>

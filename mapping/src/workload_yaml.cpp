@@ -1,5 +1,6 @@
 // YAML workload files, read with yaml-cpp and turned into the JSON the keys are checked on, so
 // that both spellings of a file mean the same and meet the same checks.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
@@ -111,6 +112,8 @@ json yaml_to_json(const std::string& text, const std::string& where) {
     const YAML::Node root = YAML::Load(text);
     Converter c{where};
     return c.convert(root, 0);
+  } catch (const YAML::DeepRecursion&) {
+    throw InputError("YAML file " + where + " nests too deeply for a workload; write the keys out flat");
   } catch (const YAML::Exception& e) {
     const std::string line = e.mark.is_null() ? "" : " line " + std::to_string(e.mark.line + 1);
     throw InputError("YAML file " + where + " is not valid YAML" + line + ": " + e.msg);
