@@ -30,7 +30,7 @@ struct Workload {
   double attention_params = 0;       // per layer; 0 = derive 2h² + 2h·kv_hidden (MLA, wider heads: give it)
   bool tied_embeddings = false;      // input embedding and output layer share one matrix
   bool gated_mlp = true;             // SwiGLU: three h×ffn matrices per MLP; false: two (GeLU)
-  std::string dtype = "bf16";  // activations: bf16 | fp16 | fp32 | fp8
+  std::string dtype = "bf16";        // activations: bf16 | fp16 | fp32 | fp8
   std::string grad_dtype = "fp32";
   double dense_params = 0;             // parameters outside the experts; 0 = derive from the sizes
   double expert_params = 0;            // parameters of all experts together; 0 = derive from the sizes

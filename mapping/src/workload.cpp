@@ -75,8 +75,9 @@ void check_workload(const Workload& w, const Layout& l) {
   // Megatron refuses a global batch that micro-batches of all DP ranks do not fill exactly.
   const long long per_pass = static_cast<long long>(w.micro_batch) * l.dp();
   if (w.global_batch > 0 && (w.global_batch % per_pass != 0)) {
-    throw InputError("global batch " + std::to_string(w.global_batch) + " is not a multiple of micro-batch " + std::to_string(w.micro_batch) +
-                     " * DP " + std::to_string(l.dp()) + "; change the global batch, the micro-batch or the layout");
+    throw InputError("global batch " + std::to_string(w.global_batch) + " is not a multiple of micro-batch " +
+                     std::to_string(w.micro_batch) + " * DP " + std::to_string(l.dp()) +
+                     "; change the global batch, the micro-batch or the layout");
   }
 }
 

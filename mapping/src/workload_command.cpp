@@ -3,8 +3,8 @@
 // check it against the model card before planning with it.
 #include <cstdio>
 #include <iostream>
-#include <numeric>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -122,9 +122,9 @@ std::string text_report(const WorkloadFile& f, const Layout& l, const std::strin
     char line[200];
     const std::string dim(to_string(t.dim)), op(to_string(t.op));
     const bool whole = t.calls_per_step == static_cast<double>(static_cast<long long>(t.calls_per_step));
-    std::snprintf(line, sizeof line, "  %-4s %-15s %-10s %-15s %10s  %s\n", dim.c_str(), op.c_str(), readable_bytes(static_cast<double>(t.bytes)).c_str(),
-                  std::to_string(t.bytes).c_str(), fixed(t.calls_per_step, whole ? 0 : 2).c_str(),
-                  readable_bytes(static_cast<double>(t.bytes) * t.calls_per_step).c_str());
+    std::snprintf(line, sizeof line, "  %-4s %-15s %-10s %-15s %10s  %s\n", dim.c_str(), op.c_str(),
+                  readable_bytes(static_cast<double>(t.bytes)).c_str(), std::to_string(t.bytes).c_str(),
+                  fixed(t.calls_per_step, whole ? 0 : 2).c_str(), readable_bytes(static_cast<double>(t.bytes) * t.calls_per_step).c_str());
     out << line;
   }
   if (traffic.empty()) out << "  (none: every dimension has size 1)\n";
@@ -171,8 +171,13 @@ int workload_command(const Args& args) {
   if (!vm) return kExitOk;
   if (o.file.empty()) throw InputError("name the workload file: meshbench workload FILE (see --help)");
   const OutputFormat format = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
-  for (const auto& [name, value] : {std::pair{"dp", o.dp}, {"gpus", o.gpus}, {"nodes", o.nodes}, {"seq-len", o.seq_len},
-                                    {"micro-batch", o.micro_batch}, {"micro-batches", o.micro_batches}, {"global-batch", o.global_batch}}) {
+  for (const auto& [name, value] : {std::pair{"dp", o.dp},
+                                    {"gpus", o.gpus},
+                                    {"nodes", o.nodes},
+                                    {"seq-len", o.seq_len},
+                                    {"micro-batch", o.micro_batch},
+                                    {"micro-batches", o.micro_batches},
+                                    {"global-batch", o.global_batch}}) {
     if (value < 0) throw InputError(std::string("--") + name + " must be at least 1 (got " + std::to_string(value) + ")");
   }
   if (o.gpus_per_node < 1) throw InputError("--gpus-per-node must be at least 1");
@@ -200,8 +205,15 @@ int workload_command(const Args& args) {
                 {"total", w.derived_dense_params() + w.derived_expert_params()},
                 {"active_per_token", w.active_params()}}},
               {"layout",
-               {{"world", l.world}, {"tp", l.tp}, {"cp", l.cp}, {"pp", l.pp}, {"ep", l.ep}, {"etp", l.expert_tp()}, {"dp", l.dp()},
-                {"edp", l.edp()}, {"order", l.order}}},
+               {{"world", l.world},
+                {"tp", l.tp},
+                {"cp", l.cp},
+                {"pp", l.pp},
+                {"ep", l.ep},
+                {"etp", l.expert_tp()},
+                {"dp", l.dp()},
+                {"edp", l.edp()},
+                {"order", l.order}}},
               {"micro_batches_per_step", w.micro_batches_per_step(l)},
               {"traffic", traffic_json(traffic)},
               {"ignored", f.ignored},

@@ -51,7 +51,8 @@ WorkloadFile read(const std::string& path, bool inside_overlay);
 // meshbench's keys with `model: PATH` beside them: that file's model, these training settings.
 WorkloadFile read_overlay(const std::string& path, const json& j, bool inside_overlay) {
   const std::string where = "'" + path + "'";
-  if (inside_overlay) throw InputError("workload overlay " + where + " is named as the model of another overlay; name the model file itself");
+  if (inside_overlay)
+    throw InputError("workload overlay " + where + " is named as the model of another overlay; name the model file itself");
   if (!j["model"].is_string() || j["model"].get<std::string>().empty()) {
     throw InputError("workload overlay " + where + ": 'model' must be the path of a config.json, launch script or workload file");
   }

@@ -12,6 +12,14 @@ void apply_workload_keys(Workload& workload, const nlohmann::json& keys, const s
 // top_k at most the number of experts.
 void check_top_k(const Workload& workload, const std::string& where);
 
+// The attention's parameters per layer and K/V width (Workload::attention_params, kv_hidden)
+// from its heads; each returns the attention in words. `w.hidden` must be set.
+std::string set_gqa_attention(Workload& w, int heads, int kv_heads, int head_dim);
+struct MlaShape {
+  int heads, q_lora, kv_lora, nope, rope, v;  // q_lora 0: no Q compression
+};
+std::string set_mla_attention(Workload& w, const MlaShape& shape);
+
 // A Hugging Face config.json (already parsed) of a supported MoE model.
 WorkloadFile from_huggingface(const nlohmann::json& config, const std::string& where);
 

@@ -22,12 +22,33 @@ constexpr const char* kSupported = "mixtral, deepseek_v3, qwen3_moe, olmoe, gpt_
 
 // Keys that change the traffic in one family or another: present in a file of a family that
 // does not read them, they mean something meshbench would silently get wrong.
-const std::set<std::string> kTrafficKeys = {
-    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
-    "vocab_size", "tie_word_embeddings", "torch_dtype", "num_local_experts", "num_experts", "n_routed_experts",
-    "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
-    "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers", "q_lora_rank", "kv_lora_rank",
-    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_nextn_predict_layers", "experts_per_token"};
+const std::set<std::string> kTrafficKeys = {"hidden_size",
+                                            "num_hidden_layers",
+                                            "num_attention_heads",
+                                            "num_key_value_heads",
+                                            "head_dim",
+                                            "intermediate_size",
+                                            "vocab_size",
+                                            "tie_word_embeddings",
+                                            "torch_dtype",
+                                            "num_local_experts",
+                                            "num_experts",
+                                            "n_routed_experts",
+                                            "n_shared_experts",
+                                            "num_experts_per_tok",
+                                            "moe_intermediate_size",
+                                            "shared_expert_intermediate_size",
+                                            "first_k_dense_replace",
+                                            "moe_layer_freq",
+                                            "decoder_sparse_step",
+                                            "mlp_only_layers",
+                                            "q_lora_rank",
+                                            "kv_lora_rank",
+                                            "qk_nope_head_dim",
+                                            "qk_rope_head_dim",
+                                            "v_head_dim",
+                                            "num_nextn_predict_layers",
+                                            "experts_per_token"};
 
 class Reader {
  public:
@@ -126,8 +147,8 @@ std::string family_of(const json& j, const std::string& where) {
     const auto it = classes.find(name);
     return it != classes.end() ? it->second : name;
   }
-  throw InputError("Hugging Face config " + where + " has neither a 'model_type' string nor an 'architectures' list; supported model types: " +
-                   kSupported);
+  throw InputError("Hugging Face config " + where +
+                   " has neither a 'model_type' string nor an 'architectures' list; supported model types: " + kSupported);
 }
 
 // Shared by every family: the transformer's shape and GQA attention.
@@ -150,32 +171,17 @@ Common read_common(Reader& r, Workload& w) {
   return c;
 }
 
-// Q and O are h × heads·d, K and V h × kv_heads·d (GQA); K/V of kv_heads·d travel around a CP ring.
-std::string gqa(const Common& c, Workload& w) {
-  w.kv_hidden = c.kv_heads * c.head_dim;
-  w.attention_params = 2.0 * c.hidden * c.heads * c.head_dim + 2.0 * c.hidden * c.kv_heads * c.head_dim;
-  return (c.kv_heads == c.heads ? "MHA: " : "GQA: ") + std::to_string(c.heads) + " heads, " + std::to_string(c.kv_heads) +
-         " K/V heads of " + std::to_string(c.head_dim);
-}
+std::string gqa(const Common& c, Workload& w) { return set_gqa_attention(w, c.heads, c.kv_heads, c.head_dim); }
 
-// Multi-head latent attention (DeepSeek-V2/V3): Q through a low-rank q_lora (or directly when
-// q_lora_rank is null), K/V through one kv_lora down-projection shared with the rope key, then
-// per-head up-projections; O from heads·v back to h. Megatron-Core's MLA hands the up-projected
-// K (heads·(nope+rope)) and V (heads·v) to the attention kernel, so a CP ring passes those.
 std::string mla(Reader& r, const Common& c, Workload& w) {
-  const int nope = r.need("qk_nope_head_dim", "query/key width per head without rope");
-  const int rope = r.need("qk_rope_head_dim", "query/key rope width per head");
-  const int v = r.need("v_head_dim", "value width per head");
-  const int kv_lora = r.need("kv_lora_rank", "K/V compression rank");
-  const int q_lora = r.optional("q_lora_rank", 0, 1);
-  const double h = c.hidden, heads = c.heads;
-  const double q = q_lora > 0 ? h * q_lora + static_cast<double>(q_lora) * heads * (nope + rope) : h * heads * (nope + rope);
-  const double kv = h * (kv_lora + rope) + static_cast<double>(kv_lora) * heads * (nope + v);
-  w.attention_params = q + kv + heads * v * h;
-  w.kv_hidden = c.heads * (nope + rope + v) / 2;
-  return "MLA: " + std::to_string(c.heads) + " heads, q_lora_rank " + (q_lora > 0 ? std::to_string(q_lora) : std::string("none")) +
-         ", kv_lora_rank " + std::to_string(kv_lora) + ", q/k " + std::to_string(nope) + "+" + std::to_string(rope) + " rope, v " +
-         std::to_string(v);
+  MlaShape m{};
+  m.heads = c.heads;
+  m.nope = r.need("qk_nope_head_dim", "query/key width per head without rope");
+  m.rope = r.need("qk_rope_head_dim", "query/key rope width per head");
+  m.v = r.need("v_head_dim", "value width per head");
+  m.kv_lora = r.need("kv_lora_rank", "K/V compression rank");
+  m.q_lora = r.optional("q_lora_rank", 0, 1);  // null: Q without compression
+  return set_mla_attention(w, m);
 }
 
 }  // namespace

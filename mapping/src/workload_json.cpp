@@ -54,10 +54,12 @@ bool boolean(const json& v, const std::string& where, const std::string& key) {
   return v.get<bool>();
 }
 
-#define MESHBENCH_INT_KEY(field, minimum, training)                                                                          \
-  Key {                                                                                                                        \
-    #field, [](Workload& w, const json& v, const std::string& where) { w.field = positive_int(v, where, #field, minimum); },    \
-        [](const Workload& w) { return json(w.field); }, training                                                              \
+#define MESHBENCH_INT_KEY(field, minimum, training)                                                                                      \
+  Key {                                                                                                                                  \
+#field, [](Workload & w, const json& v,                                                                                              \
+               const std::string&                                                                                                        \
+                   where) { w.field = positive_int(v, where, #field, minimum); }, [](const Workload& w) { return json(w.field); },       \
+                                                                                                                                training \
   }
 
 const Key kKeys[] = {

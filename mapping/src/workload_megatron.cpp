@@ -159,34 +159,112 @@ class Shell {
 };
 
 // Megatron-LM's options that take no value.
-const std::set<std::string> kFlags = {
-    "--sequence-parallel", "--use-distributed-optimizer", "--bf16", "--fp16", "--untie-embeddings-and-output-weights",
-    "--group-query-attention", "--multi-latent-attention", "--use-tp-pp-dp-mapping", "--moe-pad-expert-input-to-capacity",
-    "--swiglu", "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16", "--disable-bias-linear", "--use-mcore-models",
-    "--use-flash-attn", "--overlap-grad-reduce", "--overlap-param-gather", "--moe-grouped-gemm", "--moe-permute-fusion",
-    "--moe-shared-expert-overlap", "--moe-router-pre-softmax", "--moe-router-enable-expert-bias", "--moe-per-layer-logging",
-    "--no-masked-softmax-fusion", "--no-bias-gelu-fusion", "--no-bias-swiglu-fusion", "--no-bias-dropout-fusion",
-    "--no-rope-fusion", "--no-gradient-accumulation-fusion", "--use-rotary-position-embeddings", "--tp-comm-overlap",
-    "--moe-layer-recompute", "--moe-extended-tp", "--moe-use-upcycling", "--qk-layernorm", "--add-qkv-bias",
-    "--no-load-optim", "--no-load-rng", "--no-save-optim", "--no-save-rng", "--log-throughput", "--log-timers-to-tensorboard",
-    "--log-validation-ppl-to-tensorboard", "--log-memory-to-tensorboard", "--log-num-zeros-in-grad", "--log-params-norm",
-    "--use-checkpoint-args", "--exit-on-missing-checkpoint", "--no-async-tensor-model-parallel-allreduce", "--mock-data",
-    "--no-create-attention-mask-in-dataloader", "--manual-gc", "--calculate-per-token-loss", "--ckpt-fully-parallel-save",
-    "--ckpt-fully-parallel-load", "--async-save", "--use-precision-aware-optimizer", "--moe-router-fusion", "--moe-enable-deepep",
-    "--moe-apply-probs-on-input", "--standalone"};
+const std::set<std::string> kFlags = {"--sequence-parallel",
+                                      "--use-distributed-optimizer",
+                                      "--bf16",
+                                      "--fp16",
+                                      "--untie-embeddings-and-output-weights",
+                                      "--group-query-attention",
+                                      "--multi-latent-attention",
+                                      "--use-tp-pp-dp-mapping",
+                                      "--moe-pad-expert-input-to-capacity",
+                                      "--swiglu",
+                                      "--accumulate-allreduce-grads-in-fp32",
+                                      "--grad-reduce-in-bf16",
+                                      "--disable-bias-linear",
+                                      "--use-mcore-models",
+                                      "--use-flash-attn",
+                                      "--overlap-grad-reduce",
+                                      "--overlap-param-gather",
+                                      "--moe-grouped-gemm",
+                                      "--moe-permute-fusion",
+                                      "--moe-shared-expert-overlap",
+                                      "--moe-router-pre-softmax",
+                                      "--moe-router-enable-expert-bias",
+                                      "--moe-per-layer-logging",
+                                      "--no-masked-softmax-fusion",
+                                      "--no-bias-gelu-fusion",
+                                      "--no-bias-swiglu-fusion",
+                                      "--no-bias-dropout-fusion",
+                                      "--no-rope-fusion",
+                                      "--no-gradient-accumulation-fusion",
+                                      "--use-rotary-position-embeddings",
+                                      "--tp-comm-overlap",
+                                      "--moe-layer-recompute",
+                                      "--moe-extended-tp",
+                                      "--moe-use-upcycling",
+                                      "--qk-layernorm",
+                                      "--add-qkv-bias",
+                                      "--no-load-optim",
+                                      "--no-load-rng",
+                                      "--no-save-optim",
+                                      "--no-save-rng",
+                                      "--log-throughput",
+                                      "--log-timers-to-tensorboard",
+                                      "--log-validation-ppl-to-tensorboard",
+                                      "--log-memory-to-tensorboard",
+                                      "--log-num-zeros-in-grad",
+                                      "--log-params-norm",
+                                      "--use-checkpoint-args",
+                                      "--exit-on-missing-checkpoint",
+                                      "--no-async-tensor-model-parallel-allreduce",
+                                      "--mock-data",
+                                      "--no-create-attention-mask-in-dataloader",
+                                      "--manual-gc",
+                                      "--calculate-per-token-loss",
+                                      "--ckpt-fully-parallel-save",
+                                      "--ckpt-fully-parallel-load",
+                                      "--async-save",
+                                      "--use-precision-aware-optimizer",
+                                      "--moe-router-fusion",
+                                      "--moe-enable-deepep",
+                                      "--moe-apply-probs-on-input",
+                                      "--standalone"};
 
 // Read and modelled (the workload's or the layout's), beside the flags above that are.
-const std::set<std::string> kRead = {
-    "--num-layers", "--hidden-size", "--ffn-hidden-size", "--moe-ffn-hidden-size", "--num-experts", "--moe-router-topk",
-    "--num-attention-heads", "--num-query-groups", "--kv-channels", "--seq-length", "--micro-batch-size",
-    "--global-batch-size", "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--expert-model-parallel-size",
-    "--expert-tensor-parallel-size", "--context-parallel-size", "--sequence-parallel", "--use-distributed-optimizer", "--bf16",
-    "--fp16", "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--untie-embeddings-and-output-weights",
-    "--group-query-attention", "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
-    "--qk-pos-emb-head-dim", "--v-head-dim", "--vocab-size", "--swiglu", "--use-tp-pp-dp-mapping",
-    "--moe-token-dispatcher-type", "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
-    "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16", "--recompute-granularity", "--nproc_per_node",
-    "--nproc-per-node", "--nnodes"};
+const std::set<std::string> kRead = {"--num-layers",
+                                     "--hidden-size",
+                                     "--ffn-hidden-size",
+                                     "--moe-ffn-hidden-size",
+                                     "--num-experts",
+                                     "--moe-router-topk",
+                                     "--num-attention-heads",
+                                     "--num-query-groups",
+                                     "--kv-channels",
+                                     "--seq-length",
+                                     "--micro-batch-size",
+                                     "--global-batch-size",
+                                     "--tensor-model-parallel-size",
+                                     "--pipeline-model-parallel-size",
+                                     "--expert-model-parallel-size",
+                                     "--expert-tensor-parallel-size",
+                                     "--context-parallel-size",
+                                     "--sequence-parallel",
+                                     "--use-distributed-optimizer",
+                                     "--bf16",
+                                     "--fp16",
+                                     "--moe-shared-expert-intermediate-size",
+                                     "--moe-layer-freq",
+                                     "--untie-embeddings-and-output-weights",
+                                     "--group-query-attention",
+                                     "--multi-latent-attention",
+                                     "--q-lora-rank",
+                                     "--kv-lora-rank",
+                                     "--qk-head-dim",
+                                     "--qk-pos-emb-head-dim",
+                                     "--v-head-dim",
+                                     "--vocab-size",
+                                     "--swiglu",
+                                     "--use-tp-pp-dp-mapping",
+                                     "--moe-token-dispatcher-type",
+                                     "--moe-expert-capacity-factor",
+                                     "--moe-pad-expert-input-to-capacity",
+                                     "--accumulate-allreduce-grads-in-fp32",
+                                     "--grad-reduce-in-bf16",
+                                     "--recompute-granularity",
+                                     "--nproc_per_node",
+                                     "--nproc-per-node",
+                                     "--nnodes"};
 
 // Change the traffic in ways meshbench does not model: refused, with the way out.
 const std::map<std::string, std::string> kNotModelled = {
@@ -200,13 +278,30 @@ const std::map<std::string, std::string> kNotModelled = {
 
 // Known not to change the volumes (MoE options are listed one by one: any other --moe-* or
 // --expert-* option is refused, since most of them do).
-const std::set<std::string> kHarmlessMoe = {
-    "--moe-router-load-balancing-type", "--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-grouped-gemm",
-    "--moe-router-dtype", "--moe-router-score-function", "--moe-router-enable-expert-bias", "--moe-router-bias-update-rate",
-    "--moe-router-topk-scaling-factor", "--moe-router-pre-softmax", "--moe-router-num-groups", "--moe-router-group-topk",
-    "--moe-permute-fusion", "--moe-shared-expert-overlap", "--moe-token-drop-policy", "--moe-input-jitter-eps",
-    "--moe-per-layer-logging", "--moe-use-upcycling", "--moe-router-fusion", "--moe-enable-deepep", "--moe-deepep-num-sms",
-    "--moe-apply-probs-on-input", "--moe-use-legacy-grouped-gemm", "--moe-upcycling-granularity"};
+const std::set<std::string> kHarmlessMoe = {"--moe-router-load-balancing-type",
+                                            "--moe-aux-loss-coeff",
+                                            "--moe-z-loss-coeff",
+                                            "--moe-grouped-gemm",
+                                            "--moe-router-dtype",
+                                            "--moe-router-score-function",
+                                            "--moe-router-enable-expert-bias",
+                                            "--moe-router-bias-update-rate",
+                                            "--moe-router-topk-scaling-factor",
+                                            "--moe-router-pre-softmax",
+                                            "--moe-router-num-groups",
+                                            "--moe-router-group-topk",
+                                            "--moe-permute-fusion",
+                                            "--moe-shared-expert-overlap",
+                                            "--moe-token-drop-policy",
+                                            "--moe-input-jitter-eps",
+                                            "--moe-per-layer-logging",
+                                            "--moe-use-upcycling",
+                                            "--moe-router-fusion",
+                                            "--moe-enable-deepep",
+                                            "--moe-deepep-num-sms",
+                                            "--moe-apply-probs-on-input",
+                                            "--moe-use-legacy-grouped-gemm",
+                                            "--moe-upcycling-granularity"};
 
 struct Arg {
   std::string value;
@@ -297,15 +392,16 @@ int moe_layer_count(const std::string& freq, int layers, const std::string& wher
       repeat = std::stoi(s.substr(i + 1, end - i - 1));
       i = end;
     }
-    for (int r = 0; r < repeat && pattern.size() <= static_cast<std::size_t>(layers); ++r) pattern.insert(pattern.end(), items.begin(), items.end());
+    for (int r = 0; r < repeat && pattern.size() <= static_cast<std::size_t>(layers); ++r)
+      pattern.insert(pattern.end(), items.begin(), items.end());
     if (i < s.size()) {
       if (s[i] != '+') refuse();
       ++i;
     }
   }
   if (pattern.size() != static_cast<std::size_t>(layers)) {
-    throw InputError("Megatron arguments " + where + ": --moe-layer-freq lists " + std::to_string(pattern.size()) + " layers for --num-layers " +
-                     std::to_string(layers) + "; give one 0 or 1 per layer");
+    throw InputError("Megatron arguments " + where + ": --moe-layer-freq lists " + std::to_string(pattern.size()) +
+                     " layers for --num-layers " + std::to_string(layers) + "; give one 0 or 1 per layer");
   }
   int moe = 0;
   for (int p : pattern) moe += p;
@@ -407,22 +503,16 @@ WorkloadFile from_megatron(const std::string& text, const std::string& where) {
   // Attention: GQA groups only with --group-query-attention; MLA with its own head widths.
   const int head_dim = a.number("--kv-channels").value_or(w.hidden / heads);
   if (a.has("--multi-latent-attention")) {
-    const int q_lora = a.number("--q-lora-rank").value_or(0);
-    const int kv_lora = a.number("--kv-lora-rank").value_or(32);
-    const int nope = a.number("--qk-head-dim").value_or(128);
-    const int rope = a.number("--qk-pos-emb-head-dim").value_or(64);
-    const int v = a.number("--v-head-dim").value_or(128);
-    const double h = w.hidden;
-    const double q = q_lora > 0 ? h * q_lora + static_cast<double>(q_lora) * heads * (nope + rope) : h * heads * (nope + rope);
-    w.attention_params = q + h * (kv_lora + rope) + static_cast<double>(kv_lora) * heads * (nope + v) + static_cast<double>(heads) * v * h;
-    w.kv_hidden = heads * (nope + rope + v) / 2;
-    f.attention = "MLA: " + std::to_string(heads) + " heads, kv_lora_rank " + std::to_string(kv_lora);
+    // Megatron-LM's MLA defaults: no Q compression, kv_lora 32, q/k 128 + 64 rope, v 128.
+    f.attention = set_mla_attention(w, {.heads = heads,
+                                        .q_lora = a.number("--q-lora-rank").value_or(0),
+                                        .kv_lora = a.number("--kv-lora-rank").value_or(32),
+                                        .nope = a.number("--qk-head-dim").value_or(128),
+                                        .rope = a.number("--qk-pos-emb-head-dim").value_or(64),
+                                        .v = a.number("--v-head-dim").value_or(128)});
   } else {
     const int groups = a.has("--group-query-attention") ? a.number("--num-query-groups").value_or(1) : heads;
-    w.kv_hidden = groups * head_dim;
-    w.attention_params = 2.0 * w.hidden * heads * head_dim + 2.0 * w.hidden * groups * head_dim;
-    f.attention = (groups == heads ? "MHA: " : "GQA: ") + std::to_string(heads) + " heads, " + std::to_string(groups) + " K/V heads of " +
-                  std::to_string(head_dim);
+    f.attention = set_gqa_attention(w, heads, groups, head_dim);
   }
   w.tied_embeddings = !a.has("--untie-embeddings-and-output-weights");
   if (const auto vocab = a.number("--vocab-size")) {
@@ -432,7 +522,7 @@ WorkloadFile from_megatron(const std::string& text, const std::string& where) {
   }
   // With bf16 Megatron accumulates and reduces gradients in fp32 unless told otherwise.
   w.dtype = a.has("--bf16") ? "bf16" : a.has("--fp16") ? "fp16" : "fp32";
-  w.grad_dtype = a.has("--bf16") ? (a.has("--grad-reduce-in-bf16") ? "bf16" : "fp32")
+  w.grad_dtype = a.has("--bf16")   ? (a.has("--grad-reduce-in-bf16") ? "bf16" : "fp32")
                  : a.has("--fp16") ? (a.has("--accumulate-allreduce-grads-in-fp32") ? "fp32" : "fp16")
                                    : "fp32";
   w.sequence_parallel = a.has("--sequence-parallel");

@@ -81,10 +81,8 @@ struct Converter {
     }
     switch (node.Type()) {
       case YAML::NodeType::Null:
-      case YAML::NodeType::Undefined:
-        return nullptr;
-      case YAML::NodeType::Scalar:
-        return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
+      case YAML::NodeType::Undefined: return nullptr;
+      case YAML::NodeType::Scalar: return node.Tag() == "!" ? json(node.Scalar()) : plain_scalar(node.Scalar());
       case YAML::NodeType::Sequence: {
         json out = json::array();
         for (const auto& item : node) out.push_back(convert(item, depth + 1));

@@ -9,10 +9,14 @@
 #include "common/error.hpp"
 #include "mapping/workload.hpp"
 #include "mapping/workload_file.hpp"
+#include "tests/unit/mapping/workload_files.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
+
+using testing::error_of;
+using testing::write_temp;
 
 const std::string kConfigs = std::string(MESHBENCH_TEST_DATA) + "/model-configs/";
 const std::string kMegatron = std::string(MESHBENCH_TEST_DATA) + "/megatron/";
@@ -29,21 +33,6 @@ bool has(const std::vector<OpTraffic>& t, Dim d) {
     if (x.dim == d) return true;
   }
   return false;
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-std::string error_of(const std::string& path) {
-  try {
-    (void)read_workload_file(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // A published config with one key changed or removed, for the bad-input cases.
@@ -229,8 +218,9 @@ TEST(WorkloadFiles, MegatronArgumentListWithSharedExpertsAndLayerPattern) {
 TEST(WorkloadFiles, YamlMeansWhatTheSameJsonMeans) {
   const auto json = write_temp("w.json", R"({"name": "m", "layers": 4, "hidden": 1024, "experts": 4, "top_k": 1, "dtype": "fp8",
                                              "sequence_parallel": false, "capacity_factor": 1.25})");
-  const auto yaml = write_temp("w.yaml", "# the same model\nname: \"m\"\nlayers: 4\nhidden: 1024\nexperts: 4\ntop_k: 1\n"
-                                         "dtype: fp8\nsequence_parallel: false\ncapacity_factor: 1.25\n");
+  const auto yaml = write_temp("w.yaml",
+                               "# the same model\nname: \"m\"\nlayers: 4\nhidden: 1024\nexperts: 4\ntop_k: 1\n"
+                               "dtype: fp8\nsequence_parallel: false\ncapacity_factor: 1.25\n");
   EXPECT_EQ(load_workload(yaml), load_workload(json));
   EXPECT_EQ(read_workload_file(yaml).format, "meshbench YAML");
   // A quoted number is a string in YAML, and a size must be an integer.
@@ -289,8 +279,9 @@ TEST(WorkloadFiles, MegatronArgumentsThatChangeTrafficUnmodelledAreRefused) {
   EXPECT_NE(vpp.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos) << vpp;
   const std::string unknown = error_of(write_temp("typo.args", base + "--moe-expert-count 8"));
   EXPECT_NE(unknown.find("--moe-expert-count is not understood"), std::string::npos) << unknown;
-  const std::string dispatcher = error_of(write_temp("ag.args", "--num-layers 4 --hidden-size 1024 --num-attention-heads 8 "
-                                                                "--seq-length 2048 --micro-batch-size 1 --num-experts 4"));
+  const std::string dispatcher = error_of(write_temp("ag.args",
+                                                     "--num-layers 4 --hidden-size 1024 --num-attention-heads 8 "
+                                                     "--seq-length 2048 --micro-batch-size 1 --num-experts 4"));
   EXPECT_NE(dispatcher.find("allgather (Megatron's default)"), std::string::npos) << dispatcher;
   const std::string unset = error_of(write_temp("var.sh", "TP=${TP}\n" + base + "--tensor-model-parallel-size $TP\n"));
   EXPECT_NE(unset.find("--tensor-model-parallel-size is '${TP}', not a number"), std::string::npos) << unset;
