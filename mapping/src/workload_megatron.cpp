@@ -129,18 +129,16 @@ class Shell {
       const std::string name = inner.substr(0, n);
       const std::string rest = inner.substr(n);
       const auto it = vars_.find(name);
-      if (rest.rfind("[@]", 0) == 0 || rest.rfind("[*]", 0) == 0) {
-        // An array's words were read where the array was written.
-      } else if (it != vars_.end() && !it->second.empty()) {
+      // An array's words were read where the array was written.
+      if (rest.rfind("[@]", 0) == 0 || rest.rfind("[*]", 0) == 0) return end - i + 1;
+      if (it != vars_.end() && !it->second.empty()) {
         out += it->second;
       } else if (rest.rfind(":-", 0) == 0 || rest.rfind(":=", 0) == 0 || rest.rfind('-', 0) == 0) {
         const std::string fallback = expand(rest.substr(rest[0] == ':' ? 2 : 1));
         out += fallback;
         if (rest.rfind(":=", 0) == 0) vars_[name] = fallback;
-      } else if (it != vars_.end()) {
-        // set and empty
-      } else {
-        out += s.substr(i, end - i + 1);
+      } else if (it == vars_.end()) {
+        out += s.substr(i, end - i + 1);  // unknown: kept as written (set and empty: nothing)
       }
       return end - i + 1;
     }
