@@ -95,9 +95,24 @@ WorkloadFile read(const std::string& path, bool inside_overlay) {
   return f;
 }
 
+// A message quotes the file (a key, a value, the YAML parser's view of a character), which may
+// hold line breaks or other control characters: shown as '?', the message stays one line.
+std::string one_line(std::string message) {
+  for (char& c : message) {
+    if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
+  }
+  return message;
+}
+
 }  // namespace
 
-WorkloadFile read_workload_file(const std::string& path) { return read(path, false); }
+WorkloadFile read_workload_file(const std::string& path) {
+  try {
+    return read(path, false);
+  } catch (const InputError& e) {
+    throw InputError(one_line(e.what()));
+  }
+}
 
 Workload load_workload(const std::string& path) { return read_workload_file(path).workload; }
 
