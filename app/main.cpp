@@ -42,6 +42,7 @@ struct Subcommand {
 constexpr std::array kSubcommands = {
     Subcommand{"topo", "discover or load the cluster topology and print it", meshbench::topology::topo_command},
     Subcommand{"groups", "print Megatron-Core's rank groups for a parallel layout", meshbench::mapping::groups_command},
+    Subcommand{"workload", "print a model config's or launch script's shape, parameters and traffic", meshbench::mapping::workload_command},
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},

@@ -11,20 +11,26 @@
 namespace meshbench::mapping {
 
 // The model side, from which each dimension's message sizes per step follow
-// (docs/mapping.md, "Workload file", has the formulas and the keys). Read from a JSON file
-// (`--workload FILE`).
+// (docs/mapping.md, "Workload files", has the formulas and the keys). Read from any workload
+// file (`--workload FILE`, mapping/workload_file.hpp).
 struct Workload {
   std::string name;
   int layers = 32;
   int hidden = 4096;
-  int ffn_hidden = 14336;  // per expert for MoE layers
-  int kv_hidden = 1024;    // K/V width (GQA); CP ring traffic
+  int ffn_hidden = 14336;  // dense MLP width; also per expert when moe_ffn_hidden is 0
+  int kv_hidden = 1024;    // K/V width (GQA; MLA: the mean of K's and V's widths); CP ring traffic
   int seq_len = 4096;
   int micro_batch = 1;
   int micro_batches = 8;  // per step (gradient accumulation / pipeline depth)
+  int global_batch = 0;   // sequences per step over all DP ranks; 0 = micro_batches decides
   int experts = 8;        // 0 or 1: a dense model
   int top_k = 2;
-  std::string dtype = "bf16";  // activations: bf16 | fp16 | fp32 | fp8
+  int moe_ffn_hidden = 0;            // width of one routed expert; 0 = ffn_hidden
+  int shared_expert_ffn_hidden = 0;  // all shared experts of a MoE layer together (Megatron's size); 0 = none
+  double attention_params = 0;       // per layer; 0 = derive 2h² + 2h·kv_hidden (MLA, wider heads: give it)
+  bool tied_embeddings = false;      // input embedding and output layer share one matrix
+  bool gated_mlp = true;             // SwiGLU: three h×ffn matrices per MLP; false: two (GeLU)
+  std::string dtype = "bf16";        // activations: bf16 | fp16 | fp32 | fp8
   std::string grad_dtype = "fp32";
   double dense_params = 0;             // parameters outside the experts; 0 = derive from the sizes
   double expert_params = 0;            // parameters of all experts together; 0 = derive from the sizes
@@ -36,8 +42,13 @@ struct Workload {
   bool operator==(const Workload&) const = default;
 
   int moe_layer_count() const { return experts > 1 ? (moe_layers < 0 ? layers : moe_layers) : 0; }
-  double derived_dense_params() const;
-  double derived_expert_params() const;
+  int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
+  // Micro-batches per step on one DP rank: global_batch / (micro_batch · DP) when the global
+  // batch is given, else micro_batches.
+  int micro_batches_per_step(const Layout& layout) const;
+  double derived_dense_params() const;   // includes shared experts and routers: their gradients reduce over DP
+  double derived_expert_params() const;  // routed experts only: their gradients reduce over EDP
+  double active_params() const;          // per token: dense parameters plus top_k routed experts per MoE layer
 };
 
 // One op a dimension runs per training step: its per-rank size in nccl-tests' convention and
@@ -52,15 +63,17 @@ struct OpTraffic {
 // Bytes per element of a dtype name; InputError for an unknown one.
 int dtype_bytes(const std::string& dtype);
 
-// Every op each dimension runs per training step on one rank (docs/mapping.md, "Workload file"). Dims
+// Every op each dimension runs per training step on one rank (docs/mapping.md, "Workload files"). Dims
 // of size 1 run nothing. DP traffic runs over Megatron's dp-cp group.
 std::vector<OpTraffic> step_traffic(const Workload& workload, const Layout& layout);
 
 // Throws InputError when the workload cannot run on the layout (e.g. experts not divisible by EP).
 void check_workload(const Workload& workload, const Layout& layout);
 
-// JSON file -> Workload; one-line InputError naming the file and the problem (missing file,
-// malformed JSON, unknown key, wrong type, a size below 1, unknown dtype).
+// Any workload file -> Workload (mapping/workload_file.hpp reads the formats: meshbench's own
+// JSON or YAML, a Hugging Face config.json, a Megatron-LM launch script, an overlay); one-line
+// InputError naming the file and the problem (missing file, malformed JSON, unknown key, wrong
+// type, a size below 1, unknown dtype, unknown model type, a missing key that matters).
 Workload load_workload(const std::string& path);
 Workload workload_from_json(const nlohmann::json& json, const std::string& where);
 nlohmann::json to_json(const Workload& workload);

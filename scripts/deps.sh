@@ -7,7 +7,7 @@ MESHBENCH_PACKAGES=(
   libhdf5-dev hdf5-tools
   libboost-program-options-dev
   libgtest-dev
-  libpugixml-dev nlohmann-json3-dev
+  libpugixml-dev nlohmann-json3-dev libyaml-cpp-dev
   libfabric-dev libfabric-bin
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
   # report --html is tested in a real browser; python3-pil reads its screenshots' pixels

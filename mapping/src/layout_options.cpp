@@ -15,4 +15,16 @@ void add_layout_options(po::options_description& options, Layout& l) {
   // clang-format on
 }
 
+void apply_file_layout(const po::variables_map& vm, const FileLayout& file, Layout& l) {
+  auto take = [&vm](const char* option, const std::optional<int>& from_file, int& size) {
+    if (from_file && (vm.count(option) == 0 || vm[option].defaulted())) size = *from_file;
+  };
+  take("tp", file.tp, l.tp);
+  take("cp", file.cp, l.cp);
+  take("pp", file.pp, l.pp);
+  take("ep", file.ep, l.ep);
+  take("etp", file.etp, l.etp);
+  if (file.order && (vm.count("order") == 0 || vm["order"].defaulted())) l.order = *file.order;
+}
+
 }  // namespace meshbench::mapping::detail

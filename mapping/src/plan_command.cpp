@@ -14,6 +14,7 @@
 #include "mapping/exports.hpp"
 #include "mapping/plan.hpp"
 #include "mapping/plan_text.hpp"
+#include "mapping/workload_file.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::mapping {
@@ -69,7 +70,8 @@ int plan_command(const Args& args) {
   // clang-format off
   options.add_options()
       ("workload", po::value<std::string>(&o.workload)->default_value("", "none")->value_name("FILE"),
-       "model sizes as JSON (docs/mapping.md); times become per training step. Without: a size sweep per dimension")
+       "the model: meshbench JSON/YAML, a Hugging Face config.json, a Megatron-LM launch script or an overlay (docs/mapping.md); "
+       "times become per training step, and a launch script's parallel sizes fill the layout options not given. Without: a size sweep per dimension")
       ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
        "a calibration file from 'meshbench calibrate', or JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
@@ -99,7 +101,11 @@ int plan_command(const Args& args) {
   if (!o.out.empty() && !o.force && std::filesystem::exists(o.out))
     throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
   std::optional<Workload> workload;
-  if (!o.workload.empty()) workload = load_workload(o.workload);
+  if (!o.workload.empty()) {
+    const WorkloadFile file = read_workload_file(o.workload);
+    workload = file.workload;
+    detail::apply_file_layout(*vm, file.layout, o.layout);
+  }
   const auto topo = load_topology(o);
   o.layout.world = topo.slot_count();
   validate(o.layout);

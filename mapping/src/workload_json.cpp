@@ -2,8 +2,8 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
-#include "json_file.hpp"
 #include "mapping/workload.hpp"
+#include "workload_formats.hpp"
 
 namespace meshbench::mapping {
 
@@ -11,11 +11,13 @@ namespace {
 
 using nlohmann::json;
 
-// One key of the file: reads it into the workload, or says what is wrong with it.
+// One key of the file: reads it into the workload, or says what is wrong with it. Training keys
+// are those a model's own config lacks, the ones an overlay may set.
 struct Key {
   const char* name;
   void (*read)(Workload&, const json&, const std::string& where);
   json (*write)(const Workload&);
+  bool training = false;
 };
 
 [[noreturn]] void bad(const std::string& where, const std::string& key, const std::string& problem) {
@@ -52,12 +54,12 @@ bool boolean(const json& v, const std::string& where, const std::string& key) {
   return v.get<bool>();
 }
 
-#define MESHBENCH_INT_KEY(field, minimum)                                                                                                 \
-  Key {                                                                                                                                   \
-#field,                                                                                                                               \
-        [](Workload & w, const json& v,                                                                                                   \
-           const std::string& where) { w.field = positive_int(v, where, #field, minimum); },                                              \
-                                                                                          [](const Workload& w) { return json(w.field); } \
+#define MESHBENCH_INT_KEY(field, minimum, training)                                                                                      \
+  Key {                                                                                                                                  \
+#field, [](Workload & w, const json& v,                                                                                              \
+               const std::string&                                                                                                        \
+                   where) { w.field = positive_int(v, where, #field, minimum); }, [](const Workload& w) { return json(w.field); },       \
+                                                                                                                                training \
   }
 
 const Key kKeys[] = {
@@ -66,70 +68,100 @@ const Key kKeys[] = {
        if (!v.is_string()) bad(where, "name", "must be a string");
        w.name = v.get<std::string>();
      },
-     [](const Workload& w) { return json(w.name); }},
-    MESHBENCH_INT_KEY(layers, 1),
-    MESHBENCH_INT_KEY(hidden, 1),
-    MESHBENCH_INT_KEY(ffn_hidden, 1),
-    MESHBENCH_INT_KEY(kv_hidden, 1),
-    MESHBENCH_INT_KEY(seq_len, 1),
-    MESHBENCH_INT_KEY(micro_batch, 1),
-    MESHBENCH_INT_KEY(micro_batches, 1),
-    MESHBENCH_INT_KEY(experts, 0),
-    MESHBENCH_INT_KEY(top_k, 1),
-    MESHBENCH_INT_KEY(vocab, 1),
+     [](const Workload& w) { return json(w.name); }, true},
+    MESHBENCH_INT_KEY(layers, 1, false),
+    MESHBENCH_INT_KEY(hidden, 1, false),
+    MESHBENCH_INT_KEY(ffn_hidden, 1, false),
+    MESHBENCH_INT_KEY(moe_ffn_hidden, 0, false),
+    MESHBENCH_INT_KEY(shared_expert_ffn_hidden, 0, false),
+    MESHBENCH_INT_KEY(kv_hidden, 1, false),
+    MESHBENCH_INT_KEY(seq_len, 1, true),
+    MESHBENCH_INT_KEY(micro_batch, 1, true),
+    MESHBENCH_INT_KEY(micro_batches, 1, true),
+    MESHBENCH_INT_KEY(global_batch, 0, true),
+    MESHBENCH_INT_KEY(experts, 0, false),
+    MESHBENCH_INT_KEY(top_k, 1, false),
+    MESHBENCH_INT_KEY(vocab, 1, false),
     {"moe_layers",
      [](Workload& w, const json& v, const std::string& where) {
        w.moe_layers = v.is_number_integer() && v.get<long long>() == -1 ? -1 : positive_int(v, where, "moe_layers", 0);
      },
      [](const Workload& w) { return json(w.moe_layers); }},
     {"dtype", [](Workload& w, const json& v, const std::string& where) { w.dtype = dtype_name(v, where, "dtype"); },
-     [](const Workload& w) { return json(w.dtype); }},
+     [](const Workload& w) { return json(w.dtype); }, true},
     {"grad_dtype", [](Workload& w, const json& v, const std::string& where) { w.grad_dtype = dtype_name(v, where, "grad_dtype"); },
-     [](const Workload& w) { return json(w.grad_dtype); }},
+     [](const Workload& w) { return json(w.grad_dtype); }, true},
     {"dense_params", [](Workload& w, const json& v, const std::string& where) { w.dense_params = nonneg_number(v, where, "dense_params"); },
      [](const Workload& w) { return json(w.dense_params); }},
     {"expert_params",
      [](Workload& w, const json& v, const std::string& where) { w.expert_params = nonneg_number(v, where, "expert_params"); },
      [](const Workload& w) { return json(w.expert_params); }},
+    {"attention_params",
+     [](Workload& w, const json& v, const std::string& where) { w.attention_params = nonneg_number(v, where, "attention_params"); },
+     [](const Workload& w) { return json(w.attention_params); }},
+    {"gated_mlp", [](Workload& w, const json& v, const std::string& where) { w.gated_mlp = boolean(v, where, "gated_mlp"); },
+     [](const Workload& w) { return json(w.gated_mlp); }},
+    {"tied_embeddings",
+     [](Workload& w, const json& v, const std::string& where) { w.tied_embeddings = boolean(v, where, "tied_embeddings"); },
+     [](const Workload& w) { return json(w.tied_embeddings); }},
     {"capacity_factor",
      [](Workload& w, const json& v, const std::string& where) {
        w.capacity_factor = nonneg_number(v, where, "capacity_factor");
        if (w.capacity_factor <= 0) bad(where, "capacity_factor", "must be above 0");
      },
-     [](const Workload& w) { return json(w.capacity_factor); }},
+     [](const Workload& w) { return json(w.capacity_factor); }, true},
     {"sequence_parallel",
      [](Workload& w, const json& v, const std::string& where) { w.sequence_parallel = boolean(v, where, "sequence_parallel"); },
-     [](const Workload& w) { return json(w.sequence_parallel); }},
+     [](const Workload& w) { return json(w.sequence_parallel); }, true},
     {"distributed_optimizer",
      [](Workload& w, const json& v, const std::string& where) { w.distributed_optimizer = boolean(v, where, "distributed_optimizer"); },
-     [](const Workload& w) { return json(w.distributed_optimizer); }},
+     [](const Workload& w) { return json(w.distributed_optimizer); }, true},
 };
 #undef MESHBENCH_INT_KEY
 
-std::string known_keys() {
-  return join(kKeys, ", ", [](const auto& k) { return std::string_view(k.name); });
+std::string known_keys(bool training_only) {
+  std::vector<std::string_view> names;
+  for (const auto& k : kKeys) {
+    if (k.training || !training_only) names.emplace_back(k.name);
+  }
+  return join(names, ", ");
 }
 
 }  // namespace
 
-Workload workload_from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw InputError("workload " + where + " must be a JSON object of model sizes; see docs/mapping.md");
-  Workload w;
+namespace detail {
+
+void apply_workload_keys(Workload& w, const json& j, const std::string& where, bool training_only) {
+  if (!j.is_object()) throw InputError("workload " + where + " must be an object of model sizes; see docs/mapping.md");
   for (const auto& [key, value] : j.items()) {
     const Key* found = nullptr;
     for (const auto& k : kKeys) {
       if (key == k.name) found = &k;
     }
-    if (found == nullptr) throw InputError("workload " + where + ": unknown key '" + key + "'; known keys: " + known_keys());
+    if (found == nullptr) throw InputError("workload " + where + ": unknown key '" + key + "'; known keys: " + known_keys(training_only));
+    if (training_only && !found->training) {
+      throw InputError("workload " + where + ": '" + key + "' describes the model, which comes from the 'model' file; set only " +
+                       known_keys(true) + " beside it");
+    }
     found->read(w, value, where);
   }
+}
+
+void check_top_k(const Workload& w, const std::string& where) {
   if (w.top_k > std::max(w.experts, 1)) {
     throw InputError("workload " + where + ": top_k " + std::to_string(w.top_k) + " exceeds experts " + std::to_string(w.experts));
   }
-  return w;
 }
 
-Workload load_workload(const std::string& path) { return workload_from_json(detail::read_json_file(path, "workload"), "'" + path + "'"); }
+}  // namespace detail
+
+Workload workload_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw InputError("workload " + where + " must be a JSON object of model sizes; see docs/mapping.md");
+  Workload w;
+  detail::apply_workload_keys(w, j, where, false);
+  detail::check_top_k(w, where);
+  return w;
+}
 
 nlohmann::json to_json(const Workload& w) {
   json j = json::object();

@@ -26,8 +26,17 @@ foreach(_case
     groups_no_world groups_not_divisible groups_pp_last groups_unknown_dim groups_bad_format groups_zero_tp
     plan_unknown_node_type plan_nodes_zero plan_layout_not_dividing plan_workload_missing plan_workload_malformed
     plan_workload_unknown_key plan_workload_experts_vs_ep plan_cost_model_bad_key plan_mapping_without_export
-    plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format)
+    plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format
+    plan_workload_unknown_model_type workload_no_file workload_unknown_model_type workload_missing_key
+    workload_megatron_not_modelled workload_megatron_unknown_moe_arg workload_malformed_yaml workload_overlay_model_key
+    workload_global_batch)
   add_test(NAME mapping_bad_input_${_case}
     COMMAND ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
   set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
 endforeach()
+
+# meshbench workload on the published configs and the launch script; plan --workload with a
+# Hugging Face config, a YAML overlay and a launch script whose layout fills the options.
+add_test(NAME mapping_workload_formats
+  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_workload_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
+set_tests_properties(mapping_workload_formats PROPERTIES LABELS "integration;mapping" TIMEOUT 120)

@@ -1,5 +1,6 @@
 """Bad input to meshbench groups and plan: exit status 2, one line on stderr that names the
 problem, nothing on stdout. Usage: mapping_bad_input.py MESHBENCH CASE"""
+import json
 import os
 import subprocess
 import sys
@@ -42,6 +43,26 @@ cases = {
     "plan_out_exists": (["plan", *p5, "--out", file("exists.json", "{}")], ["exists", "--force"]),
     "plan_hosts_count": (["plan", *p5, "--hosts", file("hosts", "a\nb\nc\n")], ["3 hosts for 2 nodes"]),
     "plan_bad_format": (["plan", *p5, "--format", "csv"], ["csv", "--format"]),
+    "plan_workload_unknown_model_type": (["plan", *p5, "--workload", file("llama.json", '{"model_type": "llama", "hidden_size": 4096}')],
+                                         ["model type 'llama'", "mixtral, deepseek_v3, qwen3_moe, olmoe, gpt_oss"]),
+    "workload_no_file": (["workload"], ["name the workload file"]),
+    "workload_unknown_model_type": (["workload", file("config.json", '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')],
+                                    ["model type 'LlamaForCausalLM'", "supported"]),
+    "workload_missing_key": (["workload", file("mixtral.json", json.dumps({
+        "model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+        "vocab_size": 32000, "num_experts_per_tok": 2, "intermediate_size": 14336}))], ["lacks 'num_local_experts'"]),
+    "workload_megatron_not_modelled": (["workload", file("train.sh", "#!/bin/bash\ntorchrun pretrain_gpt.py \\\n"
+                                        "  --num-layers 4 --hidden-size 1024 --num-attention-heads 8 \\\n"
+                                        "  --seq-length 2048 --micro-batch-size 1 --num-layers-per-virtual-pipeline-stage 2\n")],
+                                       ["line 2", "--num-layers-per-virtual-pipeline-stage", "remove it"]),
+    "workload_megatron_unknown_moe_arg": (["workload", file("moe.args", "--num-layers 4 --hidden-size 1024 --num-attention-heads 8 "
+                                           "--seq-length 2048 --micro-batch-size 1 --num-experts 4 --moe-token-dispatcher-type alltoall "
+                                           "--moe-expert-count 8\n")], ["--moe-expert-count is not understood"]),
+    "workload_malformed_yaml": (["workload", file("bad.yaml", "layers: 4\nhidden: [1, 2\nexperts: 8\n")], ["not valid YAML", "line"]),
+    "workload_overlay_model_key": (["workload", file("ov.yaml", "model: " + file("m.json", "{}") + "\nhidden: 1024\n")],
+                                   ["'hidden' describes the model"]),
+    "workload_global_batch": (["workload", file("gb.json", '{"global_batch": 100}'), "--tp", "2", "--ep", "8", "--gpus", "16"],
+                              ["global batch 100", "DP 8"]),
 }
 args, words = cases[case]
 p = subprocess.run([meshbench, *args], capture_output=True, text=True, timeout=50)

@@ -9,31 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "tests/unit/mapping/workload_files.hpp"
 
 namespace meshbench::mapping {
 
 namespace {
+
+using testing::error_of;
+using testing::write_temp;
 
 const OpTraffic* find(const std::vector<OpTraffic>& t, Dim d, Op op) {
   for (const auto& x : t) {
     if (x.dim == d && x.op == op) return &x;
   }
   return nullptr;
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-std::string error_of(const std::string& path) {
-  try {
-    (void)load_workload(path);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
