@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
+#include "analysis/report/io_section.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
@@ -63,12 +64,13 @@ struct Report {
   std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
+  std::vector<IoSummary> io;                      // meshbench io's checkpoint bandwidth, when the file has it
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from
 // ("results file" or a path). The accuracy judges `predictors` (report_predictors), or without
-// them the file's own. InputError when the file holds no measurement, or the workload does not
-// fit the layout.
+// them the file's own. InputError when the file holds no measurement (nor io rows: a file of
+// `meshbench io` alone reports those and its run summary only), or the workload does not fit the layout.
 Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
                     const std::vector<Predictor>& predictors = {});
 
