@@ -143,8 +143,8 @@ struct IoRow {
   std::string host;  // "" for the whole launch
   int ranks = 0;
   std::uint64_t bytes = 0;
-  double seconds = 0;  // the slowest rank's, from the common start
-  double gbps = 0;     // bytes / seconds, in 1e9 B/s
+  double seconds = 0;           // the slowest rank's, from the common start
+  double gbps = 0;              // bytes / seconds, in 1e9 B/s
   std::string read_mode;        // reads: o_direct | fadvise_dontneed; "" for writes
   double cached_fraction = -1;  // reads: share of the bytes in the page cache as the read began; -1 unknown
   std::int64_t wrong = 0;       // reads: 8-byte words that did not read back as written

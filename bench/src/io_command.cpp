@@ -99,7 +99,8 @@ void finish_io_config(IoConfig& c) {
   if (c.out.empty()) throw InputError("no output file; give --out FILE.h5 (with --append, an existing results file)");
   if (c.append && c.force) throw InputError("--append adds to a file and --force replaces it; give one of them");
   if (c.shard_text.empty() == c.workload_file.empty())
-    throw InputError("give the shard size either with --shard-bytes SIZE[,SIZE...] or with --workload FILE and the layout, not both or neither");
+    throw InputError(
+        "give the shard size either with --shard-bytes SIZE[,SIZE...] or with --workload FILE and the layout, not both or neither");
   if (!c.shard_text.empty()) c.shard_sizes = parse_size_list(c.shard_text);
   if (!c.budget_text.empty()) c.budget = parse_bytes(c.budget_text);
   c.window = parse_bytes(c.window_text);
@@ -108,7 +109,8 @@ void finish_io_config(IoConfig& c) {
   c.methods = split_commas(c.methods_text);
   if (c.methods.empty()) throw InputError("--methods names no method; use file_per_rank, shared_file or both");
   for (const auto& m : c.methods) {
-    if (m != kMethods[0] && m != kMethods[1]) throw InputError("unknown method '" + m + "' in --methods; use file_per_rank, shared_file or both");
+    if (m != kMethods[0] && m != kMethods[1])
+      throw InputError("unknown method '" + m + "' in --methods; use file_per_rank, shared_file or both");
   }
 }
 
@@ -156,19 +158,20 @@ bool make_workspace(const IoConfig& c, const Launch& at, MPI_Comm node, int node
   mpi::broadcast_string(name, at.world);
   ws.folder = name;
   // Where rank 0's folder does not show, --dir is the node's own: the node's first rank makes one.
-  const bool seen = fs::is_directory(name, ec);
-  int node_rank = 0;
+  // A folder that appears meanwhile (EEXIST: a shared filesystem slow to show it) is rank 0's.
+  int node_rank = 0, node_made = 0;
   MPI_Comm_rank(node, &node_rank);
-  if (error.empty() && !seen && node_rank == 0) {
-    if (::mkdir(name.c_str(), 0755) != 0) {
-      error = "io folder '" + c.dir + "' on " + this_hostname() + " is not writable (" + std::strerror(errno) + "); choose another --dir";
-    } else {
+  if (error.empty() && node_rank == 0 && !fs::is_directory(name, ec)) {
+    if (::mkdir(name.c_str(), 0755) == 0) {
       ws.created_here = true;
+      node_made = 1;
+    } else if (errno != EEXIST) {
+      error = "io folder '" + c.dir + "' on " + this_hostname() + " is not writable (" + std::strerror(errno) + "); choose another --dir";
     }
   }
-  MPI_Barrier(node);
+  MPI_Bcast(&node_made, 1, MPI_INT, 0, node);
   if (error.empty() && !fs::is_directory(name, ec)) error = "io folder '" + name + "' cannot be seen on " + this_hostname();
-  ws.share = seen ? 0 : 1 + node_index;
+  ws.share = node_made != 0 ? 1 + node_index : 0;
   if (any_input_error(error, at.world, at.command)) {
     if (ws.created_here) ::rmdir(name.c_str());
     return false;
@@ -352,7 +355,8 @@ int io_under_mpi(const IoConfig& c, const Args& args) {
   for (const auto& h : hosts) {
     if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);
   }
-  const int node_index = static_cast<int>(std::find(distinct.begin(), distinct.end(), hosts[static_cast<std::size_t>(at.rank)]) - distinct.begin());
+  const int node_index =
+      static_cast<int>(std::find(distinct.begin(), distinct.end(), hosts[static_cast<std::size_t>(at.rank)]) - distinct.begin());
 
   std::string error, workload_json, note;
   std::vector<std::vector<std::uint64_t>> passes;
@@ -434,7 +438,8 @@ int io_under_mpi(const IoConfig& c, const Args& args) {
 int io_command(const Args& args) {
   IoConfig config;
   const auto options = io_options(config);
-  if (const auto status = parse_launched_command("io", kSummary, options, args, [&](const po::variables_map&) { finish_io_config(config); }))
+  if (const auto status =
+          parse_launched_command("io", kSummary, options, args, [&](const po::variables_map&) { finish_io_config(config); }))
     return *status;
   const mpi::MpiSession session;
   return io_under_mpi(config, args);

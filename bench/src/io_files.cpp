@@ -216,7 +216,8 @@ RankPhase write_shared_file(const ShardTask& task, IoBuffer& buffer, MPI_Comm co
     done += count;
   }
   r.bytes = done;
-  if (const int src = MPI_File_sync(fh); src != MPI_SUCCESS && r.error.empty()) r.error = "MPI_File_sync " + task.path + ": " + mpi_error_text(src);
+  if (const int src = MPI_File_sync(fh); src != MPI_SUCCESS && r.error.empty())
+    r.error = "MPI_File_sync " + task.path + ": " + mpi_error_text(src);
   if (const int crc = MPI_File_close(&fh); crc != MPI_SUCCESS && r.error.empty())
     r.error = "MPI_File_close " + task.path + ": " + mpi_error_text(crc);
   clock.stop();
@@ -310,9 +311,9 @@ std::string filesystem_type(const std::string& folder) {
   };
   // The kernel's magic numbers (linux/magic.h), and Lustre's, GPFS's and BeeGFS's own.
   static constexpr Known kKnown[] = {
-      {0xEF53, "ext4"},       {0x58465342, "xfs"},     {0x01021994, "tmpfs"},  {0x9123683E, "btrfs"},   {0x6969, "nfs"},
-      {0x0BD00BD0, "lustre"}, {0x47504653, "gpfs"},    {0x19830326, "beegfs"}, {0x794C7630, "overlay"}, {0x65735546, "fuse"},
-      {0x2FC12FC1, "zfs"},    {0xFF534D42, "cifs"},    {0x858458F6, "ramfs"},  {0x00C36400, "ceph"},    {0x5346414F, "afs"},
+      {0xEF53, "ext4"},       {0x58465342, "xfs"},  {0x01021994, "tmpfs"},  {0x9123683E, "btrfs"},   {0x6969, "nfs"},
+      {0x0BD00BD0, "lustre"}, {0x47504653, "gpfs"}, {0x19830326, "beegfs"}, {0x794C7630, "overlay"}, {0x65735546, "fuse"},
+      {0x2FC12FC1, "zfs"},    {0xFF534D42, "cifs"}, {0x858458F6, "ramfs"},  {0x00C36400, "ceph"},    {0x5346414F, "afs"},
   };
   const auto magic = static_cast<unsigned long>(st.f_type);
   for (const auto& k : kKnown) {

@@ -153,13 +153,14 @@ h5::Compound<IoH5> io_type() {
 }
 
 IoH5 to_h5(const IoRow& r) {
-  return {r.at.c_str(), r.folder.c_str(), r.filesystem.c_str(), r.method.c_str(), r.phase.c_str(), r.shard_bytes, r.repeat, r.host.c_str(),
-          r.ranks,      r.bytes,          r.seconds,            r.gbps,           r.read_mode.c_str(), r.cached_fraction, r.wrong};
+  return {r.at.c_str(),  r.folder.c_str(), r.filesystem.c_str(), r.method.c_str(),  r.phase.c_str(),
+          r.shard_bytes, r.repeat,         r.host.c_str(),       r.ranks,           r.bytes,
+          r.seconds,     r.gbps,           r.read_mode.c_str(),  r.cached_fraction, r.wrong};
 }
 
 IoRow from_h5(const IoH5& h) {
-  return {str(h.at),   str(h.folder), str(h.filesystem), str(h.method),    str(h.phase),         h.shard_bytes, h.repeat, str(h.host),
-          h.ranks,     h.bytes,       h.seconds,         h.gbps,           str(h.read_mode),     h.cached_fraction, h.wrong};
+  return {str(h.at), str(h.folder), str(h.filesystem), str(h.method), str(h.phase),     h.shard_bytes,     h.repeat, str(h.host),
+          h.ranks,   h.bytes,       h.seconds,         h.gbps,        str(h.read_mode), h.cached_fraction, h.wrong};
 }
 
 h5::Compound<NameValueH5> name_value_type() {

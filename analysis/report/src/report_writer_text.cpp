@@ -16,8 +16,9 @@ void write_io_section(const Report& r, Sink& s) {
   if (r.io.empty()) return;
   s.heading("Checkpoint I/O (meshbench io): write and read-back bandwidth, the whole launch's GB/s over the repeats");
   s.table(io_table(r.io));
-  s.bullet("reads: o_direct bypassed the page cache; fadvise_dontneed asked the kernel to drop it; cached is the share of the shard "
-           "still in memory as the read began (100% on tmpfs: there the file is the cache)");
+  s.bullet(
+      "reads: o_direct bypassed the page cache; fadvise_dontneed asked the kernel to drop it; cached is the share of the shard "
+      "still in memory as the read began (100% on tmpfs: there the file is the cache)");
 }
 
 void write_report(const Report& r, std::ostream& out, bool markdown) {

@@ -32,9 +32,9 @@ TEST(IoPattern, OneFlippedByteIsOneWrongWord) {
 
 TEST(IoPattern, AnotherRankPassOrOffsetIsWrongEverywhere) {
   const auto data = pattern(8 * 512, 3, 1, 0);
-  EXPECT_EQ(count_wrong_words(data, 3, 2, 0), 512);      // another rank's shard
-  EXPECT_EQ(count_wrong_words(data, 4, 1, 0), 512);      // an earlier pass's stale file
-  EXPECT_EQ(count_wrong_words(data, 3, 1, 4096), 512);   // data from another offset
+  EXPECT_EQ(count_wrong_words(data, 3, 2, 0), 512);                      // another rank's shard
+  EXPECT_EQ(count_wrong_words(data, 4, 1, 0), 512);                      // an earlier pass's stale file
+  EXPECT_EQ(count_wrong_words(data, 3, 1, 4096), 512);                   // data from another offset
   EXPECT_EQ(count_wrong_words(std::vector<std::byte>(64), 3, 1, 0), 8);  // a hole reads zeros
 }
 

@@ -94,7 +94,8 @@ TEST(slurmJobScript, IoStepFollowsTheRunAndAddsToItsResults) {
   job.io_dir = "/fsx/ckpt test";
   job.io_args = {"--shard-bytes", "4G", "--repeats", "2"};
   const auto s = render_job_script(job);
-  const auto io = s.find("step \"${SRUN[@]}\" \"$MESHBENCH\" io --dir \"$IO_DIR\" \"${IO_ARGS[@]}\" --out \"$run_dir/results.h5\" --append");
+  const auto io =
+      s.find("step \"${SRUN[@]}\" \"$MESHBENCH\" io --dir \"$IO_DIR\" \"${IO_ARGS[@]}\" --out \"$run_dir/results.h5\" --append");
   ASSERT_NE(io, std::string::npos) << s;
   EXPECT_GT(io, s.find("\"$MESHBENCH\" run"));
   EXPECT_TRUE(contains(s, "IO_DIR='/fsx/ckpt test'"));
