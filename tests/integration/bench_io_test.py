@@ -114,7 +114,7 @@ def test_workload_shard():
         # bf16 weights, fp32 gradients and 12 B of optimizer state: 18 B each, 292,110,336 B.
         workload = os.path.join(d, "w.json")
         with open(workload, "w") as f:
-            json.dump({"layers": 2, "hidden": 1024, "ffn_hidden": 4096, "kv_hidden": 256, "vocab": 1000, "experts": 1}, f)
+            json.dump({"layers": 2, "hidden": 1024, "ffn_hidden": 4096, "kv_hidden": 256, "vocab": 1000, "experts": 1, "top_k": 1}, f)
         out = os.path.join(d, "io.h5")
         p = mpirun(2, "io", "--dir", d, "--workload", workload, "--tp", "2", "--repeats", "1", "--methods", "file_per_rank", "--out", out)
         check(p.returncode == 0, "io --workload failed", p)
