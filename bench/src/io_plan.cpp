@@ -19,7 +19,7 @@ constexpr std::uint64_t kBlock = 4096;
 
 // Free space is rarely a round number: "51.2 GiB" rather than "53687091 KiB".
 std::string readable(std::uint64_t bytes) {
-  const std::string exact = format_bytes(bytes);
+  std::string exact = format_bytes(bytes);
   if (bytes < (1ULL << 20U) || exact.find('.') != std::string::npos || exact.ends_with(" MiB") || exact.ends_with(" GiB") ||
       exact.ends_with(" TiB"))
     return exact;

@@ -1,6 +1,7 @@
 #include "analysis/report/io_section.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -81,7 +82,7 @@ IoSummary summarise(const std::vector<const results::IoRow*>& rows) {
   return s;
 }
 
-std::string percent(double fraction) { return fraction < 0 ? "?" : std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%"; }
+std::string percent(double fraction) { return fraction < 0 ? "?" : std::to_string(std::lround(fraction * 100)) + "%"; }
 
 }  // namespace
 
