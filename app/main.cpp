@@ -45,6 +45,7 @@ constexpr std::array kSubcommands = {
     Subcommand{"workload", "print a model config's or launch script's shape, parameters and traffic", meshbench::mapping::workload_command},
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
+    Subcommand{"io", "measure checkpoint write and read-back bandwidth into a folder (under mpirun/srun)", meshbench::bench::io_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},
     Subcommand{"calibrate", "measure (or fit from results files) the cost model's parameters into a calibration file", calibrate},
     Subcommand{"compare", "compare two results files and flag regressions", meshbench::analysis::compare_command},

@@ -46,6 +46,8 @@ class ResultsFile {
   const std::vector<GpuHealthRow>& gpu_health() const { return gpu_health_; }
   const std::vector<HostCopyRow>& host_copies() const { return host_copies_; }
   const std::vector<TransportUse>& transports() const { return transports_; }
+  // Checkpoint bandwidth rows (meshbench io); empty when io never wrote to this file.
+  const std::vector<IoRow>& io_rows() const { return io_rows_; }
   const std::vector<StoredNode>& nodes() const { return nodes_; }
   const std::string& topology_json() const { return topology_json_; }
   // The plan (mapping/plan.hpp JSON, with placements) the run measured; empty if none was kept.
@@ -75,6 +77,7 @@ class ResultsFile {
   std::vector<GpuHealthRow> gpu_health_;
   std::vector<HostCopyRow> host_copies_;
   std::vector<TransportUse> transports_;
+  std::vector<IoRow> io_rows_;
   std::vector<StoredNode> nodes_;
   std::string topology_json_;
   std::string plan_json_;

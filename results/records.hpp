@@ -180,11 +180,30 @@ struct ModelledTime {
   double modelled_us = 0;
 };
 
+// One row of /io (meshbench io): one phase (write or read back) of one method at one shard size
+// in one repeat, for the whole launch (host "") or for one node.
+struct IoRow {
+  std::string at;                  // when the io launch started (ISO-8601 UTC): tells launches in one file apart
+  std::string folder, filesystem;  // where the shards went; the filesystem type there (ext4, tmpfs, lustre, nfs, ...)
+  std::string method;              // file_per_rank | shared_file
+  std::string phase;               // write | read
+  std::uint64_t shard_bytes = 0;   // the largest rank's shard
+  int repeat = 0;
+  std::string host;  // "" for the whole launch
+  int ranks = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0;           // the slowest rank's, from the common start
+  double gbps = 0;              // bytes / seconds, in 1e9 B/s
+  std::string read_mode;        // reads: o_direct | fadvise_dontneed; "" for writes
+  double cached_fraction = -1;  // reads: share of the bytes in the page cache as the read began; -1 unknown
+  std::int64_t wrong = 0;       // reads: 8-byte words that did not read back as written
+};
+
 // What the point samplers (bench/point_sampler.hpp) read around every visit of one point; each
 // sampler fills its own rows, each kind of row its own optional table.
 struct PointReadings {
   std::vector<NicCounterDelta> nic_counters;  // /nic_counters
-  std::vector<GpuHealthRow> gpu_health;  // /gpu_health
+  std::vector<GpuHealthRow> gpu_health;       // /gpu_health
 };
 
 // Everything one completed point adds to the file, written together.

@@ -50,6 +50,10 @@ class ResultsWriter {
   // Reopens an interrupted run's file; InputError when it is not a meshbench file, has another
   // schema version, or was made for another layout, world size or set of mappings.
   static ResultsWriter resume(const std::string& path, const RunHeader& expected, std::vector<PointKey>& completed);
+  // Opens an existing meshbench results file (of this schema version) to add tables to, as
+  // `meshbench io --append` adds /io to a run's file; InputError when it is missing, not a
+  // meshbench results file, or not writable.
+  static ResultsWriter append_to(const std::string& path);
 
   // StorageError when the filesystem has less room than bytes_needed_to_store(point), checked
   // before anything is written, or when a write fails. The measurement row is written last:
@@ -62,6 +66,8 @@ class ResultsWriter {
   // The cost model fitted from this file's points, or the one its mappings were planned with:
   // `meshbench calibrate`'s JSON (mapping/calibration.hpp), as the root attribute calibration_json.
   void record_calibration(const std::string& calibration_json);
+  // Checkpoint bandwidth rows (meshbench io), appended to /io, which the first rows create.
+  void record_io(const std::vector<IoRow>& rows);
   void finish(const std::string& status, const std::string& finished_at);
   const std::string& path() const { return path_; }
 

@@ -33,6 +33,8 @@ struct JobSpec {
   std::vector<std::string> run_args;    // bench: meshbench run's arguments (layout options, ...)
   bool doctor = false;                  // bench: "meshbench doctor" as a pre-flight step
   std::vector<std::string> doctor_args;
+  std::string io_dir;                // bench: "meshbench io" into this folder after the run; empty: no io step
+  std::vector<std::string> io_args;  // bench: io's arguments (shard sizes or workload, repeats, budget)
   std::vector<std::string> command;  // train: the program and its arguments
   std::string container_image;       // pyxis/enroot; empty: none
   std::string container_mounts;

@@ -9,6 +9,7 @@
 #include "analysis/report/placement.hpp"
 #include "analysis/report/nic_traffic.hpp"
 #include "analysis/report/gpu_health_report.hpp"
+#include "analysis/report/io_section.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"
@@ -69,12 +70,13 @@ struct Report {
   std::optional<Placements> placement;            // absent when the file keeps no readable topology
   NicTraffic nic;                                 // the NICs' counters around each visit (empty: not read)
   GpuHealthSection gpu_health;                    // NVML's readings during the points, host copies
+  std::vector<IoSummary> io;                      // meshbench io's checkpoint bandwidth, when the file has it
 };
 
 // With `workload`, the ranking estimates step time; `workload_source` says where it came from
 // ("results file" or a path). The accuracy judges `predictors` (report_predictors), or without
-// them the file's own. InputError when the file holds no measurement, or the workload does not
-// fit the layout.
+// them the file's own. InputError when the file holds no measurement (nor io rows: a file of
+// `meshbench io` alone reports those and its run summary only), or the workload does not fit the layout.
 Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
                     const std::vector<Predictor>& predictors = {});
 

@@ -167,6 +167,9 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
                                                                  [](const auto& h) { return tables::from_h5(h); });
     r.transports_ = tables::read_table<tables::TransportH5, TransportUse>(file, tables::kTransports, tables::transport_type(),
                                                                           [](const auto& h) { return tables::from_h5(h); });
+    // Only in files that meshbench io wrote or added to.
+    r.io_rows_ =
+        tables::read_table<tables::IoH5, IoRow>(file, tables::kIo, tables::io_type(), [](const auto& h) { return tables::from_h5(h); });
   } catch (const h5::Error& e) {
     throw InputError("'" + path + "' is a damaged meshbench results file (" + e.what() +
                      "); rerun, or continue it with 'meshbench run --resume'");

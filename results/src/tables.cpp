@@ -131,6 +131,38 @@ TransportH5 to_h5(const TransportUse& t) { return {t.mapping.c_str(), t.dim.c_st
 
 TransportUse from_h5(const TransportH5& h) { return {str(h.mapping), str(h.dim), str(h.transport), h.ranks}; }
 
+h5::Compound<IoH5> io_type() {
+  using R = IoH5;
+  h5::Compound<R> t;
+  t.add("at", &R::at)
+      .add("folder", &R::folder)
+      .add("filesystem", &R::filesystem)
+      .add("method", &R::method)
+      .add("phase", &R::phase)
+      .add("shard_bytes", &R::shard_bytes)
+      .add("repeat", &R::repeat)
+      .add("host", &R::host)
+      .add("ranks", &R::ranks)
+      .add("bytes", &R::bytes)
+      .add("seconds", &R::seconds)
+      .add("gbps", &R::gbps)
+      .add("read_mode", &R::read_mode)
+      .add("cached_fraction", &R::cached_fraction)
+      .add("wrong", &R::wrong);
+  return t;
+}
+
+IoH5 to_h5(const IoRow& r) {
+  return {r.at.c_str(),  r.folder.c_str(), r.filesystem.c_str(), r.method.c_str(),  r.phase.c_str(),
+          r.shard_bytes, r.repeat,         r.host.c_str(),       r.ranks,           r.bytes,
+          r.seconds,     r.gbps,           r.read_mode.c_str(),  r.cached_fraction, r.wrong};
+}
+
+IoRow from_h5(const IoH5& h) {
+  return {str(h.at), str(h.folder), str(h.filesystem), str(h.method), str(h.phase),     h.shard_bytes,     h.repeat, str(h.host),
+          h.ranks,   h.bytes,       h.seconds,         h.gbps,        str(h.read_mode), h.cached_fraction, h.wrong};
+}
+
 h5::Compound<NameValueH5> name_value_type() {
   h5::Compound<NameValueH5> t;
   t.add("name", &NameValueH5::name).add("value", &NameValueH5::value);

@@ -19,6 +19,7 @@ inline constexpr const char* kTransports = "nccl_transports";
 inline constexpr const char* kModelledTimes = "modelled_times";
 inline constexpr const char* kStateProbes = "state_probes";
 inline constexpr const char* kNicCounters = "nic_counters";
+inline constexpr const char* kIo = "io";
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -129,6 +130,23 @@ struct TransportH5 {
   std::int32_t ranks = 0;
 };
 
+struct IoH5 {
+  const char* at = nullptr;
+  const char* folder = nullptr;
+  const char* filesystem = nullptr;
+  const char* method = nullptr;
+  const char* phase = nullptr;
+  std::uint64_t shard_bytes = 0;
+  std::int32_t repeat = 0;
+  const char* host = nullptr;
+  std::int32_t ranks = 0;
+  std::uint64_t bytes = 0;
+  double seconds = 0, gbps = 0;
+  const char* read_mode = nullptr;
+  double cached_fraction = -1;
+  std::int64_t wrong = 0;
+};
+
 struct NameValueH5 {
   const char* name = nullptr;
   const char* value = nullptr;
@@ -151,6 +169,7 @@ h5::Compound<StateProbeH5> state_probe_type();
 h5::Compound<ModelledTimeH5> modelled_time_type();
 h5::Compound<NicCounterH5> nic_counter_type();
 h5::Compound<NameValueH5> name_value_type();
+h5::Compound<IoH5> io_type();
 h5::Compound<TransportH5> transport_type();
 h5::Compound<MappingH5> mapping_type();
 
@@ -172,6 +191,8 @@ NicCounterDelta from_h5(const NicCounterH5& h);
 ModelledTime from_h5(const ModelledTimeH5& m);
 TransportH5 to_h5(const TransportUse& t);
 TransportUse from_h5(const TransportH5& t);
+IoH5 to_h5(const IoRow& r);
+IoRow from_h5(const IoH5& h);
 
 std::string digest_hex(std::uint64_t digest);
 std::uint64_t parse_digest_hex(const std::string& hex);

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "common/error.hpp"
+#include "results/reader.hpp"
 #include "results/schema.hpp"
 #include "results/src/gpu_tables.hpp"
 #include "results/src/tables.hpp"
@@ -370,6 +371,19 @@ void ResultsWriter::record_calibration(const std::string& calibration_json) {
   const h5::QuietErrors quiet;
   const Handle file = open_rw(path_);
   h5::write_attribute(file, "calibration_json", calibration_json);
+}
+
+ResultsWriter ResultsWriter::append_to(const std::string& path) {
+  // Reading it whole refuses anything but a meshbench results file of this schema version.
+  (void)ResultsFile::open_in_mpi_job(path);
+  if (::access(path.c_str(), W_OK) != 0) throw InputError("'" + path + "' is not writable; choose another --out");
+  return ResultsWriter(path);
+}
+
+void ResultsWriter::record_io(const std::vector<IoRow>& rows) {
+  const h5::QuietErrors quiet;
+  const Handle file = open_rw(path_);
+  append_optional_rows(file, tables::kIo, tables::io_type(), rows);
 }
 
 void ResultsWriter::finish(const std::string& status, const std::string& finished_at) {

@@ -95,7 +95,16 @@ void validate_job(const JobSpec& job) {
   if (!job.container_mounts.empty() && job.container_image.empty()) {
     throw InputError("--container-mounts needs --container-image");
   }
+  if (!job.io_dir.empty() && job.io_dir.front() != '/') throw InputError("--io must be an absolute path on the filesystem to measure");
+  if (job.io_dir.empty() && !job.io_args.empty()) throw InputError("--io-args needs --io DIR");
+  for (const auto& a : job.io_args) {
+    for (const char* own : {"--out", "--dir", "--append", "--force"}) {
+      if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
+        throw InputError("--io-args must not set " + std::string(own) + ": the job sets --dir from --io and adds to its results.h5");
+    }
+  }
   if (job.kind == JobKind::train) {
+    if (!job.io_dir.empty()) throw InputError("--io belongs to --job bench; a train job runs --command");
     if (job.command.empty()) throw InputError("--job train needs --command \"PROGRAM ARGS\" (what to launch)");
     if (!job.run_args.empty() || job.doctor) {
       throw InputError("--run-args and --doctor belong to --job bench; a train job runs --command");
@@ -168,6 +177,10 @@ void write_settings(std::ostream& s, const JobSpec& job) {
     // (Amazon Linux 2).
     if (job.doctor && !job.doctor_args.empty()) s << "DOCTOR_ARGS=" << bash_array(job.doctor_args) << "\n";
     if (!job.run_args.empty()) s << "RUN_ARGS=" << bash_array(job.run_args) << "\n";
+    if (!job.io_dir.empty()) {
+      s << "IO_DIR=" << shell_quote(job.io_dir) << "\n";
+      if (!job.io_args.empty()) s << "IO_ARGS=" << bash_array(job.io_args) << "\n";
+    }
   } else {
     s << "COMMAND=" << bash_array(job.command) << "\n";
   }
@@ -247,6 +260,13 @@ void write_main_step(std::ostream& s, const JobSpec& job) {
     s << "step \"${SRUN[@]}\" \"$MESHBENCH\" run" << (job.run_args.empty() ? "" : " \"${RUN_ARGS[@]}\"")
       << " --out \"$run_dir/results.h5\"\n"
       << "echo \"meshbench job: results in $run_dir/results.h5\"\n";
+    if (!job.io_dir.empty()) {
+      s << "\n# Checkpoint bandwidth: every task writes its shard into IO_DIR and reads it back (a file per\n"
+        << "# task, then one shared file); io removes what it wrote and adds the /io table to the results.\n"
+        << "step \"${SRUN[@]}\" \"$MESHBENCH\" io --dir \"$IO_DIR\"" << (job.io_args.empty() ? "" : " \"${IO_ARGS[@]}\"")
+        << " --out \"$run_dir/results.h5\" --append\n"
+        << "echo \"meshbench job: checkpoint bandwidth into $IO_DIR added to $run_dir/results.h5\"\n";
+    }
   } else {
     s << "step \"${SRUN[@]}\" \"${COMMAND[@]}\"\n";
   }

@@ -63,6 +63,11 @@ po::options_description options() {
        "the job adds --out")
       ("doctor", "bench: run 'meshbench doctor' on every task first; a FAIL stops the job")
       ("doctor-args", po::value<std::string>()->default_value(""), "bench: arguments for 'meshbench doctor'")
+      ("io", po::value<std::string>()->default_value(""),
+       "bench: after the run, 'meshbench io' into this folder (absolute; the shared filesystem whose checkpoint bandwidth to measure), "
+       "its rows added to the results file")
+      ("io-args", po::value<std::string>()->default_value("--shard-bytes 1G"),
+       "bench: arguments for 'meshbench io' (shard sizes or --workload and the layout, --repeats, --budget); the job adds --dir and --out")
       ("command", po::value<std::string>(),
        "train: the program and arguments srun launches, e.g. \"python train.py --tp 2\" (no shell expansion)")
       ("container-image", po::value<std::string>(), "pyxis/enroot image for srun --container-image")
@@ -90,6 +95,8 @@ void read_launch(const po::variables_map& vm, JobSpec& job) {
   if (job.kind == JobKind::bench && !job.doctor && !job.doctor_args.empty()) {
     throw InputError("--doctor-args needs --doctor");
   }
+  job.io_dir = vm["io"].as<std::string>();
+  if (!job.io_dir.empty()) job.io_args = split_words("--io-args", vm["io-args"].as<std::string>());
   if (vm.count("command") != 0U) job.command = split_words("--command", vm["command"].as<std::string>());
 }
 

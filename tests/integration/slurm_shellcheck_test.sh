@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs shellcheck over the scripts `meshbench slurm` writes (each platform, bench and train, with and
-# without container, doctor and hostfile) and over slurm/localcluster/ and these tests' own
+# without container, doctor, io step and hostfile) and over slurm/localcluster/ and these tests' own
 # scripts. Skips (77) without shellcheck.
 #   slurm_shellcheck_test.sh MESHBENCH
 set -euo pipefail
@@ -13,12 +13,12 @@ trap 'rm -rf "$work"' EXIT
 printf 'n0\nn0\nn1\nn1\n' >"$work/hostfile"
 n=0
 for platform in hyperpod parallelcluster generic; do
-  for extra in "" "--doctor --doctor-args=--format=json --container-image img:1 --container-mounts /fsx:/fsx --hostfile $work/hostfile"; do
+  for extra in "" "--doctor --doctor-args=--format=json --io /fsx/ckpt --container-image img:1 --container-mounts /fsx:/fsx --hostfile $work/hostfile"; do
     # shellcheck disable=SC2086  # $extra is a list of options on purpose
     "$meshbench" slurm --platform "$platform" -o "$work/bench-$n.sbatch" --run-args "--tp 2" --output-dir /fsx/x $extra >/dev/null
     # shellcheck disable=SC2086
     "$meshbench" slurm --platform "$platform" --job train -o "$work/train-$n.sbatch" --command "python train.py" \
-      --output-dir /fsx/x ${extra//--doctor --doctor-args=--format=json/} >/dev/null
+      --output-dir /fsx/x ${extra//--doctor --doctor-args=--format=json --io \/fsx\/ckpt/} >/dev/null
     n=$((n + 1))
   done
 done

@@ -111,11 +111,16 @@ std::optional<mapping::Workload> choose_workload(const results::ResultsFile& fil
 
 Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
                     const std::vector<Predictor>& predictors) {
+  Report r;
+  r.io = summarise_io(file.io_rows());
+  if (file.measurements().empty() && !r.io.empty()) {
+    r.run = summarise(file);
+    return r;
+  }
   if (file.measurements().empty()) {
     throw InputError(file.path() + " holds no measurement yet (status " + file.run().status +
                      "); finish the run with 'meshbench run --resume'");
   }
-  Report r;
   r.run = summarise(file);
   const CurveSet curves(file);
   r.ranking = workload ? rank_by_workload(file, curves, *workload) : rank_by_default(file, curves);

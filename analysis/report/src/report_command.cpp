@@ -69,7 +69,10 @@ int report_command(const Args& args) {
   const auto results = results::ResultsFile::open(file);
   std::string workload_source;
   const auto workload = choose_workload(results, workload_path, workload_source);
-  const Report report = build_report(results, workload, workload_source, report_predictors(results, cost_model_path));
+  // A file of meshbench io alone holds no topology to predict with.
+  const bool io_only = results.measurements().empty() && !results.io_rows().empty();
+  const Report report =
+      build_report(results, workload, workload_source, io_only ? std::vector<Predictor>{} : report_predictors(results, cost_model_path));
 
   // Everything that can fail runs before the report is printed, so a failure prints one line.
   std::vector<std::string> written;

@@ -344,6 +344,26 @@ ordered_json report_to_json(const Report& r) {
         {{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
   }
   j["placement"] = r.placement ? placement_json(*r.placement) : ordered_json(nullptr);
+  j["io"] = ordered_json::array();
+  for (const auto& s : r.io) {
+    j["io"].push_back({{"at", s.at},
+                       {"folder", s.folder},
+                       {"filesystem", s.filesystem},
+                       {"method", s.method},
+                       {"phase", s.phase},
+                       {"shard_bytes", s.shard_bytes},
+                       {"ranks", s.ranks},
+                       {"nodes", s.nodes},
+                       {"repeats", s.repeats},
+                       {"median_gbps", s.median_gbps},
+                       {"min_gbps", s.min_gbps},
+                       {"max_gbps", s.max_gbps},
+                       {"slowest_host", s.slowest_host},
+                       {"slowest_gbps", s.slowest_gbps},
+                       {"read_mode", s.read_mode},
+                       {"cached_fraction", s.cached_fraction >= 0 ? ordered_json(s.cached_fraction) : ordered_json(nullptr)},
+                       {"wrong", s.wrong}});
+  }
   return j;
 }
 

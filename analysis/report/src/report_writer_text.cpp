@@ -12,11 +12,24 @@ namespace {
 
 using namespace detail;
 
+void write_io_section(const Report& r, Sink& s) {
+  if (r.io.empty()) return;
+  s.heading("Checkpoint I/O (meshbench io): write and read-back bandwidth, the whole launch's GB/s over the repeats");
+  s.table(io_table(r.io));
+  s.bullet(
+      "reads: o_direct bypassed the page cache; fadvise_dontneed asked the kernel to drop it; cached is the share of the shard "
+      "still in memory as the read began (100% on tmpfs: there the file is the cache)");
+}
+
 void write_report(const Report& r, std::ostream& out, bool markdown) {
   Sink s(out, markdown);
   s.title("meshbench report: " + r.run.path);
   s.line("run: " + run_line(r));
   s.line("layout: " + layout_line(r));
+  if (r.run.rows == 0) {  // a file of meshbench io alone
+    write_io_section(r, s);
+    return;
+  }
   if (!r.wrong.empty()) {
     s.heading("WRONG RESULTS: these points' checks counted wrong elements");
     s.table(wrong_table(r));
@@ -99,6 +112,7 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.table(accuracy_mappings_table(a));
     for (const auto& n : a.notes) s.bullet(n);
   }
+  write_io_section(r, s);
 }
 
 }  // namespace

@@ -89,6 +89,33 @@ TEST(slurmJobScript, DoctorStepComesFirstAndStopsTheJob) {
   expect_parses(s);
 }
 
+TEST(slurmJobScript, IoStepFollowsTheRunAndAddsToItsResults) {
+  auto job = job_for(Platform::hyperpod);
+  job.io_dir = "/fsx/ckpt test";
+  job.io_args = {"--shard-bytes", "4G", "--repeats", "2"};
+  const auto s = render_job_script(job);
+  const auto io =
+      s.find("step \"${SRUN[@]}\" \"$MESHBENCH\" io --dir \"$IO_DIR\" \"${IO_ARGS[@]}\" --out \"$run_dir/results.h5\" --append");
+  ASSERT_NE(io, std::string::npos) << s;
+  EXPECT_GT(io, s.find("\"$MESHBENCH\" run"));
+  EXPECT_TRUE(contains(s, "IO_DIR='/fsx/ckpt test'"));
+  EXPECT_TRUE(contains(s, "IO_ARGS=(--shard-bytes 4G --repeats 2)"));
+  expect_parses(s);
+  EXPECT_FALSE(contains(render_job_script(job_for(Platform::hyperpod)), " io --dir")) << "no io step unless asked";
+}
+
+TEST(slurmJobScript, IoStepRefusesWhatTheJobSetsItself) {
+  auto job = job_for(Platform::generic);
+  job.io_dir = "/fsx/ckpt";
+  for (const char* own : {"--out", "--dir=/x", "--append"}) {
+    job.io_args = {own};
+    EXPECT_THROW((void)render_job_script(job), InputError) << own;
+  }
+  job.io_args = {};
+  job.io_dir = "relative/dir";
+  EXPECT_THROW((void)render_job_script(job), InputError);
+}
+
 TEST(slurmJobScript, ContainerImageAndMountsGoToSrun) {
   auto job = job_for(Platform::hyperpod);
   job.container_image = "nvcr.io#nvidia/pytorch:24.01-py3";
