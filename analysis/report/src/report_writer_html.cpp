@@ -249,6 +249,41 @@ void spread_section(std::ostream& out, const Report& r) {
   out << "</section>\n";
 }
 
+bool has_hardware_section(const Report& r) {
+  return r.nic.visits > 0 || r.gpu_health.sampled || !r.gpu_health.host_copies.empty() || !r.io.empty();
+}
+
+// What the run read besides the timings (NIC counters, GPU health, host copies) and meshbench io's
+// checkpoint bandwidth: the same tables as the console, so the page is the whole report.
+void hardware_section(std::ostream& out, const Report& r) {
+  if (!has_hardware_section(r)) return;
+  out << "<section id=\"hardware\"><h2>NICs, GPUs and checkpoint I/O</h2>\n";
+  if (r.nic.visits > 0) {
+    out << "<h3>NIC counters against the op's bytes off each host (" << r.nic.visits << " visits)</h3>\n";
+    std::size_t left_out = 0;
+    nic_traffic_table(r, 40, left_out).render_html(out);
+    if (left_out > 0) bullets(out, {std::to_string(left_out) + " more rows in report --format csv or json"});
+    bullets(out, r.nic.notes);
+    const auto events = nic_event_lines(r);
+    if (events.empty()) para(out, "No retransmit, drop or error was counted during any point.");
+    bullets(out, events);
+  }
+  if (r.gpu_health.sampled) {
+    out << "<h3>GPU health while measuring (NVML), hosts beside their slow-group tally</h3>\n";
+    bullets(out, throttled_point_lines(r));
+    gpu_host_table(r).render_html(out);
+  }
+  if (!r.gpu_health.host_copies.empty()) {
+    out << "<h3>Host&harr;GPU copy bandwidth per slot</h3>\n";
+    host_copy_table(r).render_html(out);
+  }
+  if (!r.io.empty()) {
+    out << "<h3>Checkpoint I/O (meshbench io)</h3>\n";
+    io_table(r.io).render_html(out);
+  }
+  out << "</section>\n";
+}
+
 }  // namespace
 
 void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
@@ -260,7 +295,8 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   para(out, "layout: " + layout_line(r), "meta");
   out << "<nav><a href=\"#ranking\">ranking</a><a href=\"#apply\">apply</a><a href=\"#placement\">placement</a><a href=\"#links\">links</a>"
       << "<a href=\"#busbw\">busbw</a><a href=\"#predictions\">predicted vs measured</a><a href=\"#spread\">spread and slow "
-         "hosts</a></nav>\n";
+         "hosts</a>"
+      << (has_hardware_section(r) ? "<a href=\"#hardware\">NICs, GPUs, I/O</a>" : "") << "</nav>\n";
   if (!r.wrong.empty()) {
     out << "<section id=\"wrong\" class=\"warn\"><h2>Wrong results: these points' checks counted wrong elements</h2>\n";
     wrong_table(r).render_html(out);
@@ -273,6 +309,7 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   busbw_section(out, r);
   predictions_section(out, r);
   spread_section(out, r);
+  hardware_section(out, r);
   out << "<script>" << kScript << "</script>\n</body></html>\n";
 }
 

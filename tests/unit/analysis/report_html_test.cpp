@@ -101,6 +101,32 @@ TEST_F(ReportHtmlTest, PageIsSelfContainedWithEverySection) {
   EXPECT_NE(page.find("Megatron-LM"), std::string::npos);  // how to apply the best mapping
 }
 
+TEST_F(ReportHtmlTest, HardwareSectionOnlyWhenTheFileReadNicsGpusOrIo) {
+  // The fixture's run read none of them: no section and no link to it.
+  std::string page = html();
+  EXPECT_EQ(page.find("id=\"hardware\""), std::string::npos);
+  EXPECT_EQ(page.find("href=\"#hardware\""), std::string::npos);
+  IoSummary io;
+  io.folder = "/fsx/ckpt";
+  io.filesystem = "lustre";
+  io.method = "shared_file";
+  io.phase = "write";
+  io.shard_bytes = 1 << 20;
+  io.ranks = 4;
+  io.nodes = 2;
+  io.repeats = 3;
+  io.median_gbps = 1.25;
+  io.slowest_host = "node-<b>";
+  report_.io.push_back(io);
+  page = html();
+  EXPECT_NE(page.find("<section id=\"hardware\""), std::string::npos);
+  EXPECT_NE(page.find("href=\"#hardware\""), std::string::npos);
+  EXPECT_NE(page.find("Checkpoint I/O"), std::string::npos);
+  EXPECT_NE(page.find("shared_file"), std::string::npos);
+  EXPECT_NE(page.find("node-&lt;b&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("node-<b>"), std::string::npos);
+}
+
 TEST_F(ReportHtmlTest, EachGroupHasItsOwnColourInItsCells) {
   const std::string page = html();
   // identity's tp: slots 0,1 are group 0, slots 2,3 group 1.
