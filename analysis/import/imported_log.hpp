@@ -31,8 +31,8 @@ struct LoggedPoint {
 struct ImportedLog {
   std::string tool;  // nccl-tests | osu
   std::string path;
-  std::string program;  // the benchmark binary, when the log names it (all_reduce_perf, osu_allreduce)
-  int ranks = 0;        // 0: the log does not say
+  std::string program;               // the benchmark binary, when the log names it (all_reduce_perf, osu_allreduce)
+  int ranks = 0;                     // 0: the log does not say
   std::vector<std::string> hosts;    // per rank, empty when the log does not say
   std::vector<std::string> devices;  // per rank ("NVIDIA H100 80GB HBM3"), empty when the log does not say
   std::vector<std::pair<std::string, std::string>> versions;  // {"nccl", "2.18.3"}, {"nccl-tests", "2.13.8"}, ...

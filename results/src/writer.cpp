@@ -397,7 +397,8 @@ void write_results_file(const std::string& path, const RunHeader& header, const 
     options.replace = force;
     write_file_atomically(path, image, options);
   } catch (const AtomicWriteError& e) {
-    if (e.step() == AtomicWriteError::Step::exists) throw InputError("'" + path + "' exists; replace it with --force, or choose another --out");
+    if (e.step() == AtomicWriteError::Step::exists)
+      throw InputError("'" + path + "' exists; replace it with --force, or choose another --out");
     throw StorageError("writing '" + path + "' failed: " + e.what());
   }
 }

@@ -87,7 +87,9 @@ int import_command(const Args& args) {
   if (!vm) return kExitOk;
   if (logs.empty()) throw InputError("import needs log files: meshbench import " + tool + " LOG... --out FILE.h5");
   if (!options.op.empty() && (!ops::parse_op(options.op) || options.op == "all_to_allv"))
-    throw InputError("--op '" + options.op + "' is not an op nccl-tests logs are imported as; give all_reduce, all_gather, reduce_scatter, all_to_all or send_recv");
+    throw InputError(
+        "--op '" + options.op +
+        "' is not an op nccl-tests logs are imported as; give all_reduce, all_gather, reduce_scatter, all_to_all or send_recv");
   if (options.ranks < 0) throw InputError("--ranks must be a positive number of ranks");
   results::check_output_path(out, force, false);
 

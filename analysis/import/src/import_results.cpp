@@ -21,11 +21,11 @@ namespace {
 // group is every rank, which is what nccl-tests and OSU measure.
 constexpr const char* kDim = "dp";
 
-double nearest_rank(std::vector<double> sorted_values, double q) {
-  std::sort(sorted_values.begin(), sorted_values.end());
-  const auto n = sorted_values.size();
+double nearest_rank(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
   const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(q * static_cast<double>(n))));
-  return sorted_values[std::min(k, n) - 1];
+  return values[std::min(k, n) - 1];
 }
 
 double median(std::vector<double> v) {
@@ -56,7 +56,9 @@ std::string devices_in_brief(const std::vector<std::string>& devices) {
 }
 
 void check_same_shape(const ImportedLog& first, const ImportedLog& log) {
-  if (log.tool != first.tool) throw InputError(log.path + " is a " + log.tool + " log and " + first.path + " a " + first.tool + " log; import each tool's logs into its own file");
+  if (log.tool != first.tool)
+    throw InputError(log.path + " is a " + log.tool + " log and " + first.path + " a " + first.tool +
+                     " log; import each tool's logs into its own file");
   if (log.ranks != first.ranks)
     throw InputError(log.path + " ran on " + std::to_string(log.ranks) + " ranks and " + first.path + " on " + std::to_string(first.ranks) +
                      "; a results file holds one run shape: import them into separate files");
@@ -65,7 +67,8 @@ void check_same_shape(const ImportedLog& first, const ImportedLog& log) {
                      "); a results file holds one run shape: import them into separate files");
 }
 
-results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int ranks, const std::string& mapping, const std::string& backend) {
+results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int ranks, const std::string& mapping,
+                              const std::string& backend) {
   const LoggedPoint& first = *visits.front();
   results::PointRecord p;
   auto& r = p.row;
@@ -108,7 +111,8 @@ results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int
   // Each visit's time is one batch's mean, as meshbench's batched samples are.
   for (std::size_t i = 0; i < visits.size(); ++i) {
     p.samples.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, static_cast<int>(i), visits[i]->time_us});
-    if (visits.size() > 1) p.rounds.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, static_cast<int>(i), visits[i]->time_us});
+    if (visits.size() > 1)
+      p.rounds.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, static_cast<int>(i), visits[i]->time_us});
   }
   return p;
 }
@@ -150,7 +154,9 @@ ImportedResults imported_results(const std::vector<ImportedLog>& logs, const std
   std::vector<int> identity(static_cast<std::size_t>(n));
   std::iota(identity.begin(), identity.end(), 0);
   const std::string name = first.tool;
-  const auto m = mapping::make_mapping(name, "imported from " + first.tool + " logs: one communicator of all " + std::to_string(n) + " ranks, in rank order", layout, identity);
+  const auto m = mapping::make_mapping(
+      name, "imported from " + first.tool + " logs: one communicator of all " + std::to_string(n) + " ranks, in rank order", layout,
+      identity);
   results::MappingRecord record;
   record.name = m.name;
   record.how = m.how;
@@ -177,7 +183,8 @@ ImportedResults imported_results(const std::vector<ImportedLog>& logs, const std
   }
   h.run.rounds = rounds;
   if (rounds > 1)
-    out.notes.push_back("points printed up to " + std::to_string(rounds) + " times (runs appended, or nccl-tests -N) are stored as rounds of one point");
+    out.notes.push_back("points printed up to " + std::to_string(rounds) +
+                        " times (runs appended, or nccl-tests -N) are stored as rounds of one point");
   return out;
 }
 

@@ -9,7 +9,9 @@
 
 namespace meshbench::analysis::detail {
 
-void refuse(const std::string& path, int line, const std::string& what) { throw InputError(path + ":" + std::to_string(line) + ": " + what); }
+void refuse(const std::string& path, int line, const std::string& what) {
+  throw InputError(path + ":" + std::to_string(line) + ": " + what);
+}
 
 std::string quoted(std::string_view line) {
   line = trimmed(line);
@@ -76,7 +78,8 @@ bool is_launcher_line(std::string_view line, bool& in_block) {
   if (!t.empty() && t.front() == '[') {
     const auto close = t.find(']');
     const auto colon = t.find(':');
-    if (close != std::string_view::npos && colon != std::string_view::npos && colon < close && to_u64(t.substr(colon + 1, close - colon - 1)))
+    if (close != std::string_view::npos && colon != std::string_view::npos && colon < close &&
+        to_u64(t.substr(colon + 1, close - colon - 1)))
       return true;
   }
   return false;

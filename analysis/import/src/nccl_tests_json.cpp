@@ -23,7 +23,8 @@ int line_of_byte(const std::string& text, std::size_t byte) {
 }
 
 const json& member(const json& object, const char* key, const std::string& where, const std::string& path) {
-  if (!object.is_object() || !object.contains(key)) refuse(path, 1, where + " has no '" + key + "'; give the JSON file nccl-tests -J wrote");
+  if (!object.is_object() || !object.contains(key))
+    refuse(path, 1, where + " has no '" + key + "'; give the JSON file nccl-tests -J wrote");
   return object.at(key);
 }
 
@@ -72,7 +73,8 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
   const json& config = member(j, "config", "the file", path);
   const int iters = static_cast<int>(number(member(config, "iterations", "config", path), "config.iterations", path));
   int agg = 1;
-  if (config.contains("aggregated_iterations")) agg = static_cast<int>(number(config.at("aggregated_iterations"), "config.aggregated_iterations", path));
+  if (config.contains("aggregated_iterations"))
+    agg = static_cast<int>(number(config.at("aggregated_iterations"), "config.aggregated_iterations", path));
   const int warmup = config.contains("warmup_iters") ? static_cast<int>(number(config.at("warmup_iters"), "config.warmup_iters", path)) : 0;
   if (const auto devices = config.find("devices"); devices != config.end() && devices->is_array()) {
     std::vector<std::pair<int, std::pair<std::string, std::string>>> ranks;
@@ -84,7 +86,8 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     }
     std::sort(ranks.begin(), ranks.end());
     for (std::size_t i = 0; i < ranks.size(); ++i) {
-      if (ranks[i].first != static_cast<int>(i)) refuse(path, 1, "config.devices skips or repeats rank " + std::to_string(i) + "; give the whole file");
+      if (ranks[i].first != static_cast<int>(i))
+        refuse(path, 1, "config.devices skips or repeats rank " + std::to_string(i) + "; give the whole file");
       log.hosts.push_back(ranks[i].second.first);
       log.devices.push_back(ranks[i].second.second);
     }
@@ -94,9 +97,14 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
   if (log.ranks <= 0) refuse(path, 1, "config.devices is empty, so the file does not say how many ranks ran; give --ranks N");
 
   std::string op = op_of_nccl_tests_program(log.program);
-  if (!log.program.empty() && op.empty()) refuse(path, 1, log.program + " measures a collective meshbench does not; import all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf or sendrecv_perf");
+  if (!log.program.empty() && op.empty())
+    refuse(path, 1,
+           log.program +
+               " measures a collective meshbench does not; import all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf or "
+               "sendrecv_perf");
   if (op.empty()) op = options.op;
-  if (op.empty()) refuse(path, 1, "the file's args do not name the binary; give --op all_reduce|all_gather|reduce_scatter|all_to_all|send_recv");
+  if (op.empty())
+    refuse(path, 1, "the file's args do not name the binary; give --op all_reduce|all_gather|reduce_scatter|all_to_all|send_recv");
 
   const json& results = member(j, "results", "the file", path);
   if (!results.is_array() || results.empty()) refuse(path, 1, "'results' holds no rows (did the run fail?); rerun");
@@ -118,7 +126,9 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     if (const auto o = r.find("redop"); o != r.end() && o->is_string()) {
       if (redop.empty()) redop = o->get<std::string>();
       else if (*o != redop)
-        refuse(path, 1, where + " has a second reduction '" + o->get<std::string>() + "' after '" + redop + "' (nccl-tests -o all); rerun with one -o");
+        refuse(
+            path, 1,
+            where + " has a second reduction '" + o->get<std::string>() + "' after '" + redop + "' (nccl-tests -o all); rerun with one -o");
     }
     for (const char* variant : {"out_of_place", "in_place"}) {
       const auto v = r.find(variant);
@@ -128,7 +138,8 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
       const std::string at = where + "." + variant;
       const json& time = v->contains("time") ? v->at("time") : member(*v, "cpu_time", at, path);
       p.time_us = number(time, at + ".time", path);
-      if (const auto w = v->find("nwrong"); w != v->end() && !w->is_null()) p.wrong = static_cast<std::int64_t>(number(*w, at + ".nwrong", path));
+      if (const auto w = v->find("nwrong"); w != v->end() && !w->is_null())
+        p.wrong = static_cast<std::int64_t>(number(*w, at + ".nwrong", path));
       if (const auto it = r.find(std::string(variant) + "_per_iter"); it != r.end() && it->is_object()) {
         if (it->contains("min_us")) p.min_us = number(it->at("min_us"), at + "_per_iter.min_us", path);
         if (it->contains("max_us")) p.max_us = number(it->at("max_us"), at + "_per_iter.max_us", path);

@@ -127,14 +127,16 @@ struct Parser {
 
   void finish_run() {
     if (!run.started()) return;
-    if (run.points.empty()) refuse(path, run.first_line, "this run of nccl-tests printed no result rows (did it fail?); remove it or rerun");
+    if (run.points.empty())
+      refuse(path, run.first_line, "this run of nccl-tests printed no result rows (did it fail?); remove it or rerun");
     std::vector<std::string> hosts, devices;
     int ranks = options.ranks;
     if (!run.ranks.empty() && !run.ranks_cut) {
       ranks = static_cast<int>(run.ranks.size());
       if (run.ranks.rbegin()->first != ranks - 1)
-        refuse(path, run.first_line, "its '#  Rank' lines skip ranks (highest " + std::to_string(run.ranks.rbegin()->first) + " of " +
-                                         std::to_string(ranks) + "); give the whole log");
+        refuse(path, run.first_line,
+               "its '#  Rank' lines skip ranks (highest " + std::to_string(run.ranks.rbegin()->first) + " of " + std::to_string(ranks) +
+                   "); give the whole log");
       for (const auto& [r, l] : run.ranks) {
         hosts.push_back(l.host);
         devices.push_back(l.device);
@@ -150,7 +152,8 @@ struct Parser {
       log.devices = devices;
     } else if (ranks != log.ranks || hosts != log.hosts) {
       refuse(path, run.first_line,
-             "this run (" + std::to_string(ranks) + " ranks on " + (hosts.empty() ? "unnamed hosts" : join(std::set(hosts.begin(), hosts.end()), ",")) +
+             "this run (" + std::to_string(ranks) + " ranks on " +
+                 (hosts.empty() ? "unnamed hosts" : join(std::set(hosts.begin(), hosts.end()), ",")) +
                  ") is of another shape than the first in the file; split the file and import each shape into its own results file");
     }
     if (log.program.empty()) log.program = run.program;
@@ -165,10 +168,11 @@ struct Parser {
   // The collective of the current run: the binary's name, else --op, else the file's name.
   std::string op_for_row(int line) {
     if (!run.program.empty()) {
-      const std::string op = op_of_nccl_tests_program(run.program);
+      std::string op = op_of_nccl_tests_program(run.program);
       if (op.empty())
         refuse(path, run.program_line, run.program + " measures a collective meshbench does not; import logs of " + kImported);
-      if (!options.op.empty() && options.op != op) refuse(path, run.program_line, "the log is of " + run.program + " but --op says " + options.op + "; drop --op");
+      if (!options.op.empty() && options.op != op)
+        refuse(path, run.program_line, "the log is of " + run.program + " but --op says " + options.op + "; drop --op");
       return op;
     }
     if (!options.op.empty()) return options.op;
@@ -176,7 +180,9 @@ struct Parser {
     for (const std::string binary : {"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf", "sendrecv_perf"}) {
       if (name.find(binary) != std::string::npos) return op_of_nccl_tests_program(binary);
     }
-    refuse(path, line, "the log does not name its collective (no '# Collective test starting' line, nor a binary's name in the file name); give --op all_reduce|all_gather|reduce_scatter|all_to_all|send_recv");
+    refuse(path, line,
+           "the log does not name its collective (no '# Collective test starting' line, nor a binary's name in the file name); give --op "
+           "all_reduce|all_gather|reduce_scatter|all_to_all|send_recv");
   }
 
   void row(std::string_view text, int line) {
@@ -188,8 +194,8 @@ struct Parser {
       if (variants == 2 && t.size() == c.fields(1)) variants = 1;
       else
         refuse(path, line,
-               "a result row of " + std::to_string(t.size()) + " fields where the column header at line " + std::to_string(c.line) + " names " +
-                   std::to_string(c.fields(variants)) + " (" + quoted(text) + "); give the log as nccl-tests printed it");
+               "a result row of " + std::to_string(t.size()) + " fields where the column header at line " + std::to_string(c.line) +
+                   " names " + std::to_string(c.fields(variants)) + " (" + quoted(text) + "); give the log as nccl-tests printed it");
     }
     LoggedPoint base;
     base.op = op_for_row(line);
@@ -208,8 +214,9 @@ struct Parser {
       } else if (name == "redop") {
         if (redop.empty()) redop = std::string(t[i]);
         else if (t[i] != redop)
-          refuse(path, line, "a second reduction '" + std::string(t[i]) + "' after '" + redop +
-                                 "' (nccl-tests -o all); a results file keeps one reduction per op: rerun with one -o, or split the log");
+          refuse(path, line,
+                 "a second reduction '" + std::string(t[i]) + "' after '" + redop +
+                     "' (nccl-tests -o all); a results file keeps one reduction per op: rerun with one -o, or split the log");
       }
     }
     if (base.dtype.empty()) base.dtype = "float32";  // nccl-tests' default type, for tables without a type column
@@ -221,12 +228,14 @@ struct Parser {
         const std::string_view field = t[at++];
         if (name == "time" || name == "cputime") {
           const auto x = to_double(field);
-          if (!x || *x < 0) refuse(path, line, "time " + quoted(field) + " is not a number of microseconds; give the log as nccl-tests printed it");
+          if (!x || *x < 0)
+            refuse(path, line, "time " + quoted(field) + " is not a number of microseconds; give the log as nccl-tests printed it");
           p.time_us = *x;
         } else if (name == "#wrong" || name == "error") {
           if (field == "N/A") continue;
           const auto x = to_double(field);
-          if (!x || *x < 0) refuse(path, line, name + " " + quoted(field) + " is neither a count nor N/A; give the log as nccl-tests printed it");
+          if (!x || *x < 0)
+            refuse(path, line, name + " " + quoted(field) + " is neither a count nor N/A; give the log as nccl-tests printed it");
           // Older versions' error column is the largest error, not a count: any error is at least one wrong element.
           p.wrong = name == "#wrong" ? static_cast<std::int64_t>(*x) : (*x > 0 ? 1 : 0);
         } else if (name == "i_min" || name == "i_max" || name == "i_p99") {
@@ -260,7 +269,8 @@ struct Parser {
     }
     if (t[0] == "nThread") {
       const auto c = config_header(body);
-      if (!c) refuse(path, line, "an nThread header nccl-tests would not print (" + quoted(body) + "); give the log as nccl-tests printed it");
+      if (!c)
+        refuse(path, line, "an nThread header nccl-tests would not print (" + quoted(body) + "); give the log as nccl-tests printed it");
       if (run.config || run.columns || !run.points.empty()) finish_run();
       if (run.first_line == 0) run.first_line = line;
       run.config = c;
@@ -275,12 +285,14 @@ struct Parser {
         }
         refuse(path, line, "a device line nccl-tests would not print (" + quoted(body) + "); give the log as nccl-tests printed it");
       }
-      if (!run.ranks.emplace(r->rank, *r).second) refuse(path, line, "rank " + std::to_string(r->rank) + " is listed twice; give one run's device lines once");
+      if (!run.ranks.emplace(r->rank, *r).second)
+        refuse(path, line, "rank " + std::to_string(r->rank) + " is listed twice; give one run's device lines once");
       return;
     }
     if (t[0] == "size") {
       auto c = column_header(body, line);
-      if (!c || c->variants.empty() || c->variants.size() > 2 || std::find(c->preamble.begin(), c->preamble.end(), "size") == c->preamble.end())
+      if (!c || c->variants.empty() || c->variants.size() > 2 ||
+          std::find(c->preamble.begin(), c->preamble.end(), "size") == c->preamble.end())
         refuse(path, line, "a column header nccl-tests would not print (" + quoted(body) + "); give the log as nccl-tests printed it");
       if (run.columns && !run.points.empty()) finish_run();
       if (run.first_line == 0) run.first_line = line;
@@ -327,7 +339,8 @@ ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, con
   while (std::getline(in, text)) p.line(text, ++number, launcher_block);
   p.finish_run();
   if (p.log.runs == 0)
-    refuse(path, std::max(number, 1), "no nccl-tests result table in " + std::to_string(number) + " line(s); give the output of " + kImported);
+    refuse(path, std::max(number, 1),
+           "no nccl-tests result table in " + std::to_string(number) + " line(s); give the output of " + kImported);
   if (!p.nccl_versions.empty()) p.log.versions.emplace_back("nccl", join(p.nccl_versions, ", "));
   if (!p.cuda_versions.empty()) p.log.versions.emplace_back("cuda", join(p.cuda_versions, ", "));
   return p.log;
@@ -335,9 +348,9 @@ ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, con
 
 std::string dtype_of_nccl_type(std::string_view type) {
   static const std::map<std::string_view, std::string_view> kTypes = {
-      {"int8", "int8"},       {"uint8", "uint8"},       {"int32", "int32"},   {"uint32", "uint32"}, {"int64", "int64"},
-      {"uint64", "uint64"},   {"half", "float16"},      {"float", "float32"}, {"double", "float64"},
-      {"bfloat16", "bfloat16"}, {"f8e4m3", "float8_e4m3"}, {"f8e5m2", "float8_e5m2"},
+      {"int8", "int8"},      {"uint8", "uint8"},       {"int32", "int32"},        {"uint32", "uint32"},
+      {"int64", "int64"},    {"uint64", "uint64"},     {"half", "float16"},       {"float", "float32"},
+      {"double", "float64"}, {"bfloat16", "bfloat16"}, {"f8e4m3", "float8_e4m3"}, {"f8e5m2", "float8_e5m2"},
   };
   const auto it = kTypes.find(type);
   return it == kTypes.end() ? "" : std::string(it->second);

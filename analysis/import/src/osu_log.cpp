@@ -45,8 +45,8 @@ constexpr std::array<std::string_view, 8> kColumns = {"Avg Latency(us)", "Min La
 
 std::string dtype_of_mpi(std::string_view name) {
   static const std::map<std::string_view, std::string_view> kTypes = {
-      {"MPI_CHAR", "int8"},    {"MPI_SIGNED_CHAR", "int8"}, {"MPI_UNSIGNED_CHAR", "uint8"}, {"MPI_INT", "int32"},
-      {"MPI_FLOAT", "float32"}, {"MPI_DOUBLE", "float64"},  {"MPI_LONG", "int64"},
+      {"MPI_CHAR", "int8"},     {"MPI_SIGNED_CHAR", "int8"}, {"MPI_UNSIGNED_CHAR", "uint8"}, {"MPI_INT", "int32"},
+      {"MPI_FLOAT", "float32"}, {"MPI_DOUBLE", "float64"},   {"MPI_LONG", "int64"},
   };
   const auto it = kTypes.find(name);
   return it == kTypes.end() ? "" : std::string(it->second);
@@ -73,7 +73,8 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
   bool launcher_block = false;
   int ranks = 0;
   const auto finish = [&] {
-    if (run.test != nullptr && run.rows == 0) refuse(path, run.header_line, "this run printed no result rows (did it fail?); remove it or rerun");
+    if (run.test != nullptr && run.rows == 0)
+      refuse(path, run.header_line, "this run printed no result rows (did it fail?); remove it or rerun");
   };
   while (std::getline(in, text)) {
     ++number;
@@ -90,21 +91,27 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         if (starts_with(name, "-")) name = name.substr(std::min(name.find(' '), name.size()));
         name = trimmed(name);
         const auto test_at = name.rfind(" Test");
-        if (test_at == std::string_view::npos) refuse(path, number, "an OSU header without ' Test' (" + quoted(body) + "); give the log as OSU printed it");
+        if (test_at == std::string_view::npos)
+          refuse(path, number, "an OSU header without ' Test' (" + quoted(body) + "); give the log as OSU printed it");
         const std::string_view version = trimmed(name.substr(test_at + 5));
         name = name.substr(0, test_at);
         for (const auto& test : kTests) {
           if (test.name == name) run.test = &test;
         }
         if (run.test == nullptr)
-          refuse(path, number, "OSU's " + std::string(name) + " test measures an op meshbench does not store; import the logs of " + kImported);
+          refuse(path, number,
+                 "OSU's " + std::string(name) + " test measures an op meshbench does not store; import the logs of " + kImported);
         const int n = run.test->point_to_point ? 2 : options.ranks;
-        if (n < 2) refuse(path, number, "OSU does not print how many ranks ran " + std::string(name) + "; give --ranks N (mpirun -np N, at least 2)");
+        if (n < 2)
+          refuse(path, number,
+                 "OSU does not print how many ranks ran " + std::string(name) + "; give --ranks N (mpirun -np N, at least 2)");
         if (ranks != 0 && n != ranks)
-          refuse(path, number, "this run has " + std::to_string(n) + " ranks and an earlier one in the file " + std::to_string(ranks) +
-                                   " (point-to-point tests run on 2); import them into separate results files");
+          refuse(path, number,
+                 "this run has " + std::to_string(n) + " ranks and an earlier one in the file " + std::to_string(ranks) +
+                     " (point-to-point tests run on 2); import them into separate results files");
         ranks = n;
-        if (starts_with(version, "v") && log.versions.empty()) log.versions.emplace_back("osu-micro-benchmarks", std::string(version.substr(1)));
+        if (starts_with(version, "v") && log.versions.empty())
+          log.versions.emplace_back("osu-micro-benchmarks", std::string(version.substr(1)));
         ++log.runs;
         continue;
       }
@@ -112,11 +119,14 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         std::string_view name = trimmed(body.substr(9));
         if (!name.empty() && name.back() == '.') name.remove_suffix(1);
         run.dtype = dtype_of_mpi(name);
-        if (run.dtype.empty()) refuse(path, number, "datatype " + quoted(name) + " is not one meshbench names; rerun OSU with -T mpi_char, mpi_int or mpi_float");
+        if (run.dtype.empty())
+          refuse(path, number,
+                 "datatype " + quoted(name) + " is not one meshbench names; rerun OSU with -T mpi_char, mpi_int or mpi_float");
         continue;
       }
       if (starts_with(body, "Size")) {
-        if (run.test == nullptr) refuse(path, number, "a column header before any '# OSU MPI ... Test' line; give the log as OSU printed it");
+        if (run.test == nullptr)
+          refuse(path, number, "a column header before any '# OSU MPI ... Test' line; give the log as OSU printed it");
         run.columns.clear();
         std::string_view rest = trimmed(body.substr(4));
         while (!rest.empty()) {
@@ -152,8 +162,9 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
     if (!run.in_table) refuse(path, number, "unrecognised line " + quoted(t) + ": not OSU output; give the output of " + kImported);
     const auto f = tokens(t);
     if (f.size() != run.columns.size() + 1)
-      refuse(path, number, "a result row of " + std::to_string(f.size()) + " fields where the column header at line " +
-                               std::to_string(run.columns_line) + " names " + std::to_string(run.columns.size() + 1) + " (" + quoted(t) + ")");
+      refuse(path, number,
+             "a result row of " + std::to_string(f.size()) + " fields where the column header at line " + std::to_string(run.columns_line) +
+                 " names " + std::to_string(run.columns.size() + 1) + " (" + quoted(t) + ")");
     const auto size = detail::to_u64(f[0]);
     if (!size || *size == 0) refuse(path, number, "size " + quoted(f[0]) + " is not a byte count; give the log as OSU printed it");
     LoggedPoint p;
@@ -188,7 +199,8 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
   }
   finish();
   if (log.runs == 0)
-    refuse(path, std::max(number, 1), "no '# OSU MPI ... Test' header in " + std::to_string(number) + " line(s); give the output of " + kImported);
+    refuse(path, std::max(number, 1),
+           "no '# OSU MPI ... Test' header in " + std::to_string(number) + " line(s); give the output of " + kImported);
   log.ranks = ranks;
   return log;
 }

@@ -138,8 +138,10 @@ TEST(ImportNcclTests, NcclVersionCodesOfBothEras) {
       "#  Rank  0 Group  0 Pid  1 on h device  0 [0000:18:00] GPU\n"
       "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
       "           8             2     float     sum      -1    21.68    0.00    0.00       0    22.31    0.00    0.00       0\n";
-  const auto old = from_text("# nccl-tests version 2.0.0 nccl-headers=2708 nccl-library=2708\n" + table, test_import::with_op("all_reduce"));
-  const auto now = from_text("# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + table, test_import::with_op("all_reduce"));
+  const auto old =
+      from_text("# nccl-tests version 2.0.0 nccl-headers=2708 nccl-library=2708\n" + table, test_import::with_op("all_reduce"));
+  const auto now =
+      from_text("# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + table, test_import::with_op("all_reduce"));
   EXPECT_EQ(old.versions.back(), (std::pair<std::string, std::string>("nccl", "2.7.8")));
   EXPECT_EQ(now.versions.back(), (std::pair<std::string, std::string>("nccl", "2.28.3")));
 }
@@ -149,9 +151,11 @@ TEST(ImportNcclTests, Refusals) {
   EXPECT_EQ(error_of([] { nccl_tests("bad_broadcast.log"); }),
             "bad_broadcast.log:2: broadcast_perf measures a collective meshbench does not; import logs of all_reduce_perf, "
             "all_gather_perf, reduce_scatter_perf, alltoall_perf or sendrecv_perf");
-  EXPECT_EQ(error_of([] { nccl_tests("bad_two_redops.log"); }).substr(0, 60), "bad_two_redops.log:23: a second reduction 'prod' after 'sum'");
-  EXPECT_NE(error_of([] { nccl_tests("bad_other_shape.log"); }).find("bad_other_shape.log:30: this run (4 ranks on gpu-a1) is of another shape"),
-            std::string::npos);
+  EXPECT_EQ(error_of([] { nccl_tests("bad_two_redops.log"); }).substr(0, 60),
+            "bad_two_redops.log:23: a second reduction 'prod' after 'sum'");
+  EXPECT_NE(
+      error_of([] { nccl_tests("bad_other_shape.log"); }).find("bad_other_shape.log:30: this run (4 ranks on gpu-a1) is of another shape"),
+      std::string::npos);
   EXPECT_EQ(error_of([] { nccl_tests("bad_cut_row.log"); }).substr(0, 69),
             "bad_cut_row.log:21: a result row of 6 fields where the column header ");
   EXPECT_EQ(error_of([] { nccl_tests("bad_cut.json"); }).substr(0, 33), "bad_cut.json:1: not complete JSON");
@@ -169,11 +173,13 @@ TEST(ImportNcclTests, Refusals) {
   EXPECT_EQ(csv.substr(0, 69), "unknown_format.csv:1: unrecognised line 'op,bytes,time_us,busbw_gbps'");
   EXPECT_EQ(error_of([] { from_text(""); }).substr(0, 42), "log.txt:1: no nccl-tests result table in 0");
   // A table whose collective nothing names.
-  EXPECT_NE(error_of([] {
-              from_text("#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
-                        "           8             2     float     sum      -1    21.68    0.00    0.00       0    22.31    0.00    0.00       0\n");
-            }).find("log.txt:2: the log does not name its collective"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        from_text(
+            "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+            "           8             2     float     sum      -1    21.68    0.00    0.00       0    22.31    0.00    0.00       0\n");
+      }).find("log.txt:2: the log does not name its collective"),
+      std::string::npos);
 }
 
 TEST(ImportNcclTests, OtherProgramsOutputIsSkippedOnlyWhereItIsTheLaunchersOrNccls) {

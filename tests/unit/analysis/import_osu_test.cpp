@@ -101,12 +101,16 @@ TEST(ImportOsu, Refusals) {
             }).substr(0, 69),
             "unknown_format.csv:1: unrecognised line 'op,bytes,time_us,busbw_gbps'");
   std::istringstream cut("# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)\n4      1.44\n8\n");
-  EXPECT_EQ(error_of([&] { parse_osu_log(cut, "cut.log", test_import::with_ranks(2)); }).substr(0, 44), "cut.log:4: a result row of 1 fields where th");
+  EXPECT_EQ(error_of([&] { parse_osu_log(cut, "cut.log", test_import::with_ranks(2)); }).substr(0, 44),
+            "cut.log:4: a result row of 1 fields where th");
   std::istringstream other("# OSU MPI Latency Test v7.4\n# Size  Latency(us)\n1  0.5\n# OSU MPI Allreduce Latency Test v7.4\n");
-  EXPECT_NE(error_of([&] { parse_osu_log(other, "mixed.log", test_import::with_ranks(4)); }).find("mixed.log:4: this run has 4 ranks and an earlier one"),
+  EXPECT_NE(error_of([&] {
+              parse_osu_log(other, "mixed.log", test_import::with_ranks(4));
+            }).find("mixed.log:4: this run has 4 ranks and an earlier one"),
             std::string::npos);
   std::istringstream column("# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)   P50 Tail Lat(us)\n");
-  EXPECT_EQ(error_of([&] { parse_osu_log(column, "tail.log", test_import::with_ranks(2)); }).substr(0, 41), "tail.log:2: a column meshbench does not r");
+  EXPECT_EQ(error_of([&] { parse_osu_log(column, "tail.log", test_import::with_ranks(2)); }).substr(0, 41),
+            "tail.log:2: a column meshbench does not r");
 }
 
 }  // namespace

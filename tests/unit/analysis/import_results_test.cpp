@@ -100,11 +100,14 @@ TEST(ImportResults, OsuSpreadAndPointToPointBusFactor) {
 }
 
 TEST(ImportResults, LogsOfAnotherShapeAreRefused) {
-  EXPECT_EQ(error_of([] { imported_results({nccl_tests("all_reduce_perf.log"), nccl_tests("threads.log")}, "", ""); }),
+  EXPECT_EQ(error_of([] {
+              imported_results({nccl_tests("all_reduce_perf.log"), nccl_tests("threads.log")}, "", "");
+            }),
             "threads.log ran on other hosts than all_reduce_perf.log (gpu-a1); a results file holds one run shape: import them into "
             "separate files");
-  EXPECT_NE(error_of([] { imported_results({osu("allreduce.log", with_ranks(2)), osu("allreduce_np4.log", with_ranks(4))}, "", ""); })
-                .find("allreduce_np4.log ran on 4 ranks and allreduce.log on 2"),
+  EXPECT_NE(error_of([] {
+              imported_results({osu("allreduce.log", with_ranks(2)), osu("allreduce_np4.log", with_ranks(4))}, "", "");
+            }).find("allreduce_np4.log ran on 4 ranks and allreduce.log on 2"),
             std::string::npos);
   EXPECT_NE(error_of([] { imported_results({}, "", ""); }), "");
 }
