@@ -217,6 +217,7 @@ write("threads.log", run_text("reduce_scatter_perf", ["gpu-a1"], 8, 1024, 1 * MI
 write("per_iteration.log", run_text("alltoall_perf", HOSTS, 4, 1024, 65536, seed=7, per_iter=True, timestamps=True))
 write("appended.log", run_text("all_reduce_perf", HOSTS, 4, 8, 8192, seed=8) + run_text("all_reduce_perf", HOSTS, 4, 8, 8192, seed=9)
       + run_text("all_gather_perf", HOSTS, 4, 64, 8192, seed=10))
+write("cycles.log", run_text("all_gather_perf", HOSTS, 4, 64, 1024, seed=19, cycles=3))  # -N 3: each size printed three times
 write("all_reduce_perf.legacy.log", legacy_text(["node01", "node02"], 8, 8, 1 * MIB, seed=11))
 write("all_reduce.json", run_json("all_reduce_perf", HOSTS, 4, 8, 1 * MIB, seed=12))
 # Refusals.

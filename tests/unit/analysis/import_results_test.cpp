@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/import/import_results.hpp"
@@ -83,6 +84,19 @@ TEST(ImportResults, PointsPrintedAgainAreRoundsOfOnePoint) {
   const auto& once = find(r, "all_gather", 64, "batched");
   EXPECT_TRUE(once.rounds.empty());
   EXPECT_EQ(once.samples.size(), 1u);
+}
+
+TEST(ImportResults, CyclesOfOneRunAreRoundsToo) {
+  const auto r = imported_results({nccl_tests("cycles.log")}, "", "");  // nccl-tests -N 3
+  EXPECT_EQ(r.header.run.rounds, 3);
+  ASSERT_EQ(r.points.size(), 10u);  // 64 B .. 1 KiB, both timings
+  for (const auto& p : r.points) {
+    ASSERT_EQ(p.rounds.size(), 3u);
+    std::vector<double> t = {p.rounds[0].t_median_us, p.rounds[1].t_median_us, p.rounds[2].t_median_us};
+    std::sort(t.begin(), t.end());
+    EXPECT_DOUBLE_EQ(p.row.t_median_us, t[1]);
+    EXPECT_EQ(p.row.iters, 60);
+  }
 }
 
 TEST(ImportResults, OsuSpreadAndPointToPointBusFactor) {
