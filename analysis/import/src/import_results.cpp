@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -84,11 +85,13 @@ results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int
   r.timing = first.timing;
   r.concurrency = "concurrent";
   std::vector<double> times;
+  std::int64_t iters = 0;
   for (const auto* v : visits) {
     times.push_back(v->time_us);
-    r.iters += v->iters;
+    iters += v->iters;
     r.wrong = std::max(r.wrong, v->wrong);
   }
+  r.iters = static_cast<int>(std::min<std::int64_t>(iters, std::numeric_limits<int>::max()));
   r.t_median_us = median(times);
   r.t_mean_us = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
   if (visits.size() == 1) {

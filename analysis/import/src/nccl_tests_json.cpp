@@ -2,6 +2,8 @@
 // environment, the NCCL version code, "config" with "devices", and "results", one object per
 // size with "out_of_place" and "in_place" (time, alg_bw, bus_bw, nwrong).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -28,11 +30,18 @@ const json& member(const json& object, const char* key, const std::string& where
   return object.at(key);
 }
 
-double number(const json& value, const std::string& what, const std::string& path) {
-  if (value.is_number()) return value.get<double>();
+double number(const json& value, const std::string& what, const std::string& path, double most = 1e18) {
+  // Bounded so that the casts to counts and sizes that follow stay defined.
+  if (value.is_number()) {
+    const double v = value.get<double>();
+    if (v >= 0 && v <= most) return v;
+    refuse(path, 1, what + " is out of range; give the JSON file nccl-tests -J wrote");
+  }
   refuse(path, 1, what + " is not a number; give the JSON file nccl-tests -J wrote");
 }
 
+constexpr double kMostCount = 1e9;     // iterations, ranks
+constexpr double kMostBytes = 0x1p62;  // sizes
 }  // namespace
 
 ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& path, const ImportOptions& options) {
@@ -41,6 +50,8 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     refuse(path, line_of_byte(text, e.byte), "not complete JSON (the run that wrote it may have ended early): " + std::string(e.what()));
+  } catch (const json::exception& e) {  // a number too large for any type (found by fuzzing)
+    refuse(path, 1, "JSON that nccl-tests would not write: " + std::string(e.what()));
   }
   ImportedLog log;
   log.tool = "nccl-tests";
@@ -71,15 +82,16 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     log.started_at = s;
   }
   const json& config = member(j, "config", "the file", path);
-  const int iters = static_cast<int>(number(member(config, "iterations", "config", path), "config.iterations", path));
+  const int iters = static_cast<int>(number(member(config, "iterations", "config", path), "config.iterations", path, kMostCount));
   int agg = 1;
   if (config.contains("aggregated_iterations"))
-    agg = static_cast<int>(number(config.at("aggregated_iterations"), "config.aggregated_iterations", path));
-  const int warmup = config.contains("warmup_iters") ? static_cast<int>(number(config.at("warmup_iters"), "config.warmup_iters", path)) : 0;
+    agg = static_cast<int>(number(config.at("aggregated_iterations"), "config.aggregated_iterations", path, kMostCount));
+  const int warmup =
+      config.contains("warmup_iters") ? static_cast<int>(number(config.at("warmup_iters"), "config.warmup_iters", path, kMostCount)) : 0;
   if (const auto devices = config.find("devices"); devices != config.end() && devices->is_array()) {
     std::vector<std::pair<int, std::pair<std::string, std::string>>> ranks;
     for (const auto& d : *devices) {
-      const int rank = static_cast<int>(number(member(d, "rank", "a device", path), "a device's rank", path));
+      const int rank = static_cast<int>(number(member(d, "rank", "a device", path), "a device's rank", path, kMostCount));
       const auto& host = member(d, "hostname", "a device", path);
       const auto& info = member(d, "device_info", "a device", path);
       ranks.push_back({rank, {host.is_string() ? host.get<std::string>() : "", info.is_string() ? info.get<std::string>() : ""}});
@@ -115,9 +127,9 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     LoggedPoint base;
     base.op = op;
     base.line = 1;
-    base.iters = iters * agg;
+    base.iters = static_cast<int>(std::min<std::int64_t>(std::int64_t{iters} * agg, std::numeric_limits<int>::max()));
     base.warmup = warmup;
-    const double size = number(member(r, "size", where, path), where + ".size", path);
+    const double size = number(member(r, "size", where, path), where + ".size", path, kMostBytes);
     if (size < 0) refuse(path, 1, where + ".size is negative; give the JSON file nccl-tests -J wrote");
     base.bytes = static_cast<std::uint64_t>(size);
     const auto& type = member(r, "type", where, path);

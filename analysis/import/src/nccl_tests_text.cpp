@@ -4,7 +4,9 @@
 // bandwidth"). Versions since 2.14 add "# nccl-tests version .." and "# Collective test
 // starting: <binary>"; NCCL_DEBUG=INFO interleaves NCCL's own lines.
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -200,7 +202,10 @@ struct Parser {
     LoggedPoint base;
     base.op = op_for_row(line);
     base.line = line;
-    base.iters = run.config ? run.config->iters * run.config->agg : 0;
+    base.iters =
+        run.config
+            ? static_cast<int>(std::min<std::int64_t>(std::int64_t{run.config->iters} * run.config->agg, std::numeric_limits<int>::max()))
+            : 0;
     base.warmup = run.config ? run.config->warmup : 0;
     for (std::size_t i = 0; i < c.preamble.size(); ++i) {
       const std::string& name = c.preamble[i];

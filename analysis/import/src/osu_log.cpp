@@ -166,7 +166,8 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
              "a result row of " + std::to_string(f.size()) + " fields where the column header at line " + std::to_string(run.columns_line) +
                  " names " + std::to_string(run.columns.size() + 1) + " (" + quoted(t) + ")");
     const auto size = detail::to_u64(f[0]);
-    if (!size || *size == 0) refuse(path, number, "size " + quoted(f[0]) + " is not a byte count; give the log as OSU printed it");
+    if (!size || *size == 0 || *size > (std::uint64_t{1} << 48))
+      refuse(path, number, "size " + quoted(f[0]) + " is not a byte count; give the log as OSU printed it");
     LoggedPoint p;
     p.op = std::string(run.test->op);
     p.dtype = run.dtype;
@@ -184,8 +185,10 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
       }
       const auto x = detail::to_double(v);
       if (!x || *x < 0) refuse(path, number, std::string(c) + " " + quoted(v) + " is not a number; give the log as OSU printed it");
-      if (c == "Iterations") p.iters = static_cast<int>(*x);
-      else if (c == "Min Latency(us)") p.min_us = *x;
+      if (c == "Iterations") {
+        if (*x > 1e9) refuse(path, number, "iterations " + quoted(v) + " is out of range; give the log as OSU printed it");
+        p.iters = static_cast<int>(*x);
+      } else if (c == "Min Latency(us)") p.min_us = *x;
       else if (c == "Max Latency(us)") p.max_us = *x;
       else if (c == "Bandwidth (MB/s)") {
         if (*x <= 0) refuse(path, number, "bandwidth " + quoted(v) + " is not positive; give the log as OSU printed it");
