@@ -76,4 +76,11 @@ class ResultsWriter {
   std::string path_;
 };
 
+// A whole results file at once, for results that exist before their file does (logs of other
+// tools turned into results): built in memory, header, points and the final status together,
+// then written with write_file_atomically, so the file appears complete or not at all.
+// InputError as check_output_path (an existing file is kept unless `force`); StorageError when
+// building or writing it fails.
+void write_results_file(const std::string& path, const RunHeader& header, const std::vector<PointRecord>& points, bool force);
+
 }  // namespace meshbench::results

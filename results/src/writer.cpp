@@ -7,6 +7,7 @@
 #include <limits>
 #include <system_error>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "results/reader.hpp"
 #include "results/schema.hpp"
@@ -241,6 +242,27 @@ void append_optional_rows(const Handle& file, const char* table, const h5::Compo
   h5::append_rows(file, table, type.type(), rows.data(), rows.size());
 }
 
+// One point's rows: samples, group timings and the optional tables first, the measurement row
+// last (--resume takes a point as stored once its row is there).
+void append_point(const Handle& file, const PointRecord& point) {
+  std::vector<tables::SampleH5> samples;
+  for (const auto& s : point.samples) samples.push_back(tables::to_h5(s));
+  h5::append_rows(file, tables::kSamples, tables::sample_type().type(), samples.data(), samples.size());
+  std::vector<tables::GroupTimingH5> groups;
+  for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
+  h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
+  // Tables only some runs have are created with the first point that has such rows: files
+  // of one round, without a probe, or of a backend that models nothing stay as they were.
+  append_optional_rows(file, tables::kRoundMedians, tables::round_median_type(), point.rounds);
+  append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
+  if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
+  append_optional_rows(file, tables::kNicCounters, tables::nic_counter_type(), point.readings.nic_counters);
+  append_optional_rows(file, tables::kGpuHealth, tables::gpu_health_type(), point.readings.gpu_health);
+  // The measurement row last: --resume takes a point as stored once its row is there.
+  const auto m = tables::to_h5(point.row);
+  h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
+}
+
 std::string kib(std::uint64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
 }  // namespace
@@ -323,22 +345,7 @@ void ResultsWriter::append(const PointRecord& point) {
       throw StorageError("the filesystem of '" + path_ + "' has " + kib(available) + " free and storing the next point needs up to " +
                          kib(needed));
     }
-    std::vector<tables::SampleH5> samples;
-    for (const auto& s : point.samples) samples.push_back(tables::to_h5(s));
-    h5::append_rows(file, tables::kSamples, tables::sample_type().type(), samples.data(), samples.size());
-    std::vector<tables::GroupTimingH5> groups;
-    for (const auto& g : point.groups) groups.push_back(tables::to_h5(g));
-    h5::append_rows(file, tables::kGroupTimings, tables::group_timing_type().type(), groups.data(), groups.size());
-    // Tables only some runs have are created with the first point that has such rows: files
-    // of one round, without a probe, or of a backend that models nothing stay as they were.
-    append_optional_rows(file, tables::kRoundMedians, tables::round_median_type(), point.rounds);
-    append_optional_rows(file, tables::kStateProbes, tables::state_probe_type(), point.states);
-    if (point.modelled) append_optional_rows(file, tables::kModelledTimes, tables::modelled_time_type(), std::vector{*point.modelled});
-    append_optional_rows(file, tables::kNicCounters, tables::nic_counter_type(), point.readings.nic_counters);
-    append_optional_rows(file, tables::kGpuHealth, tables::gpu_health_type(), point.readings.gpu_health);
-    // The measurement row last: --resume takes a point as stored once its row is there.
-    const auto m = tables::to_h5(point.row);
-    h5::append_rows(file, tables::kMeasurements, tables::measurement_type().type(), &m, 1);
+    append_point(file, point);
   } catch (const h5::Error& e) {
     throw StorageError(std::string("writing '") + path_ + "' failed: " + e.what());
   }
@@ -391,6 +398,38 @@ void ResultsWriter::finish(const std::string& status, const std::string& finishe
   const Handle file = open_rw(path_);
   h5::write_attribute(file, "status", status);
   h5::write_attribute(file, "finished_at", finished_at);
+}
+
+void write_results_file(const std::string& path, const RunHeader& header, const std::vector<PointRecord>& points, bool force) {
+  check_output_path(path, force, false);
+  const h5::QuietErrors quiet;
+  std::string image;
+  try {
+    // The core driver keeps the file in memory; nothing reaches the disk until it is whole.
+    const Handle fapl(h5::check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
+    h5::check_status(H5Pset_fapl_core(fapl, 1 << 20, 0), "H5Pset_fapl_core");
+    {
+      const Handle file(h5::check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "create " + path + " in memory"));
+      write_header(file, header);
+      for (const auto& p : points) append_point(file, p);
+      h5::check_status(H5Fflush(file, H5F_SCOPE_GLOBAL), "H5Fflush");
+      const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+      if (size <= 0) throw h5::Error("H5Fget_file_image of " + path + " failed");
+      image.resize(static_cast<std::size_t>(size));
+      if (H5Fget_file_image(file, image.data(), image.size()) != size) throw h5::Error("H5Fget_file_image of " + path + " failed");
+    }
+  } catch (const h5::Error& e) {
+    throw StorageError("building '" + path + "' failed: " + e.what());
+  }
+  try {
+    AtomicWriteOptions options;
+    options.replace = force;
+    write_file_atomically(path, image, options);
+  } catch (const AtomicWriteError& e) {
+    if (e.step() == AtomicWriteError::Step::exists)
+      throw InputError("'" + path + "' exists; replace it with --force, or choose another --out");
+    throw StorageError("writing '" + path + "' failed: " + e.what());
+  }
 }
 
 }  // namespace meshbench::results

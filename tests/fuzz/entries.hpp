@@ -27,6 +27,8 @@ void env_file(std::string_view input);         // doctor --env-template FILE (sl
 void nccl_log(std::string_view input);         // logs summary FILE (NCCL_DEBUG=INFO output)
 void log_merge(std::string_view input);        // logs merge FILE (timestamps of any log)
 void results_h5(std::string_view input);       // report/compare FILE.h5, damaged
+void nccl_tests_log(std::string_view input);   // import nccl-tests LOG (text or -J JSON)
+void osu_log(std::string_view input);          // import osu LOG
 
 struct Target {
   const char* name;

@@ -216,6 +216,9 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
 }
 
 std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path) {
+  // A file without a topology (one imported from another tool's logs) has nothing for a model
+  // to price; its report leaves the accuracy out unless a calibration is asked for.
+  if (file.topology_json().empty() && calibration_path.empty()) return {};
   const topology::ClusterTopology topo = topology_of(file);
   Predictor plain{"uncalibrated", "", mapping::default_cost_params(topo), {}, false};
   std::optional<mapping::Calibration> carried;

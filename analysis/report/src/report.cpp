@@ -144,7 +144,13 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) {
     const std::string& best = r.ranking.mappings.front().name;
     // A mapping whose groups no Megatron order makes has no plan entry to export from.
-    if (plan.plan.find(best) != nullptr) r.best = apply_hint(file, plan, best);
+    // A file without a topology (imported from another tool's logs) has no placement to apply.
+    if (plan.plan.find(best) != nullptr) {
+      try {
+        r.best = apply_hint(file, plan, best);
+      } catch (const InputError&) {
+      }
+    }
   }
   for (const auto& t : file.transports()) r.transports.push_back(t);
   r.placement = placements_of(file, r.ranking);

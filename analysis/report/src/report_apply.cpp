@@ -127,6 +127,11 @@ ApplyHint apply_hint(const results::ResultsFile& file, const FilePlan& p, const 
   const auto* record = file.find_mapping(name);
   if (record == nullptr) throw InputError("mapping '" + name + "' is not in " + file.path() + "; name one of its mappings");
   const auto& pm = planned(p, name, file.path());
+  int slots = 0;
+  for (const int s : p.plan.topology.slots_per_node) slots += s;
+  if (slots < p.plan.layout.world)
+    throw InputError(file.path() + " keeps no topology to place its " + std::to_string(p.plan.layout.world) +
+                     " ranks on (a file imported from another tool's logs); there is no placement to apply or export");
   ApplyHint h;
   h.mapping = name;
   h.plan_source = p.source;

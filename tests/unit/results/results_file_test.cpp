@@ -109,6 +109,28 @@ TEST_F(ResultsFileTest, RefusesToOverwriteWithoutForce) {
   EXPECT_THROW(check_output_path((dir_ / "nothere.h5").string(), false, true), InputError);
 }
 
+TEST_F(ResultsFileTest, AWholeFileAtOnceReadsLikeOneWrittenAsItWent) {
+  const auto path = (dir_ / "whole.h5").string();
+  header_.run.status = "complete";
+  auto with_rounds = point("identity", 2048, 12.0);
+  with_rounds.rounds = {{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048, 0, 11.0},
+                        {"identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048, 1, 13.0}};
+  write_results_file(path, header_, {point("identity", 1024, 10.0), with_rounds, point("tp-across", 1024, 40.0)}, false);
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.run().status, "complete");
+  ASSERT_EQ(f.measurements().size(), 3U);
+  EXPECT_DOUBLE_EQ(f.measurements()[2].t_median_us, 40.0);
+  EXPECT_EQ(f.round_medians().size(), 2U);
+  EXPECT_EQ(f.group_timings().size(), 6U);
+  EXPECT_EQ(f.host_of_slot(3), "hostA-1");
+  // Nothing but the file itself is left in the folder, and an existing file needs force.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  EXPECT_THROW(write_results_file(path, header_, {}, false), InputError);
+  write_results_file(path, header_, {point("tp-across", 1024, 40.0)}, true);
+  EXPECT_EQ(ResultsFile::open(path).measurements().size(), 1U);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
 TEST_F(ResultsFileTest, ResumeReturnsCompletedPointsAndChecksThePlan) {
   const auto path = (dir_ / "run.h5").string();
   auto w = ResultsWriter::create(path, header_, false);

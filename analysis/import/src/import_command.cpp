@@ -1,0 +1,130 @@
+// meshbench import: logs of nccl-tests or the OSU micro-benchmarks as a results file, so that
+// report, compare and history read history that predates meshbench.
+#include <sys/stat.h>
+
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "analysis/import/import_command.hpp"
+#include "analysis/import/import_results.hpp"
+#include "analysis/import/nccl_tests_log.hpp"
+#include "analysis/import/osu_log.hpp"
+#include "common/error.hpp"
+#include "common/ops/op.hpp"
+#include "common/sizes.hpp"
+#include "common/strings.hpp"
+#include "results/writer.hpp"
+
+namespace meshbench::analysis {
+
+namespace {
+
+constexpr const char* kSummary =
+    "Turn logs of nccl-tests (text, or the JSON of -J) or of the OSU micro-benchmarks into one results file with\n"
+    "the same /measurements columns as 'meshbench run' writes, and the provenance the logs hold (NCCL version,\n"
+    "devices, hosts, ranks, command line). Several logs, and several runs appended in one log, go into one file\n"
+    "when they share a run shape (ranks and hosts); a point printed more than once becomes rounds of that point.\n"
+    "A line the importer does not recognise is refused with its file and line number, and no file is written.";
+
+// The log file's modification time, ISO-8601 UTC: when the run ended, for logs that print no time.
+std::string modified_at(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  std::tm tm{};
+  gmtime_r(&st.st_mtime, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// "all_reduce 8 B-128 MiB (in- and out-of-place)", one per op.
+std::string points_in_brief(const std::vector<results::PointRecord>& points) {
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> range;
+  std::map<std::string, std::set<std::string>> timings;
+  for (const auto& p : points) {
+    auto [it, fresh] = range.try_emplace(p.row.op, p.row.bytes, p.row.bytes);
+    it->second.first = std::min(it->second.first, p.row.bytes);
+    it->second.second = std::max(it->second.second, p.row.bytes);
+    timings[p.row.op].insert(p.row.timing);
+  }
+  return join(range, ", ", [&](const auto& r) {
+    return r.first + " " + format_bytes(r.second.first) + "-" + format_bytes(r.second.second) +
+           (timings[r.first].size() > 1 ? " (out-of-place and in-place)" : "");
+  });
+}
+
+}  // namespace
+
+int import_command(const Args& args) {
+  if (args.empty() || (args.front() != "nccl-tests" && args.front() != "osu" && args.front() != "--help" && args.front() != "-h")) {
+    throw InputError("import needs the tool the logs are from: meshbench import nccl-tests|osu LOG... --out FILE.h5");
+  }
+  const std::string tool = args.front() == "osu" ? "osu" : "nccl-tests";
+  std::vector<std::string> logs;
+  std::string out, started_at;
+  ImportOptions options;
+  bool force = false;
+  po::options_description desc("import options");
+  // clang-format off
+  desc.add_options()
+      ("logs", po::value(&logs)->multitoken()->value_name("LOG"), "log files (positional)")
+      ("out", po::value(&out)->default_value("")->value_name("FILE.h5"), "the results file to write (required)")
+      ("force", po::bool_switch(&force), "replace --out if it exists")
+      ("op", po::value(&options.op)->default_value("")->value_name("OP"),
+       "nccl-tests: the collective of logs that do not name their binary (all_reduce, all_gather, reduce_scatter, all_to_all, send_recv)")
+      ("ranks", po::value(&options.ranks)->default_value(0)->value_name("N"),
+       "how many ranks ran: required for OSU collectives (OSU does not print it); nccl-tests counts its '#  Rank' lines")
+      ("started-at", po::value(&started_at)->default_value("")->value_name("TIME"),
+       "the run's start (ISO-8601), for history's order; default: the log's own time, else the first log's modification time");
+  // clang-format on
+  po::positional_options_description positional;
+  positional.add("logs", -1);
+  const Args rest(args.begin() + (args.front() == "--help" || args.front() == "-h" ? 0 : 1), args.end());
+  const auto vm = parse_command("import nccl-tests|osu", kSummary, desc, rest, std::cout, &positional);
+  if (!vm) return kExitOk;
+  if (logs.empty()) throw InputError("import needs log files: meshbench import " + tool + " LOG... --out FILE.h5");
+  if (!options.op.empty() && (!ops::parse_op(options.op) || options.op == "all_to_allv"))
+    throw InputError(
+        "--op '" + options.op +
+        "' is not an op nccl-tests logs are imported as; give all_reduce, all_gather, reduce_scatter, all_to_all or send_recv");
+  if (options.ranks < 0) throw InputError("--ranks must be a positive number of ranks");
+  results::check_output_path(out, force, false);
+
+  std::vector<ImportedLog> parsed;
+  for (const auto& path : logs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read log '" + path + "'; give existing files");
+    parsed.push_back(tool == "osu" ? parse_osu_log(in, path, options) : parse_nccl_tests_log(in, path, options));
+  }
+  std::string when = started_at;
+  std::string when_from = "--started-at";
+  if (when.empty()) {
+    when = parsed.front().started_at;
+    when_from = "the log";
+  }
+  if (when.empty()) {
+    when = modified_at(logs.front());
+    when_from = "the modification time of " + logs.front() + " (give --started-at to set it)";
+  }
+  const ImportedResults imported = imported_results(parsed, "meshbench import " + join(args, " "), when);
+  results::write_results_file(out, imported.header, imported.points, force);
+
+  int runs = 0;
+  for (const auto& l : parsed) runs += l.runs;
+  const auto& run = imported.header.run;
+  std::cout << "meshbench import: " << imported.points.size() << " points from " << parsed.size() << " log(s), " << runs << " run(s), into "
+            << out << "\n"
+            << "  ranks: " << run.world_size;
+  if (!run.hosts.empty()) std::cout << " on " << join(std::set(run.hosts.begin(), run.hosts.end()), ",");
+  std::cout << "\n  points: " << points_in_brief(imported.points) << "\n  started at " << when << " (from " << when_from << ")\n";
+  for (const auto& [k, v] : imported.header.provenance.versions) {
+    if (k != "meshbench" && k != "imported_from") std::cout << "  " << k << ": " << v << "\n";
+  }
+  for (const auto& n : imported.notes) std::cout << "  note: " << n << "\n";
+  return kExitOk;
+}
+
+}  // namespace meshbench::analysis

@@ -1,0 +1,88 @@
+#include "analysis/import/src/log_text.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/error.hpp"
+
+namespace meshbench::analysis::detail {
+
+void refuse(const std::string& path, int line, const std::string& what) {
+  throw InputError(path + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string quoted(std::string_view line) {
+  line = trimmed(line);
+  std::string out = line.size() > 60 ? std::string(line.substr(0, 57)) + "..." : std::string(line);
+  for (auto& c : out) {
+    if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
+  }
+  return "'" + out + "'";
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+std::vector<std::string_view> tokens(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])) != 0) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])) == 0) ++i;
+    if (i > start) out.push_back(line.substr(start, i - start));
+  }
+  return out;
+}
+
+std::optional<double> to_double(std::string_view s) {
+  if (s.empty() || s.size() > 64) return std::nullopt;
+  // strtod on a bounded copy: from_chars for double is not in every libstdc++ this builds with.
+  const std::string text(s);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> to_u64(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> to_i64(std::string_view s) {
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+bool is_launcher_line(std::string_view line, bool& in_block) {
+  const std::string_view t = trimmed(line);
+  if (t.size() >= 20 && t.find_first_not_of('-') == std::string_view::npos) {
+    in_block = !in_block;
+    return true;
+  }
+  if (in_block) return true;
+  if (starts_with(t, "srun: ") || starts_with(t, "slurmstepd: ")) return true;
+  // Open MPI: "[host:12345] 1 more process has sent help message ..."
+  if (!t.empty() && t.front() == '[') {
+    const auto close = t.find(']');
+    const auto colon = t.find(':');
+    if (close != std::string_view::npos && colon != std::string_view::npos && colon < close &&
+        to_u64(t.substr(colon + 1, close - colon - 1)))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace meshbench::analysis::detail

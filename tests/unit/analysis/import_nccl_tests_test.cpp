@@ -1,0 +1,206 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analysis/import/nccl_tests_log.hpp"
+#include "import_fixture.hpp"
+#include "tests/unit/input_error_text.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+using test_import::nccl_tests;
+using test_import::of_timing;
+using test_support::error_of;
+
+ImportedLog from_text(const std::string& text, const ImportOptions& options = {}) {
+  std::istringstream in(text);
+  return parse_nccl_tests_log(in, "log.txt", options);
+}
+
+TEST(ImportNcclTests, CurrentFormatGivesEveryRowBothTimingsAndTheProvenance) {
+  const auto log = nccl_tests("all_reduce_perf.log");
+  EXPECT_EQ(log.tool, "nccl-tests");
+  EXPECT_EQ(log.program, "all_reduce_perf");
+  EXPECT_EQ(log.runs, 1);
+  ASSERT_EQ(log.ranks, 8);
+  ASSERT_EQ(log.hosts.size(), 8u);
+  EXPECT_EQ(log.hosts[3], "gpu-a1");
+  EXPECT_EQ(log.hosts[4], "gpu-a2");
+  EXPECT_EQ(log.devices[7], "NVIDIA H100 80GB HBM3");
+  const std::vector<std::pair<std::string, std::string>> versions = {{"nccl-tests", "2.19.6"}, {"nccl", "2.28.3"}, {"cuda", "12.9"}};
+  EXPECT_EQ(log.versions, versions);
+  // 8 B to 128 MiB in steps of 2: 25 sizes, each out-of-place and in-place.
+  const auto out = of_timing(log, "batched"), in = of_timing(log, "batched_in_place");
+  ASSERT_EQ(out.size(), 25u);
+  ASSERT_EQ(in.size(), 25u);
+  EXPECT_EQ(out.front().bytes, 8u);
+  EXPECT_EQ(out.back().bytes, 128u << 20);
+  EXPECT_EQ(out.front().op, "all_reduce");
+  EXPECT_EQ(out.front().dtype, "float32");
+  EXPECT_DOUBLE_EQ(out.front().time_us, 21.68);  // the first row's out-of-place time as printed
+  EXPECT_DOUBLE_EQ(in.front().time_us, 22.31);
+  EXPECT_EQ(out.front().wrong, 0);
+  EXPECT_EQ(out.front().iters, 20);
+  EXPECT_EQ(out.front().warmup, 5);
+  EXPECT_EQ(out.front().line, 19);
+  EXPECT_FALSE(out.front().min_us.has_value());
+}
+
+TEST(ImportNcclTests, ErrorColumnHoldingNotApplicableIsUnchecked) {
+  const auto log = nccl_tests("no_check.log");
+  ASSERT_FALSE(log.points.empty());
+  for (const auto& p : log.points) EXPECT_EQ(p.wrong, -1) << p.bytes;
+}
+
+TEST(ImportNcclTests, LegacyFormatWithoutRootAndWithAnErrorColumnNamesItsOpByTheFileName) {
+  const auto log = nccl_tests("all_reduce_perf.legacy.log");
+  EXPECT_TRUE(log.program.empty());
+  ASSERT_EQ(log.ranks, 16);
+  EXPECT_EQ(log.hosts[8], "node02");
+  EXPECT_EQ(log.devices[0], "NVIDIA A100-SXM4-40GB");
+  const auto out = of_timing(log, "batched");
+  ASSERT_EQ(out.size(), 18u);  // 8 B .. 1 MiB
+  EXPECT_EQ(out.front().op, "all_reduce");
+  EXPECT_EQ(out.front().wrong, 0);  // "0e+00": no error
+}
+
+TEST(ImportNcclTests, LegacyRowsWithAnErrorAreAtLeastOneWrongElement) {
+  const std::string text =
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#   Rank  0 Pid  1 on h device  0 [0x18] GPU\n#   Rank  1 Pid  1 on h device  1 [0x28] GPU\n"
+      "#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "           8             2   float     sum    10.00    0.00    0.00  2e-01    10.00    0.00    0.00  0e+00\n"
+      "          16             4   float     sum    10.00    0.00    0.00    N/A    10.00    0.00    0.00  0e+00\n";
+  const auto log = from_text(text, test_import::with_op("all_reduce"));
+  ASSERT_EQ(log.points.size(), 4u);
+  EXPECT_EQ(log.points[0].wrong, 1);
+  EXPECT_EQ(log.points[1].wrong, 0);
+  EXPECT_EQ(log.points[2].wrong, -1);
+}
+
+TEST(ImportNcclTests, ThreadsPerProcessCountEveryThreadsDevices) {
+  const auto log = nccl_tests("threads.log");  // nThread 2 nGpus 4 on one host
+  EXPECT_EQ(log.ranks, 8);
+  EXPECT_EQ(log.points.front().op, "reduce_scatter");
+}
+
+TEST(ImportNcclTests, PerIterationColumnsGiveTheSpreadAndTimestampsTheStart) {
+  const auto log = nccl_tests("per_iteration.log");
+  const auto out = of_timing(log, "batched");
+  ASSERT_EQ(out.size(), 7u);  // 1 KiB .. 64 KiB
+  EXPECT_EQ(out.front().op, "all_to_all");
+  EXPECT_DOUBLE_EQ(out.front().time_us, 21.86);
+  ASSERT_TRUE(out.front().min_us && out.front().max_us && out.front().p99_us);
+  EXPECT_DOUBLE_EQ(*out.front().min_us, 20.33);
+  EXPECT_DOUBLE_EQ(*out.front().max_us, 26.46);
+  EXPECT_DOUBLE_EQ(*out.front().p99_us, 25.80);
+  EXPECT_EQ(log.started_at, "2026-11-20T10:15:01");
+}
+
+TEST(ImportNcclTests, AppendedRunsAreNumberedInOrder) {
+  const auto log = nccl_tests("appended.log");
+  EXPECT_EQ(log.runs, 3);
+  int first = 0, second = 0, third = 0;
+  for (const auto& p : log.points) {
+    (p.run == 0 ? first : p.run == 1 ? second : third) += 1;
+    if (p.run == 2) EXPECT_EQ(p.op, "all_gather");
+    else EXPECT_EQ(p.op, "all_reduce");
+  }
+  EXPECT_EQ(first, 22);  // 8 B .. 8 KiB, both timings
+  EXPECT_EQ(second, 22);
+  EXPECT_EQ(third, 16);  // 64 B .. 8 KiB
+}
+
+TEST(ImportNcclTests, JsonOfDashJ) {
+  const auto log = nccl_tests("all_reduce.json");
+  EXPECT_EQ(log.program, "./build/all_reduce_perf");
+  EXPECT_EQ(log.ranks, 8);
+  EXPECT_EQ(log.hosts[5], "gpu-a2");
+  EXPECT_EQ(log.started_at, "2026-11-20T10:15:00");
+  EXPECT_NE(log.command_line.find("-J run.json"), std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> versions = {{"nccl", "2.28.3"}};
+  EXPECT_EQ(log.versions, versions);
+  // The allow-list keeps NCCL_ and FI_ variables and drops the credential and HOME.
+  const results::Environment env = {{"FI_PROVIDER", "efa"}, {"NCCL_DEBUG", "INFO"}, {"NCCL_SOCKET_IFNAME", "eth0"}};
+  EXPECT_EQ(log.environment, env);
+  const auto out = of_timing(log, "batched");
+  ASSERT_EQ(out.size(), 18u);
+  EXPECT_EQ(out.back().bytes, 1u << 20);
+  EXPECT_EQ(out.back().wrong, 0);
+  EXPECT_GT(out.back().time_us, 0);
+}
+
+TEST(ImportNcclTests, NcclVersionCodesOfBothEras) {
+  // NCCL_VERSION_CODE is X*1000+Y*100+Z before 2.9 and X*10000+Y*100+Z since.
+  const std::string table =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#  Rank  0 Group  0 Pid  1 on h device  0 [0000:18:00] GPU\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+      "           8             2     float     sum      -1    21.68    0.00    0.00       0    22.31    0.00    0.00       0\n";
+  const auto old =
+      from_text("# nccl-tests version 2.0.0 nccl-headers=2708 nccl-library=2708\n" + table, test_import::with_op("all_reduce"));
+  const auto now =
+      from_text("# nccl-tests version 2.19.6 nccl-headers=22803 nccl-library=22803\n" + table, test_import::with_op("all_reduce"));
+  EXPECT_EQ(old.versions.back(), (std::pair<std::string, std::string>("nccl", "2.7.8")));
+  EXPECT_EQ(now.versions.back(), (std::pair<std::string, std::string>("nccl", "2.28.3")));
+}
+
+TEST(ImportNcclTests, Refusals) {
+  // Each names its file and line, and the way out.
+  EXPECT_EQ(error_of([] { nccl_tests("bad_broadcast.log"); }),
+            "bad_broadcast.log:2: broadcast_perf measures a collective meshbench does not; import logs of all_reduce_perf, "
+            "all_gather_perf, reduce_scatter_perf, alltoall_perf or sendrecv_perf");
+  EXPECT_EQ(error_of([] { nccl_tests("bad_two_redops.log"); }).substr(0, 60),
+            "bad_two_redops.log:23: a second reduction 'prod' after 'sum'");
+  EXPECT_NE(
+      error_of([] { nccl_tests("bad_other_shape.log"); }).find("bad_other_shape.log:30: this run (4 ranks on gpu-a1) is of another shape"),
+      std::string::npos);
+  EXPECT_EQ(error_of([] { nccl_tests("bad_cut_row.log"); }).substr(0, 69),
+            "bad_cut_row.log:21: a result row of 6 fields where the column header ");
+  EXPECT_EQ(error_of([] { nccl_tests("bad_cut.json"); }).substr(0, 33), "bad_cut.json:1: not complete JSON");
+  EXPECT_EQ(error_of([] { nccl_tests("all_reduce_perf.log", test_import::with_op("all_gather")); }),
+            "all_reduce_perf.log:2: the log is of all_reduce_perf but --op says all_gather; drop --op");
+  const std::string osu = error_of([] {
+    std::ifstream in(test_import::fixture("osu/allreduce.log"));
+    parse_nccl_tests_log(in, "allreduce.log");
+  });
+  EXPECT_EQ(osu, "allreduce.log:2: this is an OSU micro-benchmarks log; import it with 'meshbench import osu'");
+  const std::string csv = error_of([] {
+    std::ifstream in(test_import::fixture("unknown_format.csv"));
+    parse_nccl_tests_log(in, "unknown_format.csv");
+  });
+  EXPECT_EQ(csv.substr(0, 69), "unknown_format.csv:1: unrecognised line 'op,bytes,time_us,busbw_gbps'");
+  EXPECT_EQ(error_of([] { from_text(""); }).substr(0, 42), "log.txt:1: no nccl-tests result table in 0");
+  // A table whose collective nothing names.
+  EXPECT_NE(
+      error_of([] {
+        from_text(
+            "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
+            "           8             2     float     sum      -1    21.68    0.00    0.00       0    22.31    0.00    0.00       0\n");
+      }).find("log.txt:2: the log does not name its collective"),
+      std::string::npos);
+}
+
+TEST(ImportNcclTests, OtherProgramsOutputIsSkippedOnlyWhereItIsTheLaunchersOrNccls) {
+  std::ostringstream text;
+  {
+    std::ifstream in(test_import::fixture("nccl-tests/no_check.log"));
+    text << in.rdbuf();
+  }
+  const std::string launcher =
+      "--------------------------------------------------------------------------\n"
+      "WARNING: There was an error initializing an OpenFabrics device.\n"
+      "--------------------------------------------------------------------------\n"
+      "srun: job 42 queued and waiting for resources\n"
+      "[gpu-a1:41000] 1 more process has sent help message help-mpi-btl-openib.txt\n"
+      "gpu-a2:41001:41001 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n";
+  const auto plain = from_text(text.str());
+  const auto mixed = from_text(launcher + text.str());
+  EXPECT_EQ(mixed.points.size(), plain.points.size());
+  EXPECT_EQ(error_of([&] { from_text("mpirun was unable to launch the specified application\n" + text.str()); }).substr(0, 36),
+            "log.txt:1: unrecognised line 'mpirun");
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
