@@ -63,6 +63,46 @@ def test_compare_after_upgrade():
         check(p.returncode == 0, f"compare of a file with itself exit {p.returncode}", p)
 
 
+def scaled_log(src, dst, factor):
+    """nccl-tests' log with both time columns multiplied by factor (the importer recomputes the
+    bandwidths from size and time)."""
+    out = []
+    with open(src) as f:
+        for line in f:
+            cols = line.split()
+            if cols and cols[0].isdigit() and len(cols) >= 13:
+                cols[5] = f"{float(cols[5]) * factor:.2f}"
+                cols[9] = f"{float(cols[9]) * factor:.2f}"
+                line = "  ".join(cols) + "\n"
+            out.append(line)
+    with open(dst, "w") as f:
+        f.write("".join(out))
+
+
+def test_compare_uniformly_slower():
+    """The second log three times slower at every op and size: no point stands out from the
+    others, so compare calls the whole run slower, exits 1 and still names each op with its sizes
+    and change."""
+    with TempDir() as d:
+        base, new = os.path.join(d, "base.h5"), os.path.join(d, "new.h5")
+        logs = [f"{NCCL}/all_reduce_perf.log", f"{NCCL}/all_gather_perf.log"]
+        slow = []
+        for log in logs:
+            slow.append(os.path.join(d, os.path.basename(log).replace(".log", ".x3.log")))
+            scaled_log(log, slow[-1], 3.0)
+        imported(base, *logs, extra=("--started-at", "2026-11-01T10:00:00Z"))
+        imported(new, *slow, extra=("--started-at", "2026-11-08T10:00:00Z"))
+        p = run("compare", base, new)
+        check(p.returncode == 1, f"compare exit {p.returncode}, expected 1 (the whole run slower)", p)
+        check("WHOLE RUN IS SLOWER" in p.stdout, "the whole run is called slower", p)
+        for timing in ("batched", "batched_in_place"):
+            check(f"{timing}: dp all_reduce 8 B-128 MiB: +200.0%" in p.stdout, f"{timing}: all_reduce named with its sizes and change", p)
+            check(f"{timing}: dp all_gather 64 B-128 MiB: +200.0%" in p.stdout, f"{timing}: all_gather named with its sizes and change", p)
+        p = run("compare", new, base)
+        check(p.returncode == 0, f"the other way round (faster) exit {p.returncode}", p)
+        check("dp all_reduce 8 B-128 MiB: -66.7%" in p.stdout, "the faster run names its ops too", p)
+
+
 def test_history_step():
     """Eight imported logs, the last four after an upgrade: history finds the step at run 5 and
     names the NCCL change there."""

@@ -1,7 +1,9 @@
 // Console and Markdown forms of a comparison: provenance changes first, then the changed rows.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
+#include <tuple>
 
 #include "analysis/compare/compare_writers.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
@@ -43,6 +45,33 @@ std::string tail_name(const Scatter& s) {
   return "heavy tails (t" + fixed(s.tail_nu, 0) + ")";
 }
 
+// When a whole run moved, no point stands out from the others and none is flagged alone: these
+// lines still name what moved, per dimension and op, with the sizes and the median change.
+std::vector<std::string> moved_ops_lines(const Comparison& c, const std::string& timing) {
+  struct Moved {
+    std::uint64_t smallest = UINT64_MAX, largest = 0;
+    std::vector<double> ratios;
+  };
+  std::map<std::tuple<std::string, std::string>, Moved> by_op;
+  for (const auto& r : c.rows) {
+    if (r.timing != timing || !(r.ratio > 0)) continue;
+    auto& m = by_op[{r.dim, r.op}];
+    m.smallest = std::min(m.smallest, r.bytes);
+    m.largest = std::max(m.largest, r.bytes);
+    m.ratios.push_back(r.ratio);
+  }
+  std::vector<std::string> out;
+  for (auto& [key, m] : by_op) {
+    std::sort(m.ratios.begin(), m.ratios.end());
+    const std::size_t n = m.ratios.size();
+    const double median = n % 2 ? m.ratios[n / 2] : (m.ratios[n / 2 - 1] + m.ratios[n / 2]) / 2;
+    const std::string sizes = m.smallest == m.largest ? format_bytes(m.smallest) : format_bytes(m.smallest) + "-" + format_bytes(m.largest);
+    out.push_back(std::get<0>(key) + " " + std::get<1>(key) + " " + sizes + ": " + percent_change(median) + " (median of " +
+                  std::to_string(n) + " points, " + percent_change(m.ratios.front()) + " to " + percent_change(m.ratios.back()) + ")");
+  }
+  return out;
+}
+
 // How all points moved between the runs: what rerunning one configuration does on this machine,
 // and what a point must stand out from.
 std::vector<std::string> scatter_lines(const Comparison& c) {
@@ -60,6 +89,9 @@ std::vector<std::string> scatter_lines(const Comparison& c) {
       line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
     if (t.verdict == Verdict::improvement) line += ": the whole run is faster";
     out.push_back(line);
+    if (t.verdict != Verdict::unchanged) {
+      for (const auto& l : moved_ops_lines(c, t.timing)) out.push_back(t.timing + ": " + l);
+    }
   }
   return out;
 }
