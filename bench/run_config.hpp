@@ -30,8 +30,8 @@ struct RunConfig {
   bool nic_counters = true;                     // read every host's NIC counters around every point (nic_counter_sampler.hpp)
   std::string counter_root;                     // the folder the counters are read under ("/" on a live host)
   std::vector<std::string> test_counter_roots;  // test only (MESHBENCH_TEST_COUNTER_ROOTS): roots read in turn
-  bool host_copies = false;     // measure each slot's host<->GPU copy bandwidth before the points
-  double gpu_sample_ms = 100;   // NVML readings of each rank's GPU during every point; 0: none
+  bool host_copies = false;                     // measure each slot's host<->GPU copy bandwidth before the points
+  double gpu_sample_ms = 100;                   // NVML readings of each rank's GPU during every point; 0: none
   RunOptions run;
   std::string output() const { return resume.empty() ? out : resume; }
 };

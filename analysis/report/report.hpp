@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
-#include "analysis/report/placement.hpp"
-#include "analysis/report/nic_traffic.hpp"
 #include "analysis/report/gpu_health_report.hpp"
 #include "analysis/report/io_section.hpp"
+#include "analysis/report/nic_traffic.hpp"
+#include "analysis/report/placement.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
 #include "analysis/report/ranking.hpp"
 #include "analysis/report/report_apply.hpp"

@@ -155,7 +155,8 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   }
   // meshbench io: the method in op, the phase in timing, the shard per rank in bytes.
   for (const auto& s : r.io) {
-    const std::string bytes = std::to_string(s.shard_bytes), detail = s.folder + " (" + s.filesystem + "), " + std::to_string(s.ranks) + " ranks, " + s.at;
+    const std::string bytes = std::to_string(s.shard_bytes),
+                      detail = s.folder + " (" + s.filesystem + "), " + std::to_string(s.ranks) + " ranks, " + s.at;
     csv.row({"io", "", "", "", s.method, s.phase, "", bytes, "gbps_median", number(s.median_gbps), detail});
     csv.row({"io", "", "", "", s.method, s.phase, "", bytes, "slowest_host_gbps", number(s.slowest_gbps), s.slowest_host});
     if (s.phase == "read") csv.row({"io", "", "", "", s.method, s.phase, "", bytes, "wrong_words", std::to_string(s.wrong), detail});
