@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/regression_stats.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
 #include "common/sizes.hpp"
@@ -64,7 +65,7 @@ std::vector<std::string> moved_ops_lines(const Comparison& c, const std::string&
   for (auto& [key, m] : by_op) {
     std::sort(m.ratios.begin(), m.ratios.end());
     const std::size_t n = m.ratios.size();
-    const double median = n % 2 ? m.ratios[n / 2] : (m.ratios[n / 2 - 1] + m.ratios[n / 2]) / 2;
+    const double median = median_of(m.ratios);
     const std::string sizes = m.smallest == m.largest ? format_bytes(m.smallest) : format_bytes(m.smallest) + "-" + format_bytes(m.largest);
     out.push_back(std::get<0>(key) + " " + std::get<1>(key) + " " + sizes + ": " + percent_change(median) + " (median of " +
                   std::to_string(n) + " points, " + percent_change(m.ratios.front()) + " to " + percent_change(m.ratios.back()) + ")");
