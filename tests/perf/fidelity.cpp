@@ -5,8 +5,12 @@
 // launches (core placement, page layout: here a 0.4 vs 0.64 us bimodality from launch to launch)
 // falls on both alike. The meshbench side is the run's own path: the MPI backend, the shared
 // driver (measure_concurrent, per-iteration timing) and a live watchdog.
-//   mpirun -np 2 --bind-to core build/perf/perf_fidelity [ITERS [ROUNDS [OPS [MIN_BYTES MAX_BYTES]]]]
-//   (defaults 2000, 15, all_reduce,all_to_all,send_recv, 8, 4194304; sizes double from MIN to MAX)
+//   mpirun -np 2 --bind-to core build/perf/perf_fidelity [ITERS [ROUNDS [OPS [MIN_BYTES MAX_BYTES [REFERENCE]]]]]
+//   (defaults 2000, 15, all_reduce,all_to_all,send_recv, 8, 4194304, plain; sizes double from MIN to MAX)
+// REFERENCE `osu` replaces the plain loop by OSU micro-benchmarks 7.4's loop, what differs from
+// it taken over one by one (docs/run.md, "Against OSU's all-to-all"): heap buffers from
+// posix_memalign, MPI_CHAR counts, MPI_Wtime around the op and the barrier after it, the ranks'
+// average per iteration; meshbench then reduces its ranks' times the same way (--rank-time avg).
 #include <mpi.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +80,47 @@ Figures plain_loop(Op op, std::uint64_t bytes, int iters, int rank) {
   return {median(t), *std::min_element(t.begin(), t.end())};
 }
 
+// OSU micro-benchmarks 7.4's collective loop (osu_alltoall.c, osu_allreduce.c): heap buffers,
+// byte counts for all-to-all, MPI_Wtime around the op, a barrier after it; the ranks' average per
+// iteration, as its -z percentiles take it.
+Figures osu_loop(Op op, std::uint64_t bytes, int iters, int rank) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  void* send = nullptr;
+  void* recv = nullptr;
+  if (::posix_memalign(&send, static_cast<std::size_t>(page), bytes) != 0 ||
+      ::posix_memalign(&recv, static_cast<std::size_t>(page), bytes) != 0)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  std::memset(send, 1, bytes);
+  std::memset(recv, 0, bytes);
+  const int floats = static_cast<int>(bytes / 4), per_peer_bytes = static_cast<int>(bytes / 2);
+  auto once = [&] {
+    if (op == Op::all_reduce) {
+      MPI_Allreduce(send, recv, floats, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    } else if (op == Op::all_to_all) {
+      MPI_Alltoall(send, per_peer_bytes, MPI_CHAR, recv, per_peer_bytes, MPI_CHAR, MPI_COMM_WORLD);
+    } else {
+      MPI_Request req[2];
+      MPI_Irecv(recv, static_cast<int>(bytes), MPI_CHAR, 1 - rank, 0, MPI_COMM_WORLD, &req[0]);
+      MPI_Isend(send, static_cast<int>(bytes), MPI_CHAR, 1 - rank, 0, MPI_COMM_WORLD, &req[1]);
+      MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    }
+  };
+  for (int i = 0; i < 5; ++i) once();
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> t(static_cast<std::size_t>(iters));
+  for (int i = 0; i < iters; ++i) {
+    const double t0 = MPI_Wtime();
+    once();
+    t[static_cast<std::size_t>(i)] = (MPI_Wtime() - t0) * 1e6;
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  std::free(send);
+  std::free(recv);
+  MPI_Allreduce(MPI_IN_PLACE, t.data(), iters, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (double& x : t) x /= 2;
+  return {median(t), *std::min_element(t.begin(), t.end())};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,9 +143,13 @@ int main(int argc, char** argv) {
   }
   const std::uint64_t min_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 8;
   const std::uint64_t max_bytes = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : (4U << 20U);
-  if (iters <= 0 || rounds <= 0 || unknown_op || ops.empty() || min_bytes < 8 || max_bytes < min_bytes) {
+  const std::string reference = argc > 6 ? argv[6] : "plain";
+  if (iters <= 0 || rounds <= 0 || unknown_op || ops.empty() || min_bytes < 8 || max_bytes < min_bytes ||
+      (reference != "plain" && reference != "osu")) {
     if (rank == 0)
-      std::fprintf(stderr, "perf_fidelity: expected ITERS>0 ROUNDS>0 OPS (all_reduce,all_to_all,send_recv) 8<=MIN_BYTES<=MAX_BYTES\n");
+      std::fprintf(stderr,
+                   "perf_fidelity: expected ITERS>0 ROUNDS>0 OPS (all_reduce,all_to_all,send_recv) 8<=MIN_BYTES<=MAX_BYTES "
+                   "[plain|osu]\n");
     MPI_Finalize();
     return 2;
   }
@@ -129,6 +179,9 @@ int main(int argc, char** argv) {
   policy.min_iters = policy.max_iters = iters;
   policy.budget_s = 1e9;
   policy.precision = 1e-9;
+  const bool osu = reference == "osu";
+  if (osu) policy.rank_time = mb::RankTime::avg;
+  const auto reference_loop = osu ? osu_loop : plain_loop;
 
   // Medians are what the fidelity target is about. The best iteration is printed too: across a
   // shaped TCP link the per-round medians flip between link states that both harnesses see
@@ -137,7 +190,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%-12s %9s %11s %14s %7s %11s %14s %7s   (medians over %d interleaved rounds of %d iterations, ratio: median of the rounds' "
         "ratios; best iteration)\n",
-        "op", "size", "plain(us)", "meshbench(us)", "ratio", "plain_best", "meshbench_best", "ratio", rounds, iters);
+        "op", "size", osu ? "osu(us)" : "plain(us)", "meshbench(us)", "ratio", osu ? "osu_best" : "plain_best", "meshbench_best", "ratio",
+        rounds, iters);
   }
   double worst = 0;
   for (Op op : ops) {
@@ -147,7 +201,7 @@ int main(int argc, char** argv) {
     for (int more = 1; more != 0;) {
       const int n = std::min(iters, 200);
       policy.min_iters = policy.max_iters = n;
-      plain_loop(op, min_bytes, n, rank);
+      reference_loop(op, min_bytes, n, rank);
       mb::measure_concurrent(ctx, mb::op_layout(op, min_bytes, rank, 2), mb::Timing::per_iteration, policy, false, false);
       more = std::chrono::steady_clock::now() - warm_start < std::chrono::seconds(1) ? 1 : 0;
       MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -161,7 +215,7 @@ int main(int argc, char** argv) {
       policy.min_iters = policy.max_iters = n;
       for (int r = 0; r < rounds; ++r) {
         auto run_plain = [&] {
-          const Figures f = plain_loop(op, bytes, n, rank);
+          const Figures f = reference_loop(op, bytes, n, rank);
           plain.push_back(f.median);
           plain_best = std::min(plain_best, f.min);
         };
