@@ -61,9 +61,23 @@ struct UnitFinding {
   double df = 0;           // degrees of freedom of sigma (Student t tail; 0: taken as known)
   double z = 0;            // effect / noise
   double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
+  // The smallest slowdown (log) this unit would be called regressed for if it moved alone: the
+  // threshold, or where its p-value reaches the first Benjamini–Hochberg step of its level
+  // (alpha / units), whichever is larger; +inf when no slowdown could reach it. Measured effects
+  // scatter around the true one by `noise`, so a true slowdown of detectable + 1.645 · noise is
+  // called 95% of the time. It tells a user whether the baseline set can see what they look for.
+  double detectable = 0;
   int runs_slower = 0;  // new runs in which it regressed on its own (--confirm)
   SetVerdict verdict = SetVerdict::unchanged;
   bool unconfirmed = false;  // regressed, but not in two new runs (--confirm)
+};
+
+// How small a slowdown one level of a comparison can see: over its units, the median of
+// UnitFinding::detectable and of detectable + 1.645 · noise (called 95% of the time). Logs;
+// +inf when most units could not be called at all.
+struct LevelReach {
+  int units = 0;
+  double called = 0, found_95 = 0;
 };
 
 struct BaselineSetResult {
@@ -73,6 +87,7 @@ struct BaselineSetResult {
   double level_alpha = 0;             // the false-discovery rate each level was judged at
   int count(UnitKind kind, SetVerdict v) const;
   bool regressed() const;  // any point or family regressed
+  LevelReach reach(UnitKind kind) const;
 };
 
 // Judges every point and family. Needs at least two baseline runs, or one with rounds;

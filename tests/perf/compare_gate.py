@@ -90,6 +90,7 @@ def main():
         by_state["set_aside"] += int(bool(data.get("set_aside")))
 
     whole_run_named = 0
+    reach = {}  # level -> [(called_ratio, found_95_ratio)] over the honest comparisons (None: never)
     for i, new in enumerate(honest):
         others = [h for h in honest if h != new]
         with h5py.File(new, "r") as f:
@@ -100,6 +101,8 @@ def main():
             code, data = compare(a, base, new)
             note_state(data)
             outcomes["honest"].append(code)
+            for level, r in data.get("detectable", {}).items():
+                reach.setdefault(level, []).append((r["called_ratio"], r["found_95_ratio"]))
             # Plants: a copy of the new run (no added noise) with one change each.
             nbytes = rng.choice(big)
             op = rng.choice(sorted({r["op"].decode() for r in m if int(r["bytes"]) == nbytes}))
@@ -146,6 +149,16 @@ def main():
     if tcp:
         rows = outcomes["tcp"]
         print(f"| shared memory -> TCP (whole run, change named) | {len(rows)} | {sum(c == 1 for c, _ in rows)} | {whole_run_named} |")
+    if reach:
+        def med(values):
+            v = sorted(float("inf") if x is None else x for x in values)
+            m = v[len(v) // 2]
+            return "never" if m == float("inf") else f"+{(m - 1) * 100:.1f}%"
+        print("\nwhat the baseline sets can detect (compare's `detectable`, median over the honest comparisons):\n")
+        print("| level | called from | found 95% from |")
+        print("| --- | ---: | ---: |")
+        for level, rows in reach.items():
+            print(f"| {level} | {med(c for c, _ in rows)} | {med(f for _, f in rows)} |")
     states = []
     for path in honest + tcp:
         with h5py.File(path, "r") as f:
@@ -160,7 +173,7 @@ def main():
           f"{by_state['differs']} of {by_state['compared']}; with baselines set aside: {by_state['set_aside']}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes}, f, indent=1)
+            json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes, "reach": reach}, f, indent=1)
 
 
 if __name__ == "__main__":

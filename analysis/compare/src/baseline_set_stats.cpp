@@ -67,6 +67,21 @@ SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
   return u.noise > floor ? SetVerdict::inconclusive : SetVerdict::unchanged;
 }
 
+// The smallest effect above `floor` whose p-value (decreasing in the effect) is at most `alpha`,
+// by bisection on the log scale; +inf when even a 1000-fold slowdown is not.
+template <class PValue>
+double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
+  constexpr double kLargest = 6.907755278982137;  // log(1000)
+  if (p_value(floor) <= alpha) return floor;
+  if (p_value(kLargest) > alpha) return INFINITY;
+  double low = floor, high = kLargest;
+  for (int i = 0; i < 60 && high - low > 1e-6; ++i) {
+    const double mid = 0.5 * (low + high);
+    (p_value(mid) <= alpha ? high : low) = mid;
+  }
+  return high;
+}
+
 // Judges the units of one kind: pooled noise, shrinkage, tail, p-values, BH, verdicts.
 void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
                 double& tail_nu) {
@@ -152,6 +167,8 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     f.p_faster = p_of(f.effect_fast, f.sigma, combined_factor, f.df, -1);
     ps.push_back(f.p_slower);
     pf.push_back(f.p_faster);
+    f.detectable = detectable_slowdown([&](double e) { return p_of(e, f.sigma, combined_factor, f.df, 1); }, floor,
+                                       o.alpha / static_cast<double>(units.size()));
   }
   const auto qs = benjamini_hochberg(ps), qf = benjamini_hochberg(pf);
   for (std::size_t u = 0; u < units.size(); ++u) {
@@ -233,6 +250,24 @@ int BaselineSetResult::count(UnitKind kind, SetVerdict v) const {
 bool BaselineSetResult::regressed() const {
   const auto bad = [](const UnitFinding& u) { return u.verdict == SetVerdict::regressed; };
   return std::any_of(points.begin(), points.end(), bad) || std::any_of(families.begin(), families.end(), bad);
+}
+
+LevelReach BaselineSetResult::reach(UnitKind kind) const {
+  std::vector<double> called, found;
+  for (const auto* list : {&points, &families}) {
+    for (const auto& u : *list) {
+      if (u.kind != kind) continue;
+      called.push_back(u.detectable);
+      found.push_back(u.detectable + 1.6448536269514722 * u.noise);
+    }
+  }
+  LevelReach r;
+  r.units = static_cast<int>(called.size());
+  if (called.empty()) return r;
+  // median_of averages the middle two: with an infinite one the average is infinite, as it should be.
+  r.called = median_of(called);
+  r.found_95 = median_of(found);
+  return r;
 }
 
 BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {

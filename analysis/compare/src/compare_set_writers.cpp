@@ -41,8 +41,12 @@ ordered_json evidence_json(const UnitFinding& u) {
           {"q_slower", u.q_slower},
           {"p_faster", u.p_faster},
           {"q_faster", u.q_faster},
-          {"new_runs_slower", u.runs_slower}};
+          {"new_runs_slower", u.runs_slower},
+          {"detectable_ratio", std::isfinite(u.detectable) ? ordered_json(std::exp(u.detectable)) : ordered_json(nullptr)}};
 }
+
+// A ratio for the reach table, or "never" for an infinite log.
+std::string reach_text(double log_ratio) { return std::isfinite(log_ratio) ? pct(log_ratio) : std::string("never"); }
 
 ordered_json side_json(const RunSide& s) {
   return {{"path", s.path},       {"started_at", s.started_at}, {"status", s.status},
@@ -94,6 +98,18 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
          " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
          "the noise itself exceeds the threshold" +
          std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
+
+  s.heading("what this set can detect");
+  s.line(
+      "the smallest slowdown called a regression if it came alone (median over the level's units), and the size found 95% of the "
+      "time; a target below these needs more baseline runs, more rounds or a quieter machine (docs/report.md, \"What a set can "
+      "detect\")");
+  Table reach({"level", ">units", ">called from", ">found 95% from"});
+  for (auto kind : {UnitKind::point, UnitKind::op_size, UnitKind::collective, UnitKind::dimension, UnitKind::run}) {
+    const auto r = c.result.reach(kind);
+    if (r.units > 0) reach.add({to_string(kind), std::to_string(r.units), reach_text(r.called), reach_text(r.found_95)});
+  }
+  s.table(reach);
 
   Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
   for (std::size_t f = 0; f < c.families.size(); ++f) {
@@ -196,6 +212,14 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   }
   j["counts"] = counts;
   detail::add_provenance_changes(j, c.changes, c.hidden_changes);
+  j["detectable"] = ordered_json::object();
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const auto r = c.result.reach(static_cast<UnitKind>(k));
+    if (r.units == 0) continue;
+    const auto ratio = [](double x) { return std::isfinite(x) ? ordered_json(std::exp(x)) : ordered_json(nullptr); };
+    j["detectable"][to_string(static_cast<UnitKind>(k))] = {
+        {"units", r.units}, {"called_ratio", ratio(r.called)}, {"found_95_ratio", ratio(r.found_95)}};
+  }
   j["tail_nu"] = ordered_json::object();
   for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
   j["families"] = ordered_json::array();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/compare/baseline_set_stats.hpp"
+#include "analysis/compare/regression_stats.hpp"
 
 namespace meshbench::analysis {
 namespace {
@@ -261,6 +262,91 @@ TEST(BaselineSetStats, RoundsSupplyTheNoiseOfASingleBaseline) {
   const auto q = judge_baseline_set(same, {});
   EXPECT_EQ(q.count(UnitKind::point, SetVerdict::regressed), 0);  // 6% against 3% noise per point: not beyond it
   EXPECT_EQ(run_finding(q).verdict, SetVerdict::regressed);       // but the run's 60 points together are
+}
+
+// The baselines' median per point: a new run that sits exactly at their centre.
+std::vector<double> centre_of(const BaselineSetInput& in) {
+  std::vector<double> out;
+  for (std::size_t p = 0; p < kPoints; ++p) {
+    std::vector<double> v;
+    for (const auto& run : in.base) v.push_back(run[p]);
+    out.push_back(median_of(v));
+  }
+  return out;
+}
+
+TEST(BaselineSetStats, DetectableIsWhereAPointAloneTurnsRegressed) {
+  // For several baseline sets and points: a lone slowdown 1% above the point's `detectable` is
+  // called a regression, 1% below it is not (the reach the output promises is the verdict's).
+  int checked = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    Synth s(6000 + seed);
+    s.point_sd = 0.02;
+    auto in = input(s, 4, {});
+    const auto centre = centre_of(in);
+    in.next = {centre};
+    const auto honest = judge_baseline_set(in, {});
+    for (std::size_t planted : {point_of(0, 0, 0, 0), point_of(1, 1, 2, 4), point_of(0, 1, 1, 3)}) {
+      const double d = honest.points[planted].detectable;
+      ASSERT_TRUE(std::isfinite(d)) << seed;
+      EXPECT_GE(d, std::log1p(SetOptions{}.threshold) - 1e-12);
+      const double e0 = honest.points[planted].effect;
+      for (double margin : {+0.01, -0.01}) {
+        auto next = centre;
+        next[planted] += d + margin - e0;
+        in.next = {next};
+        const auto r = judge_baseline_set(in, {});
+        EXPECT_EQ(r.points[planted].verdict == SetVerdict::regressed, margin > 0) << seed << " point " << planted << " margin " << margin;
+        EXPECT_NEAR(r.points[planted].detectable, d, 1e-3);  // the reach depends on the baselines, not on the new run
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 18);
+}
+
+TEST(BaselineSetStats, AWholeRunSlowdownOfTheFound95SizeIsFoundNineteenTimesInTwenty) {
+  // The reach is a power statement: planting exactly the "found 95%" uniform slowdown into fresh
+  // new runs must find it about 95% of the time, and the "called from" size about half the time
+  // (normal synthetic noise, seeded): too small a reach would fail the first, too large the second.
+  int found = 0, found_at_called = 0;
+  constexpr int kTrials = 80;
+  for (std::uint64_t seed = 1; seed <= kTrials; ++seed) {
+    Synth s(7000 + seed);
+    s.run_sd = 0.03;
+    auto in = input(s, 5, {});
+    in.next = {s.run()};
+    const auto reach = judge_baseline_set(in, {}).reach(UnitKind::run);
+    ASSERT_EQ(reach.units, 1);
+    ASSERT_TRUE(std::isfinite(reach.found_95));
+    EXPECT_GT(reach.found_95, reach.called);
+    in.next = {s.run(std::exp(reach.found_95))};
+    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++found;
+    in.next = {s.run(std::exp(reach.called))};
+    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++found_at_called;
+  }
+  RecordProperty("found", found);
+  RecordProperty("found_at_called", found_at_called);
+  EXPECT_GE(found, 68) << found;  // 95% of 80 is 76; 68 is 4 binomial sd below
+  EXPECT_GE(found_at_called, 24) << found_at_called;  // half of 80 is 40, binomial sd 4.5
+  EXPECT_LE(found_at_called, 56) << found_at_called;
+}
+
+TEST(BaselineSetStats, ReachGrowsWithTheBaselinesNoise) {
+  Synth quiet(11), noisy(11);
+  noisy.point_sd = 0.12;
+  noisy.run_sd = 0.08;
+  auto a = input(quiet, 3, {});
+  a.next = {quiet.run()};
+  auto b = input(noisy, 3, {});
+  b.next = {noisy.run()};
+  const auto ra = judge_baseline_set(a, {}), rb = judge_baseline_set(b, {});
+  for (auto kind : {UnitKind::point, UnitKind::op_size, UnitKind::run}) {
+    EXPECT_LT(ra.reach(kind).called, rb.reach(kind).called) << to_string(kind);
+    EXPECT_LT(ra.reach(kind).found_95, rb.reach(kind).found_95) << to_string(kind);
+  }
+  EXPECT_EQ(ra.reach(UnitKind::point).units, static_cast<int>(kPoints));
+  EXPECT_EQ(ra.reach(UnitKind::op_size).units, kOps * kSizes);
 }
 
 }  // namespace
