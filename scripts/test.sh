@@ -4,7 +4,8 @@
 #   scripts/test.sh --sanitize [ctest args]   AddressSanitizer + UndefinedBehaviorSanitizer build in
 #                                             build-asan/ (default: every unit and integration test)
 #   scripts/test.sh --tsan [ctest args]       ThreadSanitizer build in build-tsan/ (default: the
-#                                             tests that run the watchdog's and the run's threads)
+#                                             tests that run the watchdog's, the GPU sampler's
+#                                             and the planner's threads)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode=""
@@ -25,21 +26,14 @@ if [[ -n $mode ]]; then
   # Before the build: test discovery runs the test binaries.
   # shellcheck source=tests/sanitizers/env.sh
   source "$root/tests/sanitizers/env.sh"
-  # The watchdog's thread lives in `meshbench run` (integration.run.*, the fidelity benchmark's
-  # driver); the unit tests of bench cover the code it shares with the main thread.
-  [[ $mode == asan ]] || default_args=(-R '^(integration\.run\.|bench\.)')
+  # The run's threads: the watchdog's (integration.run.*, and the bench unit tests for the code
+  # it shares with the main thread), the GPU health sampler's (integration.gpu_health.*, the
+  # nvml unit tests against the stand-in library) and the planner's concurrent scoring.
+  [[ $mode == asan ]] || default_args=(-R '^(integration\.run\.|integration\.gpu_health\.|bench\.|nvml\.|mapping\.ConcurrentScore\.)')
 fi
 meshbench_build "$root"
 build="${MESHBENCH_BUILD_DIR:-$root/build}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$build"
-if [[ $mode == asan && $# -eq 0 ]]; then
-  # Two passes: the unit tests with LeakSanitizer, the integration tests without it (its
-  # exit-time tracer crashes in `meshbench run`'s ranks; tests/sanitizers/env.sh).
-  status=0
-  ctest --output-on-failure --timeout 900 -L unit || status=$?
-  MESHBENCH_DETECT_LEAKS=0 bash -c "source '$root/tests/sanitizers/env.sh' && exec ctest --output-on-failure --timeout 900 -L integration -LE unit" || status=$?
-  exit "$status"
-fi
 [[ $# -gt 0 ]] || set -- "${default_args[@]}"
 ctest --output-on-failure --timeout 900 "$@"

@@ -26,14 +26,25 @@ Launch Launch::of_world(const char* command) {
   return at;
 }
 
+void FailureSink::set(ResultsFileReporter* file) {
+  const std::lock_guard lock(mutex_);
+  file_ = file;
+}
+
+void FailureSink::with_file(const std::function<void(ResultsFileReporter&)>& use) {
+  const std::lock_guard lock(mutex_);
+  if (file_ != nullptr) use(*file_);
+}
+
 Watchdog::FailureHandler record_failures_in(FailureSink& sink) {
   return [&sink](const std::string& message, bool interrupted) {
-    if (sink.file == nullptr) return;
-    if (interrupted) {
-      sink.file->hold();  // a kill follows within a second: leave the file as it is, closed
-    } else {
-      sink.file->record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
-    }
+    sink.with_file([&](ResultsFileReporter& file) {
+      if (interrupted) {
+        file.hold();  // a kill follows within a second: leave the file as it is, closed
+      } else {
+        file.record_failure({results::utc_now_iso8601(), "", "", "", 0, message});
+      }
+    });
   };
 }
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,9 +53,29 @@ std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, c
 results::RunHeader make_header(const std::string& command_line, const RunOptions& options, const RunMappings& plan,
                                const topology::ClusterTopology& topo, const std::vector<std::string>& hosts, const Backend& backend);
 
-// The results file a watchdog failure is recorded in: whichever file is being written.
-struct FailureSink {
-  ResultsFileReporter* file = nullptr;
+// The results file a watchdog failure is recorded in: whichever file is being written. The main
+// thread attaches and detaches it while the watchdog's thread may be using it (a hang, a
+// signal): the lock keeps a file from being detached, and then destroyed, in the middle.
+class FailureSink {
+ public:
+  // Attached for the lifetime of the scope: declare it after the file, so it detaches first.
+  class Attached {
+   public:
+    Attached(FailureSink& sink, ResultsFileReporter* file) : sink_(sink) { sink_.set(file); }
+    ~Attached() { sink_.set(nullptr); }
+    Attached(const Attached&) = delete;
+    Attached& operator=(const Attached&) = delete;
+
+   private:
+    FailureSink& sink_;
+  };
+  // Runs `use` on the attached file, if any, with the file kept attached meanwhile.
+  void with_file(const std::function<void(ResultsFileReporter&)>& use);
+
+ private:
+  void set(ResultsFileReporter* file);
+  std::mutex mutex_;
+  ResultsFileReporter* file_ = nullptr;
 };
 // What the watchdog does on rank 0 before the run ends: record the failure in the sink's file,
 // or, when the launcher is ending the job, only wait until no append is in flight.

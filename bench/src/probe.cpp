@@ -139,11 +139,12 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
                                                  together.count_points(unshared) + alone_too.count_points(shared), start);
       reporters.add(file.get());
       reporters.add(progress.get());
-      sink.file = file.get();
     }
-    if (!unshared.empty()) measure_points(together, unshared, at, watchdog, file.get(), hosts);
-    if (!shared.empty()) measure_points(alone_too, shared, at, watchdog, file.get(), hosts);
-    sink.file = nullptr;
+    {
+      const FailureSink::Attached attached(sink, file.get());
+      if (!unshared.empty()) measure_points(together, unshared, at, watchdog, file.get(), hosts);
+      if (!shared.empty()) measure_points(alone_too, shared, at, watchdog, file.get(), hosts);
+    }
     if (at.rank == 0) {
       progress->finish();
       result.points += progress->done();

@@ -397,9 +397,9 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
   RunReporters reporters;
   if (at.rank == 0) {
     reporters.attach(*writer);
-    sink.file = reporters.file.get();
     if (plan->calibration) writer->record_calibration(mapping::to_json(*plan->calibration).dump());
   }
+  const FailureSink::Attached attached(sink, reporters.file.get());
   if (!watchdog) watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
   Runner runner(at.world, backend, options, slot_of_rank, watchdog.get(), at.rank == 0 ? &reporters.all : nullptr);
   runner.skip(*completed);
