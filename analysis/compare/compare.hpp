@@ -114,8 +114,9 @@ struct Comparison {
 
 // What a results file says about the run that wrote it.
 RunSide run_side(const results::ResultsFile& file);
-// The run's machine state: the median core-to-core round trip of its kept visits
-// (/state_probes); 0 when it was not probed.
+// The run's machine state: the upper quartile (nearest rank) of the core-to-core round trips of
+// its kept visits (/state_probes), so a run with more than a quarter of its points measured in
+// the far state counts as far; 0 when it was not probed.
 double core_to_core_ns(const results::ResultsFile& file);
 
 // Two runs' machine states differ when one's core-to-core round trip is more than this many

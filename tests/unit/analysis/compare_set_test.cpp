@@ -64,6 +64,31 @@ TEST(CompareSetMachineState, BaselinesInAnotherStateAreSetAsideWhileTwoRemain) {
   EXPECT_FALSE(machine_states_differ(0, 330));
 }
 
+TEST(CompareSetMachineState, ARunWithAQuarterOfItsVisitsFarCountsAsFar) {
+  // A run's state is the upper quartile of its kept readings: 8 visits, k of them far.
+  testing::ScratchDir dir;
+  const auto with_far = [&](int far) {
+    auto f = make_run(0);
+    int i = 0;
+    for (auto& p : f.points()) {
+      const auto& r = p.row;
+      p.states.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, 0, 1, i++ < far ? 320.0 : 80.0, 1.0, true});
+    }
+    return f;
+  };
+  const auto points = static_cast<int>(make_run(0).points().size());
+  ASSERT_GE(points, 4);
+  const int quarter = points / 4;
+  const auto ns_of = [&](int far) {
+    const auto name = "far" + std::to_string(far) + ".h5";
+    return core_to_core_ns(results::ResultsFile::open(with_far(far).write(dir / name)));
+  };
+  EXPECT_DOUBLE_EQ(ns_of(0), 80.0);
+  EXPECT_DOUBLE_EQ(ns_of(quarter), 80.0);      // a quarter far: still near
+  EXPECT_DOUBLE_EQ(ns_of(points / 2), 320.0);  // half far: the median would still read near
+  EXPECT_DOUBLE_EQ(ns_of(points), 320.0);
+}
+
 TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegression) {
   testing::ScratchDir dir;
   // Two baselines in the fast state and one slow run in the slow state; an honest new run in
