@@ -2,6 +2,7 @@
 // The input holds the files, separated by NUL bytes: first proc/net/dev's table, then counter
 // files as NAME=TEXT, NAME an RDMA port's hw_counters/ file or counters/NAME. Two readings of
 // the same files then grow by zero, as a point that moved nothing would.
+#include <algorithm>
 #include <map>
 #include <string>
 
