@@ -20,8 +20,8 @@ TEST(CrashGuard, ToldWhetherTheChildDied) {
 TEST(CrashGuard, AChildThatLoopsPastItsCpuTimeIsDead) {
   EXPECT_FALSE(survives_in_child(
       [] {
-        for (volatile unsigned long i = 0;; i = i + 1) {
-        }
+        volatile unsigned long spins = 0;
+        for (;;) spins = spins + 1;
       },
       1));
   EXPECT_TRUE(survives_in_child([] {}, 1));
