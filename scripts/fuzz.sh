@@ -43,11 +43,6 @@ status=0
 # The targets that read a path write each input to a temporary file: keep it in memory.
 if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0"
-# The targets that read each input in a forked child first (hwloc_xml, results_h5): with
-# AddressSanitizer's default quarantine of 256 MB this process's quarantine kept growing past it
-# (2 GB quarantined, 28 MB live, after 1,509 results_h5 inputs); with 8 MB it stays flat
-# (docs/reliability.md, "Fuzzing").
-if [ "$target" = results_h5 ] || [ "$target" = hwloc_xml ]; then export ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=8}"; fi
 "$build/fuzz/fuzz_$target" "$corpus" "$root/tests/fuzz/corpus/$target" -max_total_time="$seconds" -runs="$runs" \
   -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" "$@" >"$log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))
