@@ -1,5 +1,6 @@
 #pragma once
 // Text helpers every module uses.
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,16 @@ template <typename Range>
 std::string join(const Range& items, std::string_view sep) {
   return join(
       items, sep, [](const auto& item) -> const auto& { return item; });
+}
+
+// `text` with every control character (a line break, a NUL) shown as '?': for error messages that
+// quote a file, which must stay one line (docs/reliability.md, "Fuzzing").
+inline std::string one_line(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
+  }
+  return out;
 }
 
 }  // namespace meshbench

@@ -9,7 +9,7 @@
 # size and findings; exit 1 on a finding.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-targets="nccl_xml hwloc_xml topology_json workload_json plan_json cost_model_json env_file nccl_log log_merge results_h5 nccl_tests_log osu_log"
+targets="nccl_xml hwloc_xml topology_json workload_json plan_json cost_model_json env_file nccl_log log_merge results_h5 nccl_tests_log osu_log nic_counters"
 if [ $# -lt 2 ] || ! [[ " $targets " == *" $1 "* ]] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh TARGET SECONDS [RUNS] [libFuzzer flags]; targets: $targets" >&2
   exit 2

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::bench {
 
@@ -85,8 +86,11 @@ void apply(NicReading& r, const std::string& folder, const RdmaName (&names)[N],
     if (it == files.end()) continue;
     std::int64_t v = 0;
     if (!parse_u64(it->second, v))
-      throw InputError(r.nic + ": " + folder + "/" + n.file + " is not a counter ('" + std::string(trim(it->second).substr(0, 40)) +
-                       "'); point --counter-root at a folder holding sys/class/infiniband");
+      throw InputError(one_line(r.nic + ": " + folder + "/" + n.file + " is not a counter ('" +
+                                std::string(trim(it->second).substr(0, 40)) +
+                                "'); point --counter-root at a folder holding sys/class/infiniband"));
+    // Words past 2^63 bytes are as good as wrapped, like a counter past 2^63.
+    if (v > INT64_MAX / n.scale) v = -1;
     auto& slot = r.values[results::index_of(n.counter)];
     if (slot < 0) slot = v < 0 ? -1 : v * n.scale;  // the first source that has it wins
   }

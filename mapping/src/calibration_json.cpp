@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "mapping/calibration.hpp"
 
 namespace meshbench::mapping {
@@ -34,7 +35,9 @@ class Reader {
  public:
   explicit Reader(std::string where) : where_(std::move(where)) {}
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw InputError("calibration " + where_ + ": '" + path + "' " + what + "; re-run meshbench calibrate (format: docs/mapping.md)");
+    // `path` holds the file's keys, which may hold line breaks (found by fuzzing): one line still.
+    throw InputError(
+        one_line("calibration " + where_ + ": '" + path + "' " + what + "; re-run meshbench calibrate (format: docs/mapping.md)"));
   }
   // An object with exactly these keys.
   const json& object(const json& j, const std::string& path, std::initializer_list<const char*> keys) const {

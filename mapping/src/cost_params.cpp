@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "json_file.hpp"
 
 namespace meshbench::mapping {
@@ -49,7 +50,10 @@ CostParams default_cost_params(const topology::ClusterTopology& topo) {
 }
 
 void apply_cost_overrides(CostParams& p, const json& j, const std::string& where) {
-  auto fail = [&where](const std::string& what) { throw InputError("cost model " + where + ": " + what + "; see docs/mapping.md"); };
+  // `what` quotes the file's keys, which may hold line breaks: one line still.
+  auto fail = [&where](const std::string& what) {
+    throw InputError(one_line("cost model " + where + ": " + what + "; see docs/mapping.md"));
+  };
   if (!j.is_object()) fail("must be a JSON object");
   for (const auto& [key, value] : j.items()) {
     if (key == "contention") {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "json_file.hpp"
 #include "workload_formats.hpp"
 
@@ -93,15 +94,6 @@ WorkloadFile read(const std::string& path, bool inside_overlay) {
   detail::apply_workload_keys(f.workload, j, where, false);
   detail::check_top_k(f.workload, where);
   return f;
-}
-
-// A message quotes the file (a key, a value, the YAML parser's view of a character), which may
-// hold line breaks or other control characters: shown as '?', the message stays one line.
-std::string one_line(std::string message) {
-  for (char& c : message) {
-    if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
-  }
-  return message;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "results/src/tables.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace meshbench::results::tables {
@@ -319,6 +320,14 @@ std::string digest_hex(std::uint64_t digest) {
   return buf;
 }
 
-std::uint64_t parse_digest_hex(const std::string& hex) { return std::stoull(hex, nullptr, 16); }
+std::uint64_t parse_digest_hex(const std::string& hex) {
+  // What digest_hex writes; anything else is a damaged file (found by fuzzing: stoull threw
+  // invalid_argument for a digest that was no number).
+  std::uint64_t digest = 0;
+  const auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), digest, 16);
+  if (hex.empty() || hex.size() > 16 || ec != std::errc() || end != hex.data() + hex.size())
+    throw h5::Error("a mapping's digest '" + hex.substr(0, 16) + "' is not 16 hex digits");
+  return digest;
+}
 
 }  // namespace meshbench::results::tables

@@ -29,6 +29,7 @@ void log_merge(std::string_view input);        // logs merge FILE (timestamps of
 void results_h5(std::string_view input);       // report/compare FILE.h5, damaged
 void nccl_tests_log(std::string_view input);   // import nccl-tests LOG (text or -J JSON)
 void osu_log(std::string_view input);          // import osu LOG
+void nic_counters(std::string_view input);     // run --counter-root DIR (proc/net/dev, RDMA counter files)
 
 struct Target {
   const char* name;

@@ -18,6 +18,7 @@ const std::vector<Target>& targets() {
       {"results_h5", results_h5},
       {"nccl_tests_log", nccl_tests_log},
       {"osu_log", osu_log},
+      {"nic_counters", nic_counters},
   };
   return all;
 }

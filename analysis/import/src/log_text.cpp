@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis::detail {
 
@@ -15,11 +16,7 @@ void refuse(const std::string& path, int line, const std::string& what) {
 
 std::string quoted(std::string_view line) {
   line = trimmed(line);
-  std::string out = line.size() > 60 ? std::string(line.substr(0, 57)) + "..." : std::string(line);
-  for (auto& c : out) {
-    if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
-  }
-  return "'" + out + "'";
+  return "'" + (line.size() > 60 ? one_line(line.substr(0, 57)) + "..." : one_line(line)) + "'";
 }
 
 std::string_view trimmed(std::string_view s) {

@@ -239,7 +239,8 @@ struct Parser {
         } else if (name == "#wrong" || name == "error") {
           if (field == "N/A") continue;
           const auto x = to_double(field);
-          if (!x || *x < 0)
+          // A count past int64 (found by fuzzing: 5.6e32 cast to an integer) is no count either.
+          if (!x || *x < 0 || (name == "#wrong" && *x >= 9e18))
             refuse(path, line, name + " " + quoted(field) + " is neither a count nor N/A; give the log as nccl-tests printed it");
           // Older versions' error column is the largest error, not a count: any error is at least one wrong element.
           p.wrong = name == "#wrong" ? static_cast<std::int64_t>(*x) : (*x > 0 ? 1 : 0);

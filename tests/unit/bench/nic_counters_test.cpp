@@ -107,6 +107,23 @@ TEST(NicCounters, InfinibandPortDataCountsFourByteWords) {
   EXPECT_EQ(value(r, NicCounter::retrans_packets), -1);
 }
 
+TEST(NicCounters, WordsPastTwoToTheSixtyThreeBytesAreWrapped) {
+  // 2^62 words are 2^64 bytes: unknown (-1), like a counter past 2^63, not a signed overflow.
+  const auto r = parse_rdma_port("mlx5_0:1", {}, {{"port_xmit_data", "4611686018427387904\n"}, {"port_rcv_data", "2305843009213693951"}});
+  EXPECT_EQ(value(r, NicCounter::tx_bytes), -1);
+  EXPECT_EQ(value(r, NicCounter::rx_bytes), 4 * 2305843009213693951);
+}
+
+TEST(NicCounters, ACounterFileWithALineBreakIsRefusedOnOneLine) {
+  try {
+    parse_rdma_port("efa_0:1", {{"tx_bytes", "12\n34\n"}}, {});
+    FAIL() << "two lines were read as a counter";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("('12?34')"), std::string::npos) << e.what();
+  }
+}
+
 TEST(NicCounters, AnEfaTreeGivesItsPortsThenItsInterfaces) {
   const auto all = read_nic_counters(tree("efa/t0"));
   ASSERT_EQ(all.size(), 3U);

@@ -17,6 +17,16 @@ TEST(CrashGuard, ToldWhetherTheChildDied) {
   EXPECT_FALSE(survives_in_child([] { std::_Exit(3); }));
 }
 
+TEST(CrashGuard, AChildThatLoopsPastItsCpuTimeIsDead) {
+  EXPECT_FALSE(survives_in_child(
+      [] {
+        volatile unsigned long spins = 0;
+        for (;;) spins = spins + 1;
+      },
+      1));
+  EXPECT_TRUE(survives_in_child([] {}, 1));
+}
+
 TEST(CrashGuard, TheChildsCrashLeavesThisProcessAsItWas) {
   int value = 1;
   EXPECT_FALSE(survives_in_child([&value] {

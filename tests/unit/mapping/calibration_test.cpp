@@ -219,6 +219,8 @@ TEST(Calibration, MalformedFilesAreRefusedNamingTheFileAndTheKey) {
       {[](nlohmann::json& j) { j["calibration_version"] = 2; }, "has calibration_version 2; this meshbench reads version 1"},
       {[](nlohmann::json& j) { j["calibration_version"] = "1"; }, "'calibration_version' must be an integer"},
       {[](nlohmann::json& j) { j["colour"] = "blue"; }, "'colour' is not a calibration key"},
+      // A key with a line break (found by fuzzing): shown as '?', the refusal stays one line.
+      {[](nlohmann::json& j) { j["created_a\nt"] = "2026"; }, "'created_a?t' is not a calibration key"},
       {[](nlohmann::json& j) { j.erase("sharing"); }, "'sharing' is missing"},
       {[](nlohmann::json& j) { j["links"][0]["link"] = "QPI"; }, "'links[0].link' names no link class: 'QPI'"},
       {[](nlohmann::json& j) { j["links"][1]["family"] = "tree"; }, "'links[1].family' names no op family: 'tree'"},
