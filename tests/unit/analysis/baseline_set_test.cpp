@@ -327,7 +327,7 @@ TEST(BaselineSetStats, AWholeRunSlowdownOfTheFound95SizeIsFoundNineteenTimesInTw
   }
   RecordProperty("found", found);
   RecordProperty("found_at_called", found_at_called);
-  EXPECT_GE(found, 68) << found;  // 95% of 80 is 76; 68 is 4 binomial sd below
+  EXPECT_GE(found, 68) << found;                      // 95% of 80 is 76; 68 is 4 binomial sd below
   EXPECT_GE(found_at_called, 24) << found_at_called;  // half of 80 is 40, binomial sd 4.5
   EXPECT_LE(found_at_called, 56) << found_at_called;
 }
