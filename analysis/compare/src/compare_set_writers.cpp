@@ -19,6 +19,10 @@ using nlohmann::ordered_json;
 
 std::string pct(double log_ratio) { return percent_change(std::exp(log_ratio)); }
 std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
+// A log ratio as a ratio, or null when it is infinite (a slowdown no baseline set could call).
+ordered_json ratio_or_null(double log_ratio) {
+  return std::isfinite(log_ratio) ? ordered_json(std::exp(log_ratio)) : ordered_json(nullptr);
+}
 
 std::string verdict_text(const UnitFinding& u) {
   std::string v = to_string(u.verdict);
@@ -42,7 +46,7 @@ ordered_json evidence_json(const UnitFinding& u) {
           {"p_faster", u.p_faster},
           {"q_faster", u.q_faster},
           {"new_runs_slower", u.runs_slower},
-          {"detectable_ratio", std::isfinite(u.detectable) ? ordered_json(std::exp(u.detectable)) : ordered_json(nullptr)}};
+          {"detectable_ratio", ratio_or_null(u.detectable)}};
 }
 
 // A ratio for the reach table, or "never" for an infinite log.
@@ -216,9 +220,8 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   for (int k = 0; k < kUnitKinds; ++k) {
     const auto r = c.result.reach(static_cast<UnitKind>(k));
     if (r.units == 0) continue;
-    const auto ratio = [](double x) { return std::isfinite(x) ? ordered_json(std::exp(x)) : ordered_json(nullptr); };
     j["detectable"][to_string(static_cast<UnitKind>(k))] = {
-        {"units", r.units}, {"called_ratio", ratio(r.called)}, {"found_95_ratio", ratio(r.found_95)}};
+        {"units", r.units}, {"called_ratio", ratio_or_null(r.called)}, {"found_95_ratio", ratio_or_null(r.found_95)}};
   }
   j["tail_nu"] = ordered_json::object();
   for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
