@@ -43,6 +43,9 @@ status=0
 # The targets that read a path write each input to a temporary file: keep it in memory.
 if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0"
+# An allocation past 1 GiB fails as malloc does (a damaged HDF5 length asks for gigabytes; the
+# results reader's child refuses such a file), instead of libFuzzer calling it an out-of-memory.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_allocation_size_mb=1024:allocator_may_return_null=1"
 "$build/fuzz/fuzz_$target" "$corpus" "$root/tests/fuzz/corpus/$target" -max_total_time="$seconds" -runs="$runs" \
   -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" "$@" >"$log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))

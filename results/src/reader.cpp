@@ -16,6 +16,9 @@ using h5::Handle;
 
 namespace {
 
+// What the reading child may always add to its address space, whatever the file's size.
+constexpr std::size_t kReadingMemoryFloor = std::size_t{1} << 30;
+
 std::vector<std::pair<std::string, std::string>> read_name_values(hid_t parent, const char* name) {
   return tables::read_table<tables::NameValueH5, std::pair<std::string, std::string>>(
       parent, name, tables::name_value_type(), [](const tables::NameValueH5& r) {
@@ -61,18 +64,30 @@ MappingRecord read_mapping(hid_t mappings, int index) {
 ResultsFile ResultsFile::open(const std::string& path, Reading reading) {
   // HDF5 1.10 trusts the lengths a damaged file gives (a global heap object's size went straight
   // into memcpy, found by fuzzing), so the file is read in a child process first; what the child
-  // survives, this process does too. A refusal (InputError) in the child is no death.
+  // survives, this process does too. A refusal (InputError) in the child is passed on as it is,
+  // without reading the file here.
   // HDF5 also loops forever on some damaged files (a global heap, found by fuzzing): the child
   // gets 2 s of CPU time and 1 s more per MB (a damaged seed of 25 KB is read in about 0.05 s
-  // under the sanitizers), then counts as crashed.
+  // under the sanitizers), then counts as crashed. And it sizes a conversion buffer from a
+  // variable-length value's damaged length (1.8 GB for a file of 25 KB, found by fuzzing): the
+  // child may add 1 GiB and 16 times the file's size to its address space, far above what
+  // reading any whole file takes (its tables are stored uncompressed), so this process never
+  // allocates what the child could not.
   std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  const int cpu_seconds = 2 + static_cast<int>(std::min<std::uintmax_t>(ec ? 0 : size / 1'000'000, 86'400));
-  if (!survives_in_child([&path, reading] { (void)read(path, reading); }, cpu_seconds)) {
-    throw InputError("'" + path +
-                     "' is damaged: HDF5 crashed or looped reading it; rerun, or continue it with 'meshbench run --resume' on a copy");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  const std::uintmax_t known = ec ? 0 : size;
+  ChildLimits limits;
+  limits.cpu_seconds = 2 + static_cast<int>(std::min<std::uintmax_t>(known / 1'000'000, 86'400));
+  limits.memory_bytes = kReadingMemoryFloor + static_cast<std::size_t>(std::min<std::uintmax_t>(known, std::uintmax_t{1} << 40)) * 16;
+  const ChildOutcome child = run_in_child([&path, reading] { (void)read(path, reading); }, limits);
+  switch (child.end) {
+    case ChildOutcome::End::returned: return read(path, reading);
+    case ChildOutcome::End::refused: throw InputError(child.message);
+    case ChildOutcome::End::threw:
+    case ChildOutcome::End::died: break;
   }
-  return read(path, reading);
+  throw InputError("'" + path + "' is damaged: HDF5 crashed, looped or needed more than " + std::to_string(limits.memory_bytes >> 20) +
+                   " MiB reading it; rerun, or continue it with 'meshbench run --resume' on a copy");
 }
 
 ResultsFile ResultsFile::open_in_mpi_job(const std::string& path) { return read(path); }
