@@ -123,7 +123,11 @@ results::PointRecord& FixtureFile::add_point(const std::string& mapping, const s
 }
 
 std::string FixtureFile::write(const fs::path& path) const {
-  auto w = results::ResultsWriter::create(path.string(), header_, true);
+  // header_.topology of a copy would still point at the original's topo_ (a dangling pointer once
+  // a loop's fixture is gone: AddressSanitizer's stack-use-after-scope), so it is set here.
+  results::RunHeader header = header_;
+  header.topology = &topo_;
+  auto w = results::ResultsWriter::create(path.string(), header, true);
   if (!calibration_json_.empty()) w.record_calibration(calibration_json_);
   for (const auto& p : points_) w.append(p);
   w.finish("complete", "2026-11-29T10:05:00Z");
