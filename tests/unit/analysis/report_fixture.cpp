@@ -24,7 +24,7 @@ FixtureFile::FixtureFile(topology::ClusterTopology topology) : topo_(std::move(t
   header_.provenance.versions = {{"meshbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};
   header_.provenance.environment = {{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_MCA_orte_hnp_uri", "123.0;tcp://10.0.0.1:4000"}};
   header_.layout = {4, 2, 1, 1, 2, 1, 2, 2, "tp-cp-ep-dp-pp", ""};
-  header_.topology = &topo_;
+  // header_.topology stays null: a copy would keep the original's address. write() sets it.
   header_.topology_json = topology::dump_readable(topology::to_json(topo_));
 }
 
@@ -123,8 +123,8 @@ results::PointRecord& FixtureFile::add_point(const std::string& mapping, const s
 }
 
 std::string FixtureFile::write(const fs::path& path) const {
-  // header_.topology of a copy would still point at the original's topo_ (a dangling pointer once
-  // a loop's fixture is gone: AddressSanitizer's stack-use-after-scope), so it is set here.
+  // Set here, not kept: a copy's pointer would name the original's topo_, gone once a loop's
+  // fixture is (AddressSanitizer's stack-use-after-scope).
   results::RunHeader header = header_;
   header.topology = &topo_;
   auto w = results::ResultsWriter::create(path.string(), header, true);

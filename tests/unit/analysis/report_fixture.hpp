@@ -46,7 +46,6 @@ class FixtureFile {
   // Writes the file; returns its path.
   std::string write(const std::filesystem::path& path) const;
 
-  const results::RunHeader& header() const { return header_; }
   std::vector<results::PointRecord>& points() { return points_; }
 
  private:
