@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "common/error.hpp"
 
@@ -82,6 +86,37 @@ T get(const json& j, const char* key, const std::string& where) {
   } catch (const json::exception& e) {
     throw InputError("topology JSON: " + where + " \"" + key + "\" has the wrong type (" + e.what() + ")");
   }
+}
+
+// An integer field. nlohmann casts whatever number it holds: a float past INT_MAX (1e113 parses
+// as one) is undefined behaviour and an unsigned past it wraps, so both are refused here.
+int whole_number(const json& v, const std::string& what) {
+  constexpr auto lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+                    : v.is_number_integer() ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
+                                            : false;
+  if (!fits) {
+    throw InputError("topology JSON: " + what + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
+int whole_number(const json& j, const char* key, const std::string& where) {
+  return whole_number(need(j, key, where), where + " \"" + key + "\"");
+}
+
+int whole_number_or(const json& j, const char* key, int fallback, const std::string& where) {
+  const auto it = j.find(key);
+  return it == j.end() ? fallback : whole_number(*it, where + " \"" + key + "\"");
+}
+
+std::vector<int> whole_numbers_or_empty(const json& j, const char* key, const std::string& where) {
+  std::vector<int> out;
+  const auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_array()) throw InputError("topology JSON: " + where + " \"" + key + "\" must be a list of whole numbers");
+  for (const json& v : *it) out.push_back(whole_number(v, where + " \"" + key + "\""));
+  return out;
 }
 
 SlotKind parse_slot_kind(const std::string& s, const std::string& where) {
@@ -182,17 +217,17 @@ NodeTopology read_node(const json& j) {
   node.source = j.value("source", "");
   node.cpu = j.value("cpu", "");
   node.raw_xml = j.value("raw_xml", "");
-  node.numa_nodes = j.value("numa_nodes", 1);
+  node.numa_nodes = whole_number_or(j, "numa_nodes", 1, where);
   node.notes = j.value("notes", std::vector<std::string>{});
   for (const json& s : need(j, "slots", where)) {
     Slot slot;
-    slot.index = get<int>(s, "index", "slot");
+    slot.index = whole_number(s, "index", "slot");
     slot.kind = parse_slot_kind(get<std::string>(s, "kind", "slot"), "slot");
     slot.pci = s.value("pci", "");
-    slot.numa = s.value("numa", -1);
+    slot.numa = whole_number_or(s, "numa", -1, "slot");
     slot.model = s.value("model", "");
-    slot.pci_switch = s.value("pci_switch", -1);
-    node.rails.push_back(s.value("rail", std::vector<int>{}));
+    slot.pci_switch = whole_number_or(s, "pci_switch", -1, "slot");
+    node.rails.push_back(whole_numbers_or_empty(s, "rail", "slot"));
     node.slots.push_back(std::move(slot));
   }
   for (const json& n : need(j, "nics", where)) {
@@ -200,9 +235,9 @@ NodeTopology read_node(const json& j) {
     nic.name = get<std::string>(n, "name", "nic");
     nic.kind = parse_nic_kind(n.value("kind", "other"));
     nic.pci = n.value("pci", "");
-    nic.numa = n.value("numa", -1);
+    nic.numa = whole_number_or(n, "numa", -1, "nic");
     nic.speed_gbps = n.value("speed_gbps", 0.0);
-    nic.pci_switch = n.value("pci_switch", -1);
+    nic.pci_switch = whole_number_or(n, "pci_switch", -1, "nic");
     node.nics.push_back(std::move(nic));
   }
   const std::size_t count = node.slots.size();
@@ -231,7 +266,7 @@ NodeTopology read_node(const json& j) {
 
 ClusterTopology read_cluster(const json& j) {
   if (!j.is_object()) throw InputError("topology JSON: expected an object with \"nodes\" and \"layouts\"");
-  const int version = j.value("schema_version", kTopologyJsonVersion);
+  const int version = whole_number_or(j, "schema_version", kTopologyJsonVersion, "the topology");
   if (version != kTopologyJsonVersion) {
     throw InputError("topology JSON has schema_version " + std::to_string(version) + "; this meshbench reads version " +
                      std::to_string(kTopologyJsonVersion));
@@ -249,7 +284,7 @@ ClusterTopology read_cluster(const json& j) {
   std::vector<int> layout_of;
   std::vector<std::string> hostnames;
   for (const json& n : need(j, "nodes", "the topology")) {
-    const int l = get<int>(n, "layout", "node");
+    const int l = whole_number(n, "layout", "node");
     if (l < 0 || l >= static_cast<int>(described.size()))
       throw InputError("topology JSON: a node names layout " + std::to_string(l) + ", which is not listed");
     layout_of.push_back(l);

@@ -98,5 +98,40 @@ TEST(TopologyJson, MalformedDocumentsAreInputErrors) {
   EXPECT_THROW(cluster_from_json(nlohmann::json::array()), InputError);
 }
 
+// nlohmann casts a number to int as it is: 1e113 (a float) would be undefined behaviour, 2^32 + 1
+// (unsigned) would wrap to 1, so an integer field past int's range is refused with one line.
+TEST(TopologyJson, IntegerFieldsPastIntsRangeAreRefused) {
+  const nlohmann::json j = to_json(mixed_cluster());
+  const auto refusal = [](const nlohmann::json& bad) -> std::string {
+    try {
+      cluster_from_json(bad);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  nlohmann::json bad = j;
+  bad["layouts"][0]["slots"][2]["pci_switch"] = 1.44444e113;
+  EXPECT_EQ(refusal(bad), "topology JSON: slot \"pci_switch\" must be a whole number from -2147483648 to 2147483647");
+  bad = j;
+  bad["layouts"][0]["slots"][1]["index"] = 4294967297ULL;
+  EXPECT_EQ(refusal(bad), "topology JSON: slot \"index\" must be a whole number from -2147483648 to 2147483647");
+  bad = j;
+  bad["layouts"][0]["slots"][0]["rail"] = {0, -3000000000LL};
+  EXPECT_EQ(refusal(bad), "topology JSON: slot \"rail\" must be a whole number from -2147483648 to 2147483647");
+  bad = j;
+  bad["layouts"][0]["nics"][0]["numa"] = 1.5;
+  EXPECT_EQ(refusal(bad), "topology JSON: nic \"numa\" must be a whole number from -2147483648 to 2147483647");
+  bad = j;
+  bad["nodes"][1]["layout"] = "0";
+  EXPECT_EQ(refusal(bad), "topology JSON: node \"layout\" must be a whole number from -2147483648 to 2147483647");
+  // In range they still read as before.
+  bad = j;
+  bad["layouts"][0]["slots"][2]["pci_switch"] = 7;
+  bad["layouts"][0]["numa_nodes"] = 2;
+  EXPECT_EQ(refusal(bad), "accepted");
+  EXPECT_EQ(cluster_from_json(bad).layout(0).slots[2].pci_switch, 7);
+}
+
 }  // namespace
 }  // namespace meshbench::topology
