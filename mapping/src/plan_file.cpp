@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_integer.hpp"
 #include "common/version.hpp"
 #include "json_file.hpp"
 #include "mapping/plan.hpp"
@@ -40,8 +41,9 @@ class Reader {
   }
   int integer(const json& j, const std::string& key, const std::string& context) const {
     const json& v = at(j, key, context);
-    if (!v.is_number_integer()) fail(context + "." + key + " must be an integer");
-    return v.get<int>();
+    const auto i = json_integer<int>(v);
+    if (!i) fail(context + "." + key + " must be an integer that fits an int");
+    return *i;
   }
   double number(const json& j, const std::string& key, const std::string& context) const {
     const json& v = at(j, key, context);
@@ -59,8 +61,9 @@ class Reader {
     std::vector<int> out;
     out.reserve(v.size());
     for (const auto& x : v) {
-      if (!x.is_number_integer()) fail(context + "." + key + " must be a list of integers");
-      out.push_back(x.get<int>());
+      const auto i = json_integer<int>(x);
+      if (!i) fail(context + "." + key + " must be a list of integers that fit an int");
+      out.push_back(*i);
     }
     return out;
   }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/json_integer.hpp"
 #include "common/strings.hpp"
 #include "workload_formats.hpp"
 
@@ -81,8 +82,9 @@ class Reader {
     if (!j_.contains(key) || j_[key].is_null()) return out;
     if (!j_[key].is_array()) bad(key, "must be a list of layer numbers");
     for (const auto& v : j_[key]) {
-      if (!v.is_number_integer()) bad(key, "must be a list of layer numbers");
-      out.push_back(v.get<int>());
+      const auto layer = json_integer<int>(v);
+      if (!layer) bad(key, "must be a list of layer numbers");
+      out.push_back(*layer);
     }
     return out;
   }
@@ -124,9 +126,10 @@ class Reader {
   int as_int(const std::string& key, int minimum) const {
     const json& v = j_.at(key);
     if (!v.is_number_integer()) bad(key, "must be an integer");
-    const auto i = v.get<long long>();
-    if (i < minimum || i > 1'000'000'000) bad(key, "must be at least " + std::to_string(minimum) + " (got " + std::to_string(i) + ")");
-    return static_cast<int>(i);
+    const auto i = json_integer<long long>(v);
+    if (!i || *i < minimum || *i > 1'000'000'000)
+      bad(key, "must be at least " + std::to_string(minimum) + " and at most 1000000000 (got " + v.dump() + ")");
+    return static_cast<int>(*i);
   }
 
   const json& j_;

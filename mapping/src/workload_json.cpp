@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/json_integer.hpp"
 #include "common/strings.hpp"
 #include "mapping/workload.hpp"
 #include "workload_formats.hpp"
@@ -26,9 +27,10 @@ struct Key {
 
 int positive_int(const json& v, const std::string& where, const std::string& key, int minimum) {
   if (!v.is_number_integer()) bad(where, key, "must be an integer");
-  const auto i = v.get<long long>();
-  if (i < minimum || i > 1'000'000'000) bad(where, key, "must be at least " + std::to_string(minimum) + " (got " + std::to_string(i) + ")");
-  return static_cast<int>(i);
+  const auto i = json_integer<long long>(v);
+  if (!i || *i < minimum || *i > 1'000'000'000)
+    bad(where, key, "must be at least " + std::to_string(minimum) + " and at most 1000000000 (got " + v.dump() + ")");
+  return static_cast<int>(*i);
 }
 
 double nonneg_number(const json& v, const std::string& where, const std::string& key) {
@@ -84,7 +86,7 @@ const Key kKeys[] = {
     MESHBENCH_INT_KEY(vocab, 1, false),
     {"moe_layers",
      [](Workload& w, const json& v, const std::string& where) {
-       w.moe_layers = v.is_number_integer() && v.get<long long>() == -1 ? -1 : positive_int(v, where, "moe_layers", 0);
+       w.moe_layers = json_integer<int>(v) == -1 ? -1 : positive_int(v, where, "moe_layers", 0);
      },
      [](const Workload& w) { return json(w.moe_layers); }},
     {"dtype", [](Workload& w, const json& v, const std::string& where) { w.dtype = dtype_name(v, where, "dtype"); },

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/json_integer.hpp"
 
 namespace meshbench::topology {
 
@@ -88,17 +89,14 @@ T get(const json& j, const char* key, const std::string& where) {
   }
 }
 
-// An integer field. nlohmann casts whatever number it holds: a float past INT_MAX (1e113 parses
-// as one) is undefined behaviour and an unsigned past it wraps, so both are refused here.
+// An integer field, refused past int's range (common/json_integer.hpp says why).
 int whole_number(const json& v, const std::string& what) {
-  constexpr auto lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
-  const bool fits = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
-                    : v.is_number_integer() ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
-                                            : false;
-  if (!fits) {
-    throw InputError("topology JSON: " + what + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  const auto i = json_integer<int>(v);
+  if (!i) {
+    throw InputError("topology JSON: " + what + " must be a whole number from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                     std::to_string(std::numeric_limits<int>::max()));
   }
-  return static_cast<int>(v.get<std::int64_t>());
+  return *i;
 }
 
 int whole_number(const json& j, const char* key, const std::string& where) {

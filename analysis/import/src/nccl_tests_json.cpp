@@ -10,6 +10,7 @@
 #include "analysis/import/nccl_tests_log.hpp"
 #include "analysis/import/src/log_text.hpp"
 #include "analysis/import/src/nccl_tests_text.hpp"
+#include "common/json_integer.hpp"
 #include "common/strings.hpp"
 #include "results/environment.hpp"
 
@@ -74,8 +75,9 @@ ImportedLog parse_nccl_tests_json(const std::string& text, const std::string& pa
     }
     log.environment = results::recorded_environment(pairs);
   }
-  if (const auto v = j.find("nccl_version"); v != j.end() && v->is_number_integer())
-    log.versions.emplace_back("nccl", nccl_version_of_code(v->get<long>()));
+  if (const auto v = j.find("nccl_version"); v != j.end()) {
+    if (const auto code = json_integer<long>(*v)) log.versions.emplace_back("nccl", nccl_version_of_code(*code));
+  }
   if (const auto t = j.find("start_time"); t != j.end() && t->is_string()) {
     std::string s = t->get<std::string>();
     if (s.size() == 19 && s[10] == ' ') s[10] = 'T';  // "%Y-%m-%d %H:%M:%S", the machine's local time

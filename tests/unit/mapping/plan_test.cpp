@@ -130,6 +130,9 @@ TEST(Plan, LoadRejectsBadFiles) {
   EXPECT_NE(variant("layout.json", [](auto& j) { j["layout"]["tp"] = 3; }).find("not divisible"), std::string::npos);
   EXPECT_NE(variant("nomap.json", [](auto& j) { j["mappings"] = nlohmann::json::array(); }).find("lists no mappings"), std::string::npos);
   EXPECT_NE(variant("type.json", [](auto& j) { j["layout"]["world"] = "32"; }).find("layout.world must be an integer"), std::string::npos);
+  // 2^32 + 8 once read as tp 8, the plan's own value, and passed.
+  EXPECT_NE(variant("wrap.json", [](auto& j) { j["layout"]["tp"] = 4294967304ULL; }).find("layout.tp must be an integer that fits an int"),
+            std::string::npos);
 }
 
 // Hand-checked exports for a 2×2 cluster and slot_of_rank [3, 0, 2, 1]: rank 0 on b/GPU 1,

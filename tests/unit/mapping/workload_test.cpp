@@ -130,6 +130,9 @@ TEST(Workload, LoadsAFileAndRejectsBadOnes) {
   EXPECT_NE(error_of(write_temp("w_key.json", R"({"hiden": 4})")).find("unknown key 'hiden'"), std::string::npos);
   EXPECT_NE(error_of(write_temp("w_type.json", R"({"layers": "many"})")).find("'layers' must be an integer"), std::string::npos);
   EXPECT_NE(error_of(write_temp("w_zero.json", R"({"seq_len": 0})")).find("'seq_len' must be at least 1"), std::string::npos);
+  // 2^64 - 1 once read as -1, "every layer".
+  EXPECT_NE(error_of(write_temp("w_wrap.json", R"({"moe_layers": 18446744073709551615})")).find("'moe_layers' must be at least 0"),
+            std::string::npos);
   EXPECT_NE(error_of(write_temp("w_dtype.json", R"({"dtype": "int4"})")).find("'dtype' is 'int4'"), std::string::npos);
   EXPECT_NE(error_of(write_temp("w_list.json", "[1, 2]")).find("must be a JSON object"), std::string::npos);
   EXPECT_NE(error_of(write_temp("w_topk.json", R"({"experts": 2, "top_k": 4})")).find("top_k 4 exceeds experts 2"), std::string::npos);
