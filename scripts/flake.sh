@@ -30,16 +30,21 @@ for ((k = 1; k <= n; k++)); do
   t=$SECONDS
   ctest --verbose --output-on-failure --timeout 900 "${select[@]}" >"$log" 2>&1 || true
   # "  3/12 Test  #7: name ......   Passed   12.3 sec" (or ***Failed, ***Timeout, ***Skipped, Not Run)
+  round_failed=()
   while read -r name verdict; do
     # Fixture setups (the report runs) are not selected but run with the tests that need them.
     [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
     case "$verdict" in
       Passed) passed[$name]=$((${passed[$name]:-0} + 1)) ;;
       *Skipped* | *Not*) skipped[$name]=$((${skipped[$name]:-0} + 1)) ;;
-      *) failed[$name]=$((${failed[$name]:-0} + 1)) ;;
+      *)
+        failed[$name]=$((${failed[$name]:-0} + 1))
+        round_failed+=("$name")
+        ;;
     esac
   done < <(sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.*[ ]*(\*\*\*[A-Za-z]+|Passed|Not Run)( .*)?$/\1 \2/p' "$log")
-  echo "flake.sh: round $k/$n done in $((SECONDS - t)) s"
+  # Said each round, so that a run stopped part way still tells which round failed what.
+  echo "flake.sh: round $k/$n done in $((SECONDS - t)) s: ${#round_failed[@]} failed${round_failed:+ (${round_failed[*]}, see $build/$log)}"
 done
 status=0
 printf '%-45s %8s %8s %8s\n' test passed failed skipped
