@@ -22,6 +22,16 @@ if(MESHBENCH_SANITIZE)
     # test cannot pass over one.
     list(APPEND _mb_sanitize_flags -fno-sanitize-recover=undefined)
   endif()
+  # -O1 -g1 instead of RelWithDebInfo's -O2 -g: the sanitizer build is CI's longest step (about
+  # half an hour from an empty folder on the 2-core VM), and full debug information for every
+  # template of every test is most of its compile and link time. -O1 is what the sanitizers'
+  # documentation advises; -g1 keeps the line tables, so a finding's stack still names file and
+  # line (the unwinder itself reads .eh_frame, not debug information). docs/reliability.md,
+  # "Cost", has the figures.
+  if(CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
+    set(CMAKE_C_FLAGS_RELWITHDEBINFO "-O1 -g1 -DNDEBUG")
+    set(CMAKE_CXX_FLAGS_RELWITHDEBINFO "-O1 -g1 -DNDEBUG")
+  endif()
   add_compile_options(${_mb_sanitize_flags})
   add_link_options(-fsanitize=${_mb_sanitize})
   message(STATUS "meshbench: sanitizers ${_mb_sanitize}")
