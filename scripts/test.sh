@@ -33,6 +33,8 @@ if [[ -n $mode ]]; then
 fi
 meshbench_build "$root"
 build="${MESHBENCH_BUILD_DIR:-$root/build}"
+# The unit tests run side by side, one per core; every other test runs alone (tests/CMakeLists.txt).
+export CTEST_PARALLEL_LEVEL="${CTEST_PARALLEL_LEVEL:-$(nproc)}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$build"
 [[ $# -gt 0 ]] || set -- "${default_args[@]}"

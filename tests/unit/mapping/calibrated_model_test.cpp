@@ -18,6 +18,7 @@
 #include "synthetic_nodes.hpp"
 #include "synthetic_points.hpp"
 #include "tests/unit/input_error_text.hpp"
+#include "tests/unit/temp_dir.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::mapping {
@@ -31,8 +32,7 @@ using testing::Truth;
 using topology::LinkClass;
 
 std::string temp_path(const std::string& name) {
-  const auto dir = fs::path(::testing::TempDir()) / "mapping_calibrated_model_test";
-  fs::create_directories(dir);
+  const auto dir = test_support::temp_dir("mapping_calibrated_model_test");
   const auto p = dir / name;
   fs::remove_all(p);
   return p.string();

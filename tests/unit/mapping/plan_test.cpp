@@ -11,6 +11,7 @@
 #include "mapping/plan_text.hpp"
 #include "synthetic_nodes.hpp"
 #include "tests/unit/input_error_text.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace meshbench::mapping {
 
@@ -19,8 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string temp_path(const std::string& name) {
-  const auto dir = fs::path(::testing::TempDir()) / "mapping_plan_test";
-  fs::create_directories(dir);
+  const auto dir = test_support::temp_dir("mapping_plan_test");
   const auto p = dir / name;
   fs::remove_all(p);
   return p.string();

@@ -7,11 +7,12 @@
 
 #include "common/error.hpp"
 #include "mapping/workload.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace meshbench::mapping::testing {
 
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + name;
+  std::string path = (test_support::temp_dir("mapping_workload_test") / name).string();
   std::ofstream(path) << text;
   return path;
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "tests/unit/temp_dir.hpp"
 #include "topology/options.hpp"
 #include "topology_test_data.hpp"
 
@@ -70,7 +71,7 @@ TEST(TopologyOptions, BadInputsAreOneLineInputErrorsNamingTheWayOut) {
   EXPECT_NE(e.find("missing.xml"), std::string::npos) << e;
   EXPECT_NE(e.find("--topology"), std::string::npos) << e;
 
-  const std::string malformed = (std::filesystem::temp_directory_path() / "meshbench-malformed.xml").string();
+  const std::string malformed = (test_support::temp_dir("topology_options_test") / "malformed.xml").string();
   std::ofstream(malformed) << "<system version=\"1\">\n  <cpu numaid=\"0\">\n</system>\n";
   o.file = malformed;
   e = error_of(o);
