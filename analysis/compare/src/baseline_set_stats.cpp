@@ -59,6 +59,17 @@ double robust_sigma_of_pairs(const std::vector<double>& pairs) {
   return a.empty() ? 0.0 : kMadToSigma * median_of(a) / std::numbers::sqrt2;
 }
 
+// The whole run's sigma: a baseline that moved as a whole is the evidence that whole runs move,
+// so it must widen the noise rather than be set aside as an outlier (which the robust scale
+// does, and a tail fitted to a handful of runs then over-corrects); the root mean square of the
+// pair differences counts it, the robust scale still holds when the runs agree.
+double whole_run_sigma_of_pairs(const std::vector<double>& pairs) {
+  double sum = 0;
+  for (double x : pairs) sum += x * x;
+  const double rms = pairs.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(pairs.size()));
+  return std::max(robust_sigma_of_pairs(pairs), rms / std::numbers::sqrt2);
+}
+
 SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
   const double floor = std::log1p(o.threshold);
   if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? SetVerdict::regressed : SetVerdict::inconclusive;
@@ -87,13 +98,17 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
                 double& tail_nu) {
   if (units.empty()) return;
   const double pairs = static_cast<double>(m) * static_cast<double>(m - 1) / 2;
-  // The kind's pooled noise: the robust scale of all its units' baseline differences.
+  // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
+  // its pair differences are not independent (one run that jumped is in m − 1 of them).
+  const bool whole_run = units.front()->kind == UnitKind::run;
+  const auto sigma_of = whole_run ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
+  // The kind's pooled noise: the scale of all its units' baseline differences.
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
-  const double pooled = robust_sigma_of_pairs(all);
+  const double pooled = sigma_of(all);
   for (std::size_t u = 0; u < units.size(); ++u) {
     auto& f = *units[u];
-    f.own_sigma = robust_sigma_of_pairs(values[u].base_pairs);
+    f.own_sigma = sigma_of(values[u].base_pairs);
     const double shrunk = pairs + o.prior_pairs > 0
                               ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
                               : 0.0;
@@ -108,7 +123,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // shifts alone, and a t with two degrees of freedom would need a shift of twenty sigmas.
     // Its false alarms are held by the threshold instead (an honest run drifting as a whole
     // by more than the floor is what the baselines must show, and then sigma is large).
-    if (f.kind == UnitKind::run) f.df = 0;
+    if (whole_run) f.df = 0;
   }
   // How heavy the kind's tail is: its baseline differences standardised by their units' sigma.
   std::vector<double> standardised;
@@ -117,7 +132,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     for (double d : both_signs(values[u].base_pairs)) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
   }
   Scatter tail;  // normal unless the differences show otherwise
-  if (standardised.size() >= kTailPoints) {
+  if (!whole_run && standardised.size() >= kTailPoints) {
     const Scatter fitted = run_to_run_scatter(standardised, kTailPoints);
     tail.tail_nu = fitted.tail_nu;
     tail.tail_scale = fitted.tail_scale;
@@ -133,7 +148,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     for (const auto& v : values) {
       for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
     }
-    if (by_pool.size() >= kTailPoints) {
+    if (!whole_run && by_pool.size() >= kTailPoints) {
       const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
       level_tail.tail_nu = fitted.tail_nu;
       level_tail.tail_scale = fitted.tail_scale;
