@@ -25,7 +25,9 @@ build="${MESHBENCH_BUILD_DIR:-$root/build-gpu}"
 devices_only=""
 if [ "${1:-}" = "--devices-only" ]; then
   devices_only="${2:?--devices-only needs the nccl_check program}"
-  build="$(mktemp -d)/check"
+  scratch="$(mktemp -d)"
+  trap 'rm -rf -- "$scratch"' EXIT
+  build="$scratch/check"
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 started=$SECONDS

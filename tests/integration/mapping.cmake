@@ -1,24 +1,24 @@
 # meshbench groups and plan end to end: Megatron group lists, the p5 x 4 plan, the plan file and
 # exports, planning this node alone, and bad input. Included by tests/CMakeLists.txt, which sets
-# MESHBENCH_EXE and MESHBENCH_TEST_DATA.
+# MESHBENCH_EXE and MESHBENCH_TEST_DATA. None of them may leave a file behind.
 set(_mapping_py /usr/bin/python3)
 set(_mapping_dir ${CMAKE_CURRENT_LIST_DIR})
 
 add_test(NAME mapping_groups_megatron_lists
-  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_groups_check.py ${MESHBENCH_EXE})
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_groups_check.py ${MESHBENCH_EXE})
 set_tests_properties(mapping_groups_megatron_lists PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
 
 # p5 x 4, TP8 ETP1 EP8 PP4: TP stays inside a node in the top candidate and the output says so;
 # the plan file loads back, exports have one line per rank.
 foreach(_source node_type nccl_file)
   add_test(NAME mapping_plan_p5_x4_${_source}
-    COMMAND ${_mapping_py} ${_mapping_dir}/mapping_plan_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_source})
+    COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_plan_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_source})
   set_tests_properties(mapping_plan_p5_x4_${_source} PROPERTIES LABELS "integration;mapping" TIMEOUT 120)
 endforeach()
 
 # No topology option: this node alone (CPU slots here).
 add_test(NAME mapping_plan_this_node
-  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_plan_this_node.py ${MESHBENCH_EXE})
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_plan_this_node.py ${MESHBENCH_EXE})
 set_tests_properties(mapping_plan_this_node PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
 
 # Each bad input: exit status 2, one line on stderr naming the problem, nothing on stdout.
@@ -31,12 +31,12 @@ foreach(_case
     workload_megatron_not_modelled workload_megatron_unknown_moe_arg workload_malformed_yaml workload_overlay_model_key
     workload_global_batch)
   add_test(NAME mapping_bad_input_${_case}
-    COMMAND ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
+    COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
   set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
 endforeach()
 
 # meshbench workload on the published configs and the launch script; plan --workload with a
 # Hugging Face config, a YAML overlay and a launch script whose layout fills the options.
 add_test(NAME mapping_workload_formats
-  COMMAND ${_mapping_py} ${_mapping_dir}/mapping_workload_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_workload_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
 set_tests_properties(mapping_workload_formats PROPERTIES LABELS "integration;mapping" TIMEOUT 120)

@@ -7,7 +7,10 @@ import sys
 import tempfile
 
 meshbench, case = sys.argv[1], sys.argv[2]
-work = tempfile.mkdtemp()
+# Removed when the interpreter exits, whatever the case's outcome: one folder per case and run
+# would otherwise pile up under the temporary folder.
+scratch = tempfile.TemporaryDirectory(prefix="mb-mapping-bad-")
+work = scratch.name
 
 
 def file(name, text):

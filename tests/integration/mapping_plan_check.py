@@ -46,7 +46,8 @@ if best["predicted"]["tp"]["nodes_per_group"] != 1:
 if "slot_of_rank" in best:
     problems.append("JSON on stdout carries slot_of_rank (only the --out file should)")
 
-work = tempfile.mkdtemp()
+scratch = tempfile.TemporaryDirectory(prefix="mb-plan-check-")  # removed at exit
+work = scratch.name
 out = os.path.join(work, "plan.json")
 run("--out", out)
 plan = json.load(open(out))

@@ -11,7 +11,8 @@ import tempfile
 meshbench, data = sys.argv[1], sys.argv[2]
 mixtral = f"{data}/model-configs/mixtral-8x7b-v0.1/config.json"
 script = f"{data}/megatron/train_mixtral_8x7b.sh"
-work = tempfile.mkdtemp()
+scratch = tempfile.TemporaryDirectory(prefix="mb-workload-check-")  # removed at exit
+work = scratch.name
 problems = []
 
 

@@ -14,14 +14,14 @@ set_tests_properties(topology_mpirun_np4_cpu_slots PROPERTIES
 
 # A 64-node p5 cluster planned offline from AWS's file plus the node type.
 add_test(NAME topology_offline_p5_64_nodes
-  COMMAND ${_topology_py} ${_topology_dir}/topology_offline_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_topology_py} ${_topology_dir}/topology_offline_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
 set_tests_properties(topology_offline_p5_64_nodes PROPERTIES LABELS "integration;topology" TIMEOUT 120)
 
 # Each bad input: exit status 2, one line on stderr naming the problem, nothing on stdout.
 foreach(_case missing_file malformed_xml no_gpus nodes_zero unknown_node_type unknown_format srun_without_mpi_plugin
               doctor_srun_without_mpi_plugin)
   add_test(NAME topology_bad_input_${_case}
-    COMMAND ${_topology_py} ${_topology_dir}/topology_bad_input.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_case})
+    COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_topology_py} ${_topology_dir}/topology_bad_input.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA} ${_case})
   set_tests_properties(topology_bad_input_${_case} PROPERTIES LABELS "integration;topology" TIMEOUT 60)
 endforeach()
 

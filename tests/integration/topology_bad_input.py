@@ -8,7 +8,8 @@ import tempfile
 
 meshbench, data, case = sys.argv[1], sys.argv[2], sys.argv[3]
 
-malformed = os.path.join(tempfile.mkdtemp(), "broken.xml")
+scratch = tempfile.TemporaryDirectory(prefix="mb-topo-bad-")  # removed at exit
+malformed = os.path.join(scratch.name, "broken.xml")
 with open(malformed, "w") as f:
     f.write('<system version="1">\n  <cpu numaid="0">\n    <pci busid="0000:10:00.0">\n</system>\n')
 

@@ -71,7 +71,8 @@ def main():
     env.update(MPI_ENV)
     if a.np <= 2:
         env.pop("OMPI_MCA_mpi_yield_when_idle")  # adds noise when ranks do not outnumber cores
-    work = a.keep or tempfile.mkdtemp(prefix="mb-gate-")
+    scratch = None if a.keep else tempfile.TemporaryDirectory(prefix="mb-gate-")  # removed at exit
+    work = a.keep or scratch.name
     os.makedirs(work, exist_ok=True)
     honest, walls = [], []
     for i in range(a.runs):
@@ -80,7 +81,10 @@ def main():
         walls.append(wall)
     tcp = [measure(a, env, work, f"tcp{i:02d}.h5", {"OMPI_MCA_btl": "tcp,self"})[0] for i in range(a.tcp)]
     rng = random.Random(a.seed)
-    planted_dir = tempfile.mkdtemp(prefix="mb-gate-planted-", dir=work)
+    # The planted copies are derived and removed one by one; the folder goes at exit too, so that
+    # a reused --keep folder does not collect one per invocation.
+    planted = tempfile.TemporaryDirectory(prefix="mb-gate-planted-", dir=work)
+    planted_dir = planted.name
     outcomes = {"honest": [], "op_size_10": [], "point_20": [], "uniform_10": [], "tcp": []}
     by_state = {"differs": 0, "set_aside": 0, "compared": 0}  # over every comparison made
 

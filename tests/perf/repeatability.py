@@ -67,7 +67,8 @@ def main():
     env = dict(os.environ, **MPI_ENV)
     if a.np <= 2:
         env.pop("OMPI_MCA_mpi_yield_when_idle")
-    work = tempfile.mkdtemp(prefix="mb-repeat-")
+    scratch = tempfile.TemporaryDirectory(prefix="mb-repeat-")  # the run files go at exit
+    work = scratch.name
     osu, mb, osu_walls, mb_walls = [], [], [], []
     for k in range(a.runs):
         order = ("osu", "mb") if k % 2 == 0 else ("mb", "osu")

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -7,6 +6,7 @@
 #include "analysis/doctor/doctor_checks.hpp"
 #include "analysis/doctor/doctor_devices.hpp"
 #include "doctor_test_facts.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::analysis {
 namespace {
@@ -18,11 +18,6 @@ using testing::p5_node;
 // A fake /sys with the files count_pci_devices and read_net_interfaces read.
 class FakeSysfs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("meshbench-sysfs-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
   void pci(const std::string& bdf, const std::string& vendor, const std::string& device, const std::string& cls) {
     const auto dir = root_ / "bus/pci/devices" / bdf;
     fs::create_directories(dir);
@@ -41,7 +36,8 @@ class FakeSysfs : public ::testing::Test {
       fs::create_directory_symlink(drv, dir / "device/driver");
     }
   }
-  fs::path root_;
+  test_support::ScratchDir scratch_{"meshbench-sysfs"};
+  fs::path root_ = scratch_.path();
 };
 
 TEST_F(FakeSysfs, CountsGpusAndEfaButNotNvSwitchEnaOrNvme) {

@@ -1,8 +1,5 @@
 #include "report_fixture.hpp"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -151,18 +148,6 @@ void make_isolated(results::PointRecord& p) {
   for (auto& g : p.groups) g.concurrency = "isolated";
   for (auto& s : p.samples) s.concurrency = "isolated";
   for (auto& r : p.rounds) r.concurrency = "isolated";
-}
-
-ScratchDir::ScratchDir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  path_ = fs::temp_directory_path() / ("mb-analysis-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
-  fs::remove_all(path_);
-  fs::create_directories(path_);
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
 }
 
 std::vector<double> pattern_samples(double center, int n, double spread, int phase) {

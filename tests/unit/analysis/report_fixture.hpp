@@ -10,6 +10,7 @@
 #include "mapping/mapping.hpp"
 #include "mapping/workload.hpp"
 #include "results/writer.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::analysis::testing {
 
@@ -63,18 +64,7 @@ topology::ClusterTopology nic_cluster(double gbit = 1.0);
 void make_isolated(results::PointRecord& point);
 
 // A per-test scratch folder, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = test_support::ScratchDir;
 
 // Samples around `center` with a fixed, mildly irregular pattern (no randomness: tests are
 // repeatable): n values in [center·(1−spread), center·(1+spread)].

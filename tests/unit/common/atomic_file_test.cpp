@@ -2,11 +2,12 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench {
 
@@ -16,14 +17,6 @@ namespace fs = std::filesystem;
 
 class AtomicFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("meshbench-atomic-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static std::string read(const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;
@@ -38,7 +31,8 @@ class AtomicFile : public ::testing::Test {
     return static_cast<unsigned>(st.st_mode) & 07777U;
   }
 
-  fs::path dir_;
+  test_support::ScratchDir scratch_{"meshbench-atomic"};
+  fs::path dir_ = scratch_.path();
 };
 
 AtomicWriteError::Step failed_step(const std::string& path, std::string_view text, const AtomicWriteOptions& options) {

@@ -18,7 +18,7 @@
 #include "synthetic_nodes.hpp"
 #include "synthetic_points.hpp"
 #include "tests/unit/input_error_text.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/unit/scratch_dir.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::mapping {

@@ -11,7 +11,7 @@
 #include "mapping/plan_text.hpp"
 #include "synthetic_nodes.hpp"
 #include "tests/unit/input_error_text.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::mapping {
 

@@ -7,7 +7,7 @@
 
 #include "common/error.hpp"
 #include "mapping/workload.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::mapping::testing {
 

@@ -2,29 +2,26 @@
 // Writes a script for the stand-in NVML library (tests/gpu/stand_ins/fake_nvml.c) and points
 // the library at it for the test's length.
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::nvml::testing {
 
 class FakeNvmlScript {
  public:
-  explicit FakeNvmlScript(const std::string& text)
-      : path_((std::filesystem::temp_directory_path() / ("fake-nvml-" + std::to_string(::getpid()) + ".txt")).string()) {
+  explicit FakeNvmlScript(const std::string& text) : path_((dir_ / "script.txt").string()) {
     std::ofstream(path_) << text;
     ::setenv("MESHBENCH_FAKE_NVML", path_.c_str(), 1);
   }
-  ~FakeNvmlScript() {
-    ::unsetenv("MESHBENCH_FAKE_NVML");
-    std::filesystem::remove(path_);
-  }
+  ~FakeNvmlScript() { ::unsetenv("MESHBENCH_FAKE_NVML"); }
   FakeNvmlScript(const FakeNvmlScript&) = delete;
   FakeNvmlScript& operator=(const FakeNvmlScript&) = delete;
 
  private:
+  test_support::ScratchDir dir_{"fake-nvml"};
   std::string path_;
 };
 

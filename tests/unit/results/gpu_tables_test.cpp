@@ -1,7 +1,6 @@
 // /gpu_health and /host_copies: written with the point or on their own, read back as written,
 // and absent from files that have no such rows.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -9,6 +8,7 @@
 
 #include "results/reader.hpp"
 #include "results/writer.hpp"
+#include "tests/unit/scratch_dir.hpp"
 #include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::results {
@@ -19,16 +19,12 @@ namespace fs = std::filesystem;
 class GpuTablesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mb-gpu-tables-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
     topo_ = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 1);
     header_.run = {"0.1.0", "meshbench run --out x.h5", "2026-12-01T10:00:00Z", "", "running", "nccl", 2, {"hostA", "hostA"}};
     header_.layout = {2, 2, 1, 1, 1, 2, 1, 1, "tp-cp-ep-dp-pp", ""};
     header_.mappings = {{"identity", "order", 1ULL, {0, 1}, {{"tp", {{0, 1}}}}, {{"step", 1.0}}}};
     header_.topology = &topo_;
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   PointRecord point(std::uint64_t bytes) const {
     PointRecord p;
@@ -47,7 +43,8 @@ class GpuTablesTest : public ::testing::Test {
     return p;
   }
 
-  fs::path dir_;
+  test_support::ScratchDir scratch_{"mb-gpu-tables"};
+  fs::path dir_ = scratch_.path();
   topology::ClusterTopology topo_;
   RunHeader header_;
 };

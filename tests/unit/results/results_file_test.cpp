@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -8,6 +7,7 @@
 #include "results/reader.hpp"
 #include "results/schema.hpp"
 #include "results/writer.hpp"
+#include "tests/unit/scratch_dir.hpp"
 #include "tests/unit/two_cpu_node.hpp"
 
 namespace meshbench::results {
@@ -18,9 +18,6 @@ namespace fs = std::filesystem;
 class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mb-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
     topo_ = topology::ClusterTopology::replicate(test_support::two_cpu_node("hostA"), 2);
     header_.run = {
         "0.1.0", "meshbench run --out x.h5", "2026-11-29T10:00:00Z", "", "running", "mpi", 4, {"hostA-0", "hostA-0", "hostA-1", "hostA-1"}};
@@ -38,7 +35,6 @@ class ResultsFileTest : public ::testing::Test {
     header_.topology = &topo_;
     header_.topology_json = R"({"nodes":[]})";
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static PointRecord point(const std::string& mapping, std::uint64_t bytes, double median) {
     PointRecord p;
@@ -62,7 +58,8 @@ class ResultsFileTest : public ::testing::Test {
     return p;
   }
 
-  fs::path dir_;
+  test_support::ScratchDir scratch_{"mb-results"};
+  fs::path dir_ = scratch_.path();
   topology::ClusterTopology topo_;
   RunHeader header_;
 };

@@ -12,29 +12,18 @@
 #include <vector>
 
 #include "slurm/quote.hpp"
+#include "tests/unit/scratch_dir.hpp"
 
 namespace meshbench::slurm::testing {
 
 namespace fs = std::filesystem;
 
-// A fresh directory, removed when the test ends.
-class ScratchDir {
+// The tests' shared scratch folder, with paths as strings: the commands under test take them as
+// argument words.
+class ScratchDir : public test_support::ScratchDir {
  public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "meshbench-slurm-test.XXXXXX").string();
-    path_ = fs::path(::mkdtemp(tmpl.data()));
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+  ScratchDir() : test_support::ScratchDir("meshbench-slurm-test") {}
+  std::string operator/(const std::string& name) const { return (path() / name).string(); }
 };
 
 inline std::string read_file(const fs::path& path) {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
-#include "tests/unit/temp_dir.hpp"
+#include "tests/unit/scratch_dir.hpp"
 #include "topology/options.hpp"
 #include "topology_test_data.hpp"
 
