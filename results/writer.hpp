@@ -1,10 +1,12 @@
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "results/records.hpp"
+#include "results/schema.hpp"
 #include "topology/cluster.hpp"
 
 namespace meshbench::results {
@@ -70,10 +72,16 @@ class ResultsWriter {
   void record_io(const std::vector<IoRow>& rows);
   void finish(const std::string& status, const std::string& finished_at);
   const std::string& path() const { return path_; }
+  // How long each write waits for another process that holds the file open (kWriterLockPatience)
+  // before it writes without HDF5's lock; whether any write had to.
+  void set_lock_patience(std::chrono::milliseconds patience) { lock_patience_ = patience; }
+  bool wrote_past_a_reader() const { return lock_ignored_; }
 
  private:
   explicit ResultsWriter(std::string path) : path_(std::move(path)) {}
   std::string path_;
+  std::chrono::milliseconds lock_patience_ = kWriterLockPatience;
+  bool lock_ignored_ = false;
 };
 
 // A whole results file at once, for results that exist before their file does (logs of other

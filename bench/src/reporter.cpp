@@ -72,7 +72,14 @@ void ProgressReporter::end_run(bool /*complete*/) {
 
 void ResultsFileReporter::point(const results::PointRecord& p) {
   const std::lock_guard lock(mutex_);
+  const bool before = writer_.wrote_past_a_reader();
   writer_.append(p);
+  if (!before && writer_.wrote_past_a_reader()) {
+    std::fprintf(stderr,
+                 "meshbench run: another process kept '%s' open for over %lld ms; the run writes on without HDF5's lock, "
+                 "so what that process reads meanwhile may look damaged (the file itself is not)\n",
+                 writer_.path().c_str(), static_cast<long long>(results::kWriterLockPatience.count()));
+  }
 }
 
 void ResultsFileReporter::record_failure(const results::Failure& f) {

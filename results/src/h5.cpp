@@ -1,6 +1,7 @@
 #include "results/src/h5.hpp"
 
 #include <algorithm>
+#include <thread>
 
 namespace meshbench::results::h5 {
 
@@ -125,6 +126,42 @@ double read_double_attribute(hid_t object, const std::string& name) {
   double v = 0;
   check_status(H5Aread(attr, H5T_NATIVE_DOUBLE, &v), "H5Aread " + name);
   return v;
+}
+
+namespace {
+
+herr_t note_lock_refusal(unsigned /*depth*/, const H5E_error2_t* error, void* refused) {
+  if (error->min_num == H5E_CANTLOCKFILE) *static_cast<bool*>(refused) = true;
+  return 0;
+}
+
+// Whether the call that just failed was refused a file lock (the error stack says so).
+bool lock_was_refused() {
+  bool refused = false;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, note_lock_refusal, &refused);
+  return refused;
+}
+
+}  // namespace
+
+OpenedFile open_existing(const std::string& path, unsigned flags, std::chrono::milliseconds patience) {
+  using std::chrono::milliseconds;
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  milliseconds pause{2};
+  for (;;) {
+    const hid_t id = H5Fopen(path.c_str(), flags, H5P_DEFAULT);
+    if (id >= 0) return {Handle(id), false};
+    const bool locked = lock_was_refused();
+    if (!locked || std::chrono::steady_clock::now() >= give_up) return {Handle(), locked};
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, milliseconds{20});
+  }
+}
+
+Handle open_ignoring_locks(const std::string& path, unsigned flags) {
+  const Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"));
+  check_status(H5Pset_file_locking(fapl, false, true), "H5Pset_file_locking");
+  return Handle(check(H5Fopen(path.c_str(), flags, fapl), "open " + path + " without its lock"));
 }
 
 Handle create_group(hid_t parent, const std::string& name) {

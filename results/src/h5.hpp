@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -67,6 +68,19 @@ bool has_attribute(hid_t object, const std::string& name);
 std::string read_string_attribute(hid_t object, const std::string& name);
 std::int64_t read_int_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
+
+// Opens an existing file, waiting out another process's lock. HDF5 locks a file while it is open
+// (readers shared, a writer exclusive) and refuses at once when the lock is taken; a run's writer
+// holds it for the milliseconds of one point and a reader (h5py, h5ls, meshbench report) for one
+// read, so each side retries for up to `patience` rather than fail on the other's brief visit.
+// `locked` tells, after a failure, whether the lock was still taken when the patience ran out.
+struct OpenedFile {
+  Handle file;
+  bool locked = false;
+};
+OpenedFile open_existing(const std::string& path, unsigned flags, std::chrono::milliseconds patience);
+// The same without taking HDF5's lock at all, for a writer that must not wait any longer.
+Handle open_ignoring_locks(const std::string& path, unsigned flags);
 
 Handle create_group(hid_t parent, const std::string& name);
 Handle open_group(hid_t parent, const std::string& name);

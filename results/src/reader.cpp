@@ -97,8 +97,14 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     throw InputError("'" + path + "' does not exist; give the path of a results file written by 'meshbench run'");
   const h5::QuietErrors quiet;
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError("'" + path + "' is not an HDF5 file; give a results file written by 'meshbench run'");
-  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (file.get() < 0) throw InputError("'" + path + "' cannot be opened as HDF5 (damaged or locked by a writer); check the file");
+  const auto opened = h5::open_existing(path, H5F_ACC_RDONLY, kReaderLockPatience);
+  if (opened.locked) {
+    throw InputError(
+        "'" + path + "' is held open for writing by another process for over " + std::to_string(kReaderLockPatience.count()) +
+        " ms (a meshbench run holds it only for the moment it stores a point); close the program that holds it, or read a copy");
+  }
+  const Handle& file = opened.file;
+  if (file.get() < 0) throw InputError("'" + path + "' cannot be opened as HDF5 (damaged); check the file");
   if (!h5::has_attribute(file, "schema_version") || !h5::has_attribute(file, "created_by") ||
       h5::read_string_attribute(file, "created_by") != "meshbench") {
     throw InputError(

@@ -219,8 +219,19 @@ void write_header(hid_t file, const RunHeader& h) {
   h5::create_table(file, tables::kTransports, tables::transport_type().type(), 64);
 }
 
-Handle open_rw(const std::string& path) {
-  return Handle(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "open " + path + " for writing"));
+// A reader that keeps the file open (a notebook's h5py.File, a tool polling it) must not stop
+// the run: past the patience the writer writes without the lock, and goes on so rather than
+// wait that long for every point. The file stays whole (readers write nothing); only what such
+// a reader reads meanwhile may look half updated.
+Handle open_rw(const std::string& path, std::chrono::milliseconds patience, bool& lock_ignored) {
+  if (lock_ignored) return h5::open_ignoring_locks(path, H5F_ACC_RDWR);
+  auto opened = h5::open_existing(path, H5F_ACC_RDWR, patience);
+  if (opened.locked) {
+    lock_ignored = true;
+    return h5::open_ignoring_locks(path, H5F_ACC_RDWR);
+  }
+  h5::check(opened.file.get(), "open " + path + " for writing");
+  return std::move(opened.file);
 }
 
 std::uint64_t free_bytes(const std::string& path) {
@@ -335,7 +346,7 @@ ResultsWriter ResultsWriter::create(const std::string& path, const RunHeader& he
 void ResultsWriter::append(const PointRecord& point) {
   const h5::QuietErrors quiet;
   try {
-    const Handle file = open_rw(path_);
+    const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
     // A write that meets a full filesystem can leave HDF5's metadata half updated; stopping
     // while there is still room keeps every stored point readable.
     const StoredRows stored{h5::table_size(file, tables::kMeasurements), h5::table_size(file, tables::kGroupTimings),
@@ -353,7 +364,7 @@ void ResultsWriter::append(const PointRecord& point) {
 
 void ResultsWriter::record_failure(const Failure& failure) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   const auto f = tables::to_h5(failure);
   h5::append_rows(file, tables::kFailures, tables::failure_type().type(), &f, 1);
   h5::write_attribute(file, "status", std::string("failed"));
@@ -362,7 +373,7 @@ void ResultsWriter::record_failure(const Failure& failure) {
 
 void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   std::vector<tables::TransportH5> rows;
   for (const auto& u : uses) rows.push_back(tables::to_h5(u));
   h5::append_rows(file, tables::kTransports, tables::transport_type().type(), rows.data(), rows.size());
@@ -370,13 +381,13 @@ void ResultsWriter::record_transports(const std::vector<TransportUse>& uses) {
 
 void ResultsWriter::record_host_copies(const std::vector<HostCopyRow>& rows) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   append_optional_rows(file, tables::kHostCopies, tables::host_copy_type(), rows);
 }
 
 void ResultsWriter::record_calibration(const std::string& calibration_json) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   h5::write_attribute(file, "calibration_json", calibration_json);
 }
 
@@ -389,13 +400,13 @@ ResultsWriter ResultsWriter::append_to(const std::string& path) {
 
 void ResultsWriter::record_io(const std::vector<IoRow>& rows) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   append_optional_rows(file, tables::kIo, tables::io_type(), rows);
 }
 
 void ResultsWriter::finish(const std::string& status, const std::string& finished_at) {
   const h5::QuietErrors quiet;
-  const Handle file = open_rw(path_);
+  const Handle file = open_rw(path_, lock_patience_, lock_ignored_);
   h5::write_attribute(file, "status", status);
   h5::write_attribute(file, "finished_at", finished_at);
 }

@@ -1,6 +1,6 @@
 # meshbench run under mpirun on this machine.
 foreach(_case runs_mappings pandas_reads_measurements corrupt_result_is_detected sigkill_then_resume sigstop_then_resume rounds_then_resume bad_input
-    send_recv_across_pp machine_state_remeasures nic_counters_canned_efa)
+    send_recv_across_pp machine_state_remeasures nic_counters_canned_efa reader_during_the_run)
   add_test(NAME integration.run.${_case}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bench_run_test.py ${_case})
   set_tests_properties(integration.run.${_case} PROPERTIES

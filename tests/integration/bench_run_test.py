@@ -196,6 +196,43 @@ def test_rounds_then_resume():
             check(n == int(x["iters"]) and n >= 30, f"pooled samples {n}, iters {x['iters']}: three rounds of at least 10")
 
 
+# Reopens the file in a tight loop, holding it 50 ms at a time: a reader as greedy as can be.
+GREEDY_READER = """
+import h5py, os, sys, time
+path, stop, reads = sys.argv[1], sys.argv[2], 0
+while not os.path.exists(stop):
+    try:
+        with h5py.File(path, "r") as f:
+            len(f["measurements"])
+            time.sleep(0.05)
+        reads += 1
+    except Exception:  # not created yet, or the writer holds it
+        time.sleep(0.001)
+print(reads)
+"""
+
+
+def test_reader_during_the_run():
+    """A reader that keeps reopening the file while the run writes it neither stops the run
+    nor costs it a point: the run ends complete with every point once."""
+    with TempDir() as d:
+        out, stop = os.path.join(d, "run.h5"), os.path.join(d, "stop")
+        reader = subprocess.Popen(["/usr/bin/python3", "-c", GREEDY_READER, out, stop], stdout=subprocess.PIPE, text=True)
+        p = mpirun(4, "run", *LAYOUT, *QUICK, "--out", out)
+        open(stop, "w").close()
+        reads = int(reader.communicate(timeout=60)[0])
+        check(p.returncode == 0, "the run failed beside a reader", p)
+        check(reads > 0, "the reader never read the file while the run wrote it")
+        check(p.stderr.count("writes on without HDF5's lock") <= 1, "the writer's note about the reader came more than once", p)
+        with read_h5(out) as f:
+            m = f["measurements"][:]
+            check(f.attrs["status"] == "complete", "status not complete")
+        keys = {(r["mapping"], r["dim"], r["op"], r["bytes"], r["timing"]) for r in m}
+        per_mapping = {n: sum(1 for r in m if r["mapping"] == n) for n in {r["mapping"] for r in m}}
+        check(len(keys) == len(m) and len(per_mapping) >= 3 and len(set(per_mapping.values())) == 1,
+              f"{len(m)} rows ({len(keys)} distinct), per mapping {per_mapping}")
+
+
 def megatron_groups(order, sizes, dim, world):
     """Megatron-Core's groups of `dim`: ranks that differ only in its coordinate, the order's
     first name varying fastest; groups sorted by their first rank, members by `dim`'s coordinate."""

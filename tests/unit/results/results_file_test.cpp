@@ -1,7 +1,13 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "common/error.hpp"
 #include "results/reader.hpp"
@@ -251,6 +257,83 @@ TEST_F(ResultsFileTest, RefusesUnknownSchemaVersionAndForeignFiles) {
   std::fputs("not hdf5", t);
   std::fclose(t);
   EXPECT_THROW(ResultsFile::open(text.string()), InputError);
+}
+
+// Another process's hold on a file, as HDF5 takes it: a flock on an open file description of
+// its own (HDF5's in this process conflicts with it as with another process's).
+class HeldLock {
+ public:
+  HeldLock(const std::string& path, int operation) : fd_(::open(path.c_str(), O_RDONLY)) {
+    if (fd_ < 0 || ::flock(fd_, operation | LOCK_NB) != 0) throw std::runtime_error("could not lock " + path);
+  }
+  ~HeldLock() { release(); }
+  HeldLock(const HeldLock&) = delete;
+  HeldLock& operator=(const HeldLock&) = delete;
+  void release() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+TEST_F(ResultsFileTest, AReaderThatLetsGoOnlyDelaysTheWriter) {
+  const auto path = (dir_ / "run.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.set_lock_patience(std::chrono::minutes(1));
+  HeldLock reader(path, LOCK_SH);
+  std::atomic<bool> released{false};
+  std::jthread lets_go([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    released = true;
+    reader.release();
+  });
+  w.append(point("identity", 1024, 10.0));
+  // The append could only have gone through once the lock was gone, and took it as usual.
+  EXPECT_TRUE(released.load());
+  lets_go.join();
+  EXPECT_FALSE(w.wrote_past_a_reader());
+  EXPECT_EQ(ResultsFile::open(path).measurements().size(), 1U);
+}
+
+TEST_F(ResultsFileTest, AReaderThatKeepsTheFileOpenDoesNotStopTheRun) {
+  const auto path = (dir_ / "run.h5").string();
+  auto w = ResultsWriter::create(path, header_, false);
+  w.set_lock_patience(std::chrono::milliseconds(0));
+  {
+    HeldLock notebook(path, LOCK_SH);
+    w.append(point("identity", 1024, 10.0));
+    EXPECT_TRUE(w.wrote_past_a_reader());
+    w.append(point("identity", 2048, 12.0));
+    w.finish("complete", "2026-11-29T10:05:00Z");
+  }
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.run().status, "complete");
+  ASSERT_EQ(f.measurements().size(), 2U);
+  EXPECT_EQ(f.measurements()[1].bytes, 2048U);
+}
+
+TEST_F(ResultsFileTest, TheReaderWaitsForAWriterAndNamesOneThatNeverLetsGo) {
+  const auto path = (dir_ / "run.h5").string();
+  ResultsWriter::create(path, header_, false).append(point("identity", 1024, 10.0));
+  {
+    HeldLock writer(path, LOCK_EX);
+    const std::jthread lets_go([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      writer.release();
+    });
+    // Not ResultsFile::open: its forked reader would inherit the lock's file description and
+    // keep the lock alive itself.
+    EXPECT_EQ(ResultsFile::open_in_mpi_job(path).measurements().size(), 1U);
+  }
+  const HeldLock stuck(path, LOCK_EX);
+  try {
+    ResultsFile::open(path);
+    FAIL() << "read a file another process holds open for writing";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("held open for writing by another process"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ResultsStorage, RoomNeededGrowsWithRowsAndChargesOnlyTheChunksAPointOpens) {
