@@ -1,4 +1,5 @@
 """Integration tests of `meshbench run` under mpirun on this machine (CPU slots, MPI backend)."""
+import fcntl
 import json
 import os
 import signal
@@ -214,7 +215,8 @@ print(reads)
 
 def test_reader_during_the_run():
     """A reader that keeps reopening the file while the run writes it neither stops the run
-    nor costs it a point: the run ends complete with every point once."""
+    nor costs it a point: the run ends complete with every point once. A writer that never
+    lets go makes `report` refuse with one line (exit 2)."""
     with TempDir() as d:
         out, stop = os.path.join(d, "run.h5"), os.path.join(d, "stop")
         reader = subprocess.Popen(["/usr/bin/python3", "-c", GREEDY_READER, out, stop], stdout=subprocess.PIPE, text=True)
@@ -231,6 +233,13 @@ def test_reader_during_the_run():
         per_mapping = {n: sum(1 for r in m if r["mapping"] == n) for n in {r["mapping"] for r in m}}
         check(len(keys) == len(m) and len(per_mapping) >= 3 and len(set(per_mapping.values())) == 1,
               f"{len(m)} rows ({len(keys)} distinct), per mapping {per_mapping}")
+        # A program that holds the file open for writing, as HDF5 locks it, makes `report` wait
+        # and then refuse with one line; let go, the same file reads.
+        with open(out, "rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            expect_bad_input(run("report", out), "held open for writing")
+        r = run("report", out)
+        check(r.returncode == 0, "report failed once the lock was gone", r)
 
 
 def megatron_groups(order, sizes, dim, world):
