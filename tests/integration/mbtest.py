@@ -1,7 +1,5 @@
 """Shared helpers for meshbench's integration tests (run by CTest with Debian's python3)."""
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,6 +22,25 @@ def env(**extra):
     e.update(MPI_ENV)
     e.update(extra)
     return e
+
+
+def measuring_env(np):
+    """env() for runs whose times are the result: without yield_when_idle while the ranks do
+    not outnumber the cores, where yielding only adds noise."""
+    e = env()
+    if np <= (os.cpu_count() or 1):
+        e.pop("OMPI_MCA_mpi_yield_when_idle")
+    return e
+
+
+def work_folder(keep, prefix):
+    """(path, holder) for a measurement's run files: `keep` (made if missing, reused), or a
+    scratch folder that goes when `holder` does."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        return keep, None
+    holder = tempfile.TemporaryDirectory(prefix=prefix)
+    return holder.name, holder
 
 
 def meshbench():
@@ -64,13 +81,8 @@ def expect_bad_input(proc, needle, launched=False):
     check(needle.lower() in lines[0].lower(), f"error line does not mention '{needle}': {lines[0]}", proc)
 
 
-class TempDir:
-    def __enter__(self):
-        self.path = tempfile.mkdtemp(prefix="mbtest-")
-        return self.path
-
-    def __exit__(self, *exc):
-        shutil.rmtree(self.path, ignore_errors=True)
+def TempDir():  # noqa: N802 (the tests' `with TempDir() as d:` predates it)
+    return tempfile.TemporaryDirectory(prefix="mbtest-", ignore_cleanup_errors=True)
 
 
 def _ancestors(pid):

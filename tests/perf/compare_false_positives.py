@@ -18,14 +18,12 @@ import argparse
 import itertools
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from mbtest import MPI_ENV  # noqa: E402
+from mbtest import measuring_env, work_folder  # noqa: E402
 from report_h5edit import plant_op_size_slowdown, plant_op_slowdown, plant_slowdown  # noqa: E402
 
 RUN = ["run", "--tp", "2", "--ep", "2", "--etp", "1", "-b", "1K", "-e", "256K", "-f", "4", "--budget", "0.1",
@@ -43,12 +41,8 @@ def main():
     ap.add_argument("--keep", help="keep the run files in this folder (reused if present)")
     ap.add_argument("--extra", default="", help="extra run options, e.g. '--timing per_iteration'")
     a = ap.parse_args()
-    env = dict(os.environ)
-    env.update(MPI_ENV)
-    if a.np <= 2:
-        env.pop("OMPI_MCA_mpi_yield_when_idle")  # adds noise when ranks do not outnumber cores
-    work = a.keep or tempfile.mkdtemp(prefix="mb-fp-")
-    os.makedirs(work, exist_ok=True)
+    env = measuring_env(a.np)
+    work, _scratch = work_folder(a.keep, "mb-fp-")
     files = []
     started = time.time()
     for i in range(a.runs):
@@ -137,8 +131,6 @@ def main():
         pts, total, fails, family = op_found[f]
         print(f"planted {f:g}x slowdown of every per-iteration ep all_to_all point: the family flagged in {family} of {len(pairs)} pairs "
               f"({100.0 * family / n:.0f}%), {pts} of {total} points flagged one by one, compare exits 1 in {fails} pairs")
-    if not a.keep:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,12 @@ honest run and SETS baseline sets of SIZE other honest runs (drawn with a seeded
 and each TCP run against the same number of baseline sets. Prints a Markdown table and writes
 the raw outcomes as JSON (--json). Exit status 0: it measures, it does not judge.
 
+--new-size K judges K new runs at once (`compare BASE… -- NEW1 … NEWK`, the plants put into
+each of them): the judged run and the K - 1 runs measured after it (TCP: K TCP runs).
+--window W draws the baselines only from the W runs measured just before and the W just
+after the new ones, as a gate that interleaves baseline and new launches (A B A B …) would
+have them; 0 (the default) draws from every run.
+
   tests/perf/compare_gate.py --meshbench build/meshbench --np 2 --runs 12 --tcp 2 --keep /tmp/gate-runs
 """
 import argparse
@@ -24,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from mbtest import MPI_ENV  # noqa: E402
+from mbtest import measuring_env, work_folder  # noqa: E402
 from report_h5edit import op_size_indices, plant_noise  # noqa: E402
 
 import h5py  # noqa: E402
@@ -47,7 +53,7 @@ def measure(a, env, work, name, extra_env=None):
 
 
 def compare(a, base, new):
-    p = subprocess.run([a.meshbench, "compare", *base, "--", new, "--format", "json", *a.compare_args.split()], capture_output=True, text=True)
+    p = subprocess.run([a.meshbench, "compare", *base, "--", *new, "--format", "json", *a.compare_args.split()], capture_output=True, text=True)
     if p.returncode not in (0, 1):
         sys.exit(f"compare failed ({p.returncode}): {p.stderr}")
     return p.returncode, json.loads(p.stdout)
@@ -61,19 +67,18 @@ def main():
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--size", type=int, default=3, help="baseline runs per set")
     ap.add_argument("--sets", type=int, default=9, help="baseline sets per judged run")
+    ap.add_argument("--new-size", type=int, default=1, help="new runs judged together")
+    ap.add_argument("--window", type=int, default=0, help="baselines from the W runs before and after the new ones (0: all)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--extra", default="", help="extra run options, e.g. '--rounds 3'")
     ap.add_argument("--compare-args", default="", help="extra compare options")
     ap.add_argument("--keep", help="keep the run files in this folder (reused if present)")
     ap.add_argument("--json", help="write every outcome here")
     a = ap.parse_args()
-    env = dict(os.environ)
-    env.update(MPI_ENV)
-    if a.np <= 2:
-        env.pop("OMPI_MCA_mpi_yield_when_idle")  # adds noise when ranks do not outnumber cores
-    scratch = None if a.keep else tempfile.TemporaryDirectory(prefix="mb-gate-")  # removed at exit
-    work = a.keep or scratch.name
-    os.makedirs(work, exist_ok=True)
+    if a.new_size < 1 or a.runs < a.new_size + a.size or (a.tcp and a.tcp < a.new_size):
+        sys.exit("compare_gate: error: needs --runs >= --new-size + --size and --tcp 0 or >= --new-size")
+    env = measuring_env(a.np)
+    work, _scratch = work_folder(a.keep, "mb-gate-")
     honest, walls = [], []
     for i in range(a.runs):
         path, wall = measure(a, env, work, f"run{i:02d}.h5")
@@ -93,26 +98,48 @@ def main():
         by_state["differs"] += int(bool(data.get("state_differs")))
         by_state["set_aside"] += int(bool(data.get("set_aside")))
 
+    k = a.new_size
+
+    def news_of(i, runs):
+        """The judged run and the k - 1 runs measured after it (wrapping round)."""
+        return [runs[(i + j) % len(runs)] for j in range(k)]
+
+    def candidates(i):
+        taken = {(i + j) % len(honest) for j in range(k)}
+        if a.window <= 0:
+            return [h for j, h in enumerate(honest) if j not in taken]
+        near = [j for j in range(i - a.window, i + k + a.window) if 0 <= j < len(honest) and j not in taken]
+        return [honest[j] for j in near] if len(near) >= a.size else [h for j, h in enumerate(honest) if j not in taken]
+
+    def planted_copies(news, tag, **plant):
+        paths = []
+        for j, new in enumerate(news):
+            path = os.path.join(planted_dir, f"{tag}_{j}.h5")
+            plant_noise(new, path, 0.0, seed=0, **plant)
+            paths.append(path)
+        return paths
+
     whole_run_named = 0
     reach = {}  # level -> [(called_ratio, found_95_ratio)] over the honest comparisons (None: never)
-    for i, new in enumerate(honest):
-        others = [h for h in honest if h != new]
-        with h5py.File(new, "r") as f:
+    for i in range(len(honest)):
+        news = news_of(i, honest)
+        others = candidates(i)
+        with h5py.File(news[0], "r") as f:
             m = f["measurements"][:]
         big = sorted({int(b) for b in m["bytes"] if int(b) >= 65536})
         for s in range(a.sets):
             base = rng.sample(others, a.size)
-            code, data = compare(a, base, new)
+            code, data = compare(a, base, news)
             note_state(data)
             outcomes["honest"].append(code)
             for level, r in data.get("detectable", {}).items():
                 reach.setdefault(level, []).append((r["called_ratio"], r["found_95_ratio"]))
-            # Plants: a copy of the new run (no added noise) with one change each.
+            # Plants: copies of the new runs (no added noise) with one change each. The runs
+            # share their points' order (one configuration), so one index plants the same point.
             nbytes = rng.choice(big)
             op = rng.choice(sorted({r["op"].decode() for r in m if int(r["bytes"]) == nbytes}))
-            idx = op_size_indices(new, op, nbytes)
-            p1 = os.path.join(planted_dir, f"op{i}_{s}.h5")
-            plant_noise(new, p1, 0.0, seed=0, only={k: 1.10 for k in idx})
+            idx = op_size_indices(news[0], op, nbytes)
+            p1 = planted_copies(news, f"op{i}_{s}", only={x: 1.10 for x in idx})
             code, data = compare(a, base, p1)
             note_state(data)
             found = any(f["verdict"] == "regressed" and ((f["level"] == "op_size" and f["op"] == op and f["bytes"] == nbytes) or f["level"] == "run")
@@ -120,29 +147,28 @@ def main():
                 p["verdict"] == "regressed" and p["op"] == op and p["bytes"] == nbytes for p in data["points"])
             outcomes["op_size_10"].append([code, found])
             point = rng.randrange(len(m))
-            p2 = os.path.join(planted_dir, f"pt{i}_{s}.h5")
-            plant_noise(new, p2, 0.0, seed=0, only={point: 1.20})
+            p2 = planted_copies(news, f"pt{i}_{s}", only={point: 1.20})
             code, data = compare(a, base, p2)
             note_state(data)
             outcomes["point_20"].append([code, data["points"][point]["verdict"] == "regressed" if point < len(data["points"]) else False])
-            p3 = os.path.join(planted_dir, f"all{i}_{s}.h5")
-            plant_noise(new, p3, 0.0, seed=0, whole=1.10)
+            p3 = planted_copies(news, f"all{i}_{s}", whole=1.10)
             code, data = compare(a, base, p3)
             note_state(data)
             outcomes["uniform_10"].append([code, any(f["level"] == "run" and f["verdict"] == "regressed" for f in data["families"])])
-            for path in (p1, p2, p3):
+            for path in p1 + p2 + p3:
                 os.remove(path)
-    for t in tcp:
+    for t in range(len(tcp)):
         for s in range(a.sets):
             base = rng.sample(honest, a.size)
-            code, data = compare(a, base, t)
+            code, data = compare(a, base, news_of(t, tcp))
             note_state(data)
             named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
             whole_run_named += int(named)
             outcomes["tcp"].append([code, named])
     n = len(outcomes["honest"])
     print(f"{a.runs} honest runs of `mpirun -np {a.np} meshbench {' '.join(RUN + a.extra.split())}`, "
-          f"median wall {sorted(walls)[len(walls) // 2]:.1f} s (0 = reused); baseline sets of {a.size}, {a.sets} per judged run\n")
+          f"median wall {sorted(walls)[len(walls) // 2]:.1f} s (0 = reused); baseline sets of {a.size}, {a.sets} per judged run, "
+          f"{k} new run(s) per comparison, baselines from {'every run' if a.window <= 0 else f'the {a.window} runs either side'}\n")
     print("| case | comparisons | exit 1 | found |")
     print("| --- | ---: | ---: | ---: |")
     print(f"| honest rerun (false alarm) | {n} | {sum(c == 1 for c in outcomes['honest'])} | - |")

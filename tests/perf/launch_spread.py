@@ -29,10 +29,9 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from mbtest import MPI_ENV  # noqa: E402
+from mbtest import measuring_env, work_folder  # noqa: E402
 
 import h5py  # noqa: E402
 
@@ -162,12 +161,8 @@ def main():
         if not sep or not name.isidentifier():
             sys.exit(f"launch_spread: error: --arm takes NAME:PREFIX with a plain NAME (got '{spec}')")
         arms.append((name, prefix))
-    env = dict(os.environ)
-    env.update(MPI_ENV)
-    if a.np <= 2:
-        env.pop("OMPI_MCA_mpi_yield_when_idle")  # adds noise when ranks do not outnumber cores
-    scratch = None if a.keep else tempfile.TemporaryDirectory(prefix="mb-spread-")  # removed at exit
-    work = a.keep or scratch.name
+    env = measuring_env(a.np)
+    work, _scratch = work_folder(a.keep, "mb-spread-")
     runs = {name: [] for name, _ in arms}
     for g in range(1, a.groups + 1):
         folder = os.path.join(work, f"g{g}")

@@ -12,11 +12,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from mbtest import MPI_ENV  # noqa: E402
+from mbtest import measuring_env, work_folder  # noqa: E402
 
 import h5py  # noqa: E402
 
@@ -64,11 +63,8 @@ def main():
     ap.add_argument("--osu-warmup", type=int, default=200)
     ap.add_argument("--extra", default="", help="extra meshbench run options, e.g. '--budget 0.5 --rounds 3'")
     a = ap.parse_args()
-    env = dict(os.environ, **MPI_ENV)
-    if a.np <= 2:
-        env.pop("OMPI_MCA_mpi_yield_when_idle")
-    scratch = tempfile.TemporaryDirectory(prefix="mb-repeat-")  # the run files go at exit
-    work = scratch.name
+    env = measuring_env(a.np)
+    work, _scratch = work_folder(None, "mb-repeat-")
     osu, mb, osu_walls, mb_walls = [], [], [], []
     for k in range(a.runs):
         order = ("osu", "mb") if k % 2 == 0 else ("mb", "osu")
