@@ -5,9 +5,13 @@ each other, and whether launches close in time move together.
 Measures GROUPS groups of PER_GROUP back-to-back launches (`mpirun -np NP meshbench run …`),
 each arm in turn within a group when --arm is given more than once (arms interleaved, so a
 slow minute of the machine falls on all of them), or reads run files already kept
-(--keep DIR with its files: DIR/g<K>/<arm><J>.h5). Then, per arm:
+(--keep DIR with its files: DIR/g<K>/<arm><J>.h5), or reads a flat folder of run*.h5 in
+start-time order (--read DIR, as compare_gate.py --keep writes it; groups of PER_GROUP
+consecutive runs). Then, per arm:
   - each run's whole-run shift: the median over its points of log(median time) less the
     point's median over all runs of the arm;
+  - each run's shift in the order measured, and the robust sigma of successive differences
+    (how much neighbouring launches differ, against the robust sigma over all of them);
   - runs in the far machine state (the median core-to-core reading of the kept visits more
     than 2x the arm's median run), counted and left out of what follows;
   - the near runs' spread: robust sigma (1.4826 MAD) and how many are 10% faster or slower
@@ -19,9 +23,11 @@ Prints the figures; exit status 0: it measures, it does not judge.
 
   tests/perf/launch_spread.py --meshbench build/meshbench --groups 30 --per-group 5 \\
       --extra '--budget 0.1' --keep /tmp/spread
+  tests/perf/launch_spread.py --read /tmp/gate-runs --per-group 3
   tests/perf/launch_spread.py --groups 12 --per-group 2 --arm plain: --arm aslr_off:'setarch -R' --keep DIR
 """
 import argparse
+import glob
 import math
 import os
 import random
@@ -92,6 +98,12 @@ def report(arm, runs, seed):
     far = [usual is not None and r is not None and r > 2 * usual for _, _, _, r in runs]
     near = [(g, s, r, p) for (g, _, p, r), s, is_far in zip(runs, shifts, far) if not is_far]
     print(f"\n## arm {arm}: {len(runs)} runs, {len(common)} points in every run")
+    print("whole-run shift per run, in the order measured (100 x log ratio): " + " ".join(f"{s * 100:+.1f}" for s in shifts))
+    steps = [b - a for a, b in zip(shifts, shifts[1:])]
+    if len(steps) >= 2:
+        step_sigma = 1.4826 * statistics.median(abs(x) for x in steps) / math.sqrt(2)
+        print(f"robust sigma over the runs {robust_sigma(shifts) * 100:.1f}%; from successive differences (1.4826 median |step| / sqrt 2) "
+              f"{step_sigma * 100:.1f}%")
     far_shifts = [s for s, is_far in zip(shifts, far) if is_far]
     far_readings = [r for (_, _, _, r), is_far in zip(runs, far) if is_far]
     if far_shifts:
@@ -154,7 +166,18 @@ def main():
                                                    "repeat to interleave arms; default one arm 'shm' with none")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", help="keep the run files in this folder (reused if present)")
+    ap.add_argument("--read", help="measure nothing: read DIR/run*.h5 in start-time order, PER_GROUP consecutive runs to a group")
     a = ap.parse_args()
+    if a.read:
+        def started(path):
+            with h5py.File(path, "r") as f:
+                return str(f.attrs.get("started_at", "")), path
+        paths = sorted(glob.glob(os.path.join(a.read, "run*.h5")), key=started)  # run100 after run99
+        if len(paths) < 3:
+            sys.exit(f"launch_spread: error: {a.read} holds {len(paths)} run*.h5 files; give a folder of at least three")
+        print(f"{len(paths)} runs read from {a.read}, {a.per_group} consecutive runs to a group")
+        report("read", [(i // a.per_group, p, *read_run(p)) for i, p in enumerate(paths)], a.seed)
+        return
     arms = []
     for spec in a.arm or ["shm:"]:
         name, sep, prefix = spec.partition(":")
