@@ -5,6 +5,7 @@
 // log times, so that they can be tested on synthetic data with known answers.
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace meshbench::analysis {
@@ -35,13 +36,21 @@ struct BaselineSetInput {
   // estimate it (between-round spread); 0 where a run has no rounds.
   std::vector<std::vector<double>> base_round_var, next_round_var;
   std::vector<FamilyDef> families;  // kinds other than point
+  // Interleaved launches (baseline, new, baseline, new, …): the (new run, baseline run) index
+  // pairs launched next to each other. When set, each unit's effect is the median of its
+  // differences over these pairs alone and its noise the spread of those differences around
+  // that median: the machine's slow spells last several launches, so they move both runs of an
+  // adjacent pair and cancel, where they widen the spread between baselines launched apart.
+  // Empty: every new run against every baseline, the noise from the baseline pairs.
+  std::vector<std::pair<std::size_t, std::size_t>> beside;
 };
 
 struct SetOptions {
-  double threshold = 0.05;  // floor: a change smaller than this is never a regression
-  double alpha = 0.01;      // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
-  bool confirm = false;     // a regression must also stand alone in a second new run
-  double prior_pairs = 10;  // weight of the kind's pooled noise in each unit's (in baseline pairs)
+  double threshold = 0.05;   // floor: a change smaller than this is never a regression
+  double alpha = 0.01;       // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
+  bool confirm = false;      // a regression must also stand alone in a second new run
+  bool interleaved = false;  // baselines and new runs were launched alternately (BaselineSetInput::beside)
+  double prior_pairs = 10;   // weight of the kind's pooled noise in each unit's (in baseline pairs)
 };
 
 // The evidence for one point or family.

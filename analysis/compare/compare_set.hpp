@@ -6,6 +6,7 @@
 // that slowed beyond the noise between baseline runs is a regression. docs/report.md says why.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/compare/baseline_set_stats.hpp"
@@ -64,6 +65,13 @@ struct StateSelection {
   bool differs = false;
 };
 StateSelection select_baselines_by_state(const std::vector<double>& base_ns, const std::vector<double>& new_ns);
+
+// Interleaved launches (baseline, new, baseline, new, …): for each new run, the nearest baseline
+// launched before it and the nearest launched after it, as (new index, baseline index) pairs.
+// Start times are ISO-8601 UTC (RunRecord::started_at). InputError when a start time is missing
+// or no new run was launched between two baselines (the runs were not interleaved).
+std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vector<std::string>& base_started,
+                                                                 const std::vector<std::string>& new_started);
 
 // InputError (one line) for a baseline or new set that mixes layouts or topologies, fewer than
 // two baselines without rounds, --confirm with fewer than two new runs, or no point in common.

@@ -435,6 +435,9 @@ def test_compare_set_bad_input():
         os.makedirs(empty)
         expect_bad_input(compare(empty, "--", *new), "holds no .h5")
         expect_bad_input(compare(*base, "--", *new, "--confirm"), "--confirm needs at least two new runs")
+        # Copies of one file share its start time: nothing was launched alternately.
+        expect_bad_input(compare(*base, "--", *new, "--interleaved"), "no new run was launched between two baselines")
+        expect_bad_input(compare(base[0], new[0], "--interleaved"), "--interleaved needs baseline and new sets")
         expect_bad_input(compare(base[0], "--", *new), "two or more baseline runs")
         expect_bad_input(compare(*base, *new), "needs -- between")
 

@@ -17,6 +17,10 @@ each of them): the judged run and the K - 1 runs measured after it (TCP: K TCP r
 --window W draws the baselines only from the W runs measured just before and the W just
 after the new ones, as a gate that interleaves baseline and new launches (A B A B …) would
 have them; 0 (the default) draws from every run.
+--interleaved judges as `compare --interleaved` does: the new runs are every other run of the
+batch (the judged run, then 2, 4, … after it) and the baselines the K + 1 runs between and
+around them (A B A B … A), so --size and --window do not apply. The TCP runs are then measured
+alternately with honest runs of their own (tcpbaseNN.h5), and judged the same way.
 
   tests/perf/compare_gate.py --meshbench build/meshbench --np 2 --runs 12 --tcp 2 --keep /tmp/gate-runs
 """
@@ -69,12 +73,16 @@ def main():
     ap.add_argument("--sets", type=int, default=9, help="baseline sets per judged run")
     ap.add_argument("--new-size", type=int, default=1, help="new runs judged together")
     ap.add_argument("--window", type=int, default=0, help="baselines from the W runs before and after the new ones (0: all)")
+    ap.add_argument("--interleaved", action="store_true", help="every other run new, the runs around them baselines (compare --interleaved)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--extra", default="", help="extra run options, e.g. '--rounds 3'")
     ap.add_argument("--compare-args", default="", help="extra compare options")
     ap.add_argument("--keep", help="keep the run files in this folder (reused if present)")
     ap.add_argument("--json", help="write every outcome here")
     a = ap.parse_args()
+    if a.interleaved:
+        a.size, a.window = a.new_size + 1, 0
+        a.compare_args += " --interleaved"
     if a.new_size < 1 or a.runs < a.new_size + a.size or (a.tcp and a.tcp < a.new_size):
         sys.exit("compare_gate: error: needs --runs >= --new-size + --size and --tcp 0 or >= --new-size")
     env = measuring_env(a.np)
@@ -84,7 +92,13 @@ def main():
         path, wall = measure(a, env, work, f"run{i:02d}.h5")
         honest.append(path)
         walls.append(wall)
-    tcp = [measure(a, env, work, f"tcp{i:02d}.h5", {"OMPI_MCA_btl": "tcp,self"})[0] for i in range(a.tcp)]
+    tcp, tcp_base = [], []
+    for i in range(a.tcp):
+        if a.interleaved:
+            tcp_base.append(measure(a, env, work, f"tcpbase{i:02d}.h5")[0])
+        tcp.append(measure(a, env, work, f"tcp{i:02d}.h5", {"OMPI_MCA_btl": "tcp,self"})[0])
+    if a.interleaved and a.tcp:
+        tcp_base.append(measure(a, env, work, f"tcpbase{a.tcp:02d}.h5")[0])
     rng = random.Random(a.seed)
     # The planted copies are derived and removed one by one; the folder goes at exit too, so that
     # a reused --keep folder does not collect one per invocation.
@@ -101,15 +115,22 @@ def main():
     k = a.new_size
 
     def news_of(i, runs):
-        """The judged run and the k - 1 runs measured after it (wrapping round)."""
+        """The judged run and the k - 1 runs measured after it (wrapping round); interleaved,
+        every other run from the judged one."""
+        if a.interleaved:
+            return [runs[i + 2 * j] for j in range(k)]
         return [runs[(i + j) % len(runs)] for j in range(k)]
 
     def candidates(i):
+        if a.interleaved:
+            return [honest[i - 1 + 2 * j] for j in range(k + 1)]
         taken = {(i + j) % len(honest) for j in range(k)}
-        if a.window <= 0:
-            return [h for j, h in enumerate(honest) if j not in taken]
-        near = [j for j in range(i - a.window, i + k + a.window) if 0 <= j < len(honest) and j not in taken]
-        return [honest[j] for j in near] if len(near) >= a.size else [h for j, h in enumerate(honest) if j not in taken]
+        others = [h for j, h in enumerate(honest) if j not in taken]
+        near = [honest[j] for j in range(i - a.window, i + k + a.window) if 0 <= j < len(honest) and j not in taken]
+        return near if a.window > 0 and len(near) >= a.size else others
+
+    # Interleaved, a judged run needs a baseline before it and its last new run one after.
+    judged = range(1, len(honest) - 2 * k + 1) if a.interleaved else range(len(honest))
 
     def planted_copies(news, tag, **plant):
         paths = []
@@ -121,7 +142,7 @@ def main():
 
     whole_run_named = 0
     reach = {}  # level -> [(called_ratio, found_95_ratio)] over the honest comparisons (None: never)
-    for i in range(len(honest)):
+    for i in judged:
         news = news_of(i, honest)
         others = candidates(i)
         with h5py.File(news[0], "r") as f:
@@ -129,11 +150,13 @@ def main():
         big = sorted({int(b) for b in m["bytes"] if int(b) >= 65536})
         for s in range(a.sets):
             base = rng.sample(others, a.size)
-            code, data = compare(a, base, news)
-            note_state(data)
-            outcomes["honest"].append(code)
-            for level, r in data.get("detectable", {}).items():
-                reach.setdefault(level, []).append((r["called_ratio"], r["found_95_ratio"]))
+            # Interleaved, every set has the same baselines: the honest comparison is made once.
+            if s == 0 or not a.interleaved:
+                code, data = compare(a, base, news)
+                note_state(data)
+                outcomes["honest"].append(code)
+                for level, r in data.get("detectable", {}).items():
+                    reach.setdefault(level, []).append((r["called_ratio"], r["found_95_ratio"]))
             # Plants: copies of the new runs (no added noise) with one change each. The runs
             # share their points' order (one configuration), so one index plants the same point.
             nbytes = rng.choice(big)
@@ -157,18 +180,20 @@ def main():
             outcomes["uniform_10"].append([code, any(f["level"] == "run" and f["verdict"] == "regressed" for f in data["families"])])
             for path in p1 + p2 + p3:
                 os.remove(path)
-    for t in range(len(tcp)):
-        for s in range(a.sets):
-            base = rng.sample(honest, a.size)
-            code, data = compare(a, base, news_of(t, tcp))
-            note_state(data)
-            named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
-            whole_run_named += int(named)
-            outcomes["tcp"].append([code, named])
+    tcp_judged = [(t, [tcp_base[t + j] for j in range(k + 1)]) for t in range(len(tcp) - k + 1)] if a.interleaved else \
+        [(t, rng.sample(honest, a.size)) for t in range(len(tcp)) for _ in range(a.sets)]
+    for t, base in tcp_judged:
+        news = [tcp[t + j] for j in range(k)] if a.interleaved else news_of(t, tcp)
+        code, data = compare(a, base, news)
+        note_state(data)
+        named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
+        whole_run_named += int(named)
+        outcomes["tcp"].append([code, named])
     n = len(outcomes["honest"])
     print(f"{a.runs} honest runs of `mpirun -np {a.np} meshbench {' '.join(RUN + a.extra.split())}`, "
           f"median wall {sorted(walls)[len(walls) // 2]:.1f} s (0 = reused); baseline sets of {a.size}, {a.sets} per judged run, "
-          f"{k} new run(s) per comparison, baselines from {'every run' if a.window <= 0 else f'the {a.window} runs either side'}\n")
+          f"{k} new run(s) per comparison, baselines from "
+          f"{'the runs between and around them (interleaved)' if a.interleaved else 'every run' if a.window <= 0 else f'the {a.window} runs either side'}\n")
     print("| case | comparisons | exit 1 | found |")
     print("| --- | ---: | ---: | ---: |")
     print(f"| honest rerun (false alarm) | {n} | {sum(c == 1 for c in outcomes['honest'])} | - |")
@@ -190,7 +215,7 @@ def main():
         for level, rows in reach.items():
             print(f"| {level} | {med(c for c, _ in rows)} | {med(f for _, f in rows)} |")
     states = []
-    for path in honest + tcp:
+    for path in honest + tcp_base + tcp:
         with h5py.File(path, "r") as f:
             if "state_probes" in f:
                 st = f["state_probes"][:]

@@ -94,14 +94,19 @@ double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
 }
 
 // Judges the units of one kind: pooled noise, shrinkage, tail, p-values, BH, verdicts.
+// `interleaved`: base_pairs hold the whole run's adjacent differences around their median
+// (BaselineSetInput::beside), not differences between baselines.
 void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
-                double& tail_nu) {
+                bool interleaved, double& tail_nu) {
   if (units.empty()) return;
-  const double pairs = static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  const std::size_t noise_values = values.front().base_pairs.size();
+  const double pairs = interleaved ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
   // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
   // its pair differences are not independent (one run that jumped is in m − 1 of them).
   const bool whole_run = units.front()->kind == UnitKind::run;
-  const auto sigma_of = whole_run ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
+  // Interleaved, a run that jumped as a whole is in one or two adjacent differences, whose
+  // median it barely moves: the robust scale is the right one there.
+  const auto sigma_of = whole_run && !interleaved ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
   // The kind's pooled noise: the scale of all its units' baseline differences.
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
@@ -319,23 +324,45 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     const auto d = [&](std::size_t a, std::size_t b, int which = 0) {
       return difference(members, a, b, which) - (whole ? 0.0 : shift[members.front()][a * n + b]);
     };
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
+    // Interleaved, the whole run's noise is what is left of its adjacent differences once the
+    // change is taken out (one difference's spread, in a baseline pair's units). Below the whole
+    // run the noise still comes from the baseline pairs: 2k adjacent differences per point are
+    // too few to fit the tail of the single points' jumps (docs/report.md, "Interleaved
+    // launches"), and a spell's per-point pattern only makes that noise larger, not smaller.
+    const bool noise_from_adjacent = whole && !in.beside.empty();
+    if (!noise_from_adjacent) {
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
+      }
     }
     std::vector<double> all, low, high;
-    for (std::size_t j = m; j < n; ++j) {
-      std::vector<double> per;
-      for (std::size_t i = 0; i < m; ++i) {
-        all.push_back(d(j, i));
-        high.push_back(d(j, i, 1));
-        per.push_back(d(j, i, -1));
+    if (in.beside.empty()) {
+      for (std::size_t j = m; j < n; ++j) {
+        std::vector<double> per;
+        for (std::size_t i = 0; i < m; ++i) {
+          all.push_back(d(j, i));
+          high.push_back(d(j, i, 1));
+          per.push_back(d(j, i, -1));
+        }
+        v.effect_per_new.push_back(median_of(per));
+        low.insert(low.end(), per.begin(), per.end());
       }
-      v.effect_per_new.push_back(median_of(per));
-      low.insert(low.end(), per.begin(), per.end());
+    } else {  // interleaved: the adjacent (new, baseline) pairs only
+      std::vector<std::vector<double>> per(k);
+      for (const auto& [j, i] : in.beside) {
+        all.push_back(d(m + j, i));
+        high.push_back(d(m + j, i, 1));
+        low.push_back(d(m + j, i, -1));
+        per[j].push_back(low.back());
+      }
+      for (const auto& p : per) v.effect_per_new.push_back(p.empty() ? 0.0 : median_of(p));
     }
     v.effect = median_of(all);
     v.effect_slow = median_of(low);
     v.effect_fast = median_of(high);
+    if (noise_from_adjacent) {
+      for (double x : all) v.base_pairs.push_back(x - v.effect);
+    }
     double var = 0;
     for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
     v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
@@ -363,7 +390,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     point_units.push_back(&r.points[p]);
     point_values.push_back(values_of({p}, false));
   }
-  judge_kind(point_units, point_values, m, k, per_level, r.tail_nu[0]);
+  judge_kind(point_units, point_values, m, k, per_level, false, r.tail_nu[0]);
 
   r.families.resize(in.families.size());
   for (int kind = 1; kind < kUnitKinds; ++kind) {
@@ -377,7 +404,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       units.push_back(&r.families[f]);
       values.push_back(values_of(def.members, def.kind == UnitKind::run));
     }
-    judge_kind(units, values, m, k, per_level, r.tail_nu[kind]);
+    judge_kind(units, values, m, k, per_level, kind == static_cast<int>(UnitKind::run) && !in.beside.empty(), r.tail_nu[kind]);
   }
   return r;
 }

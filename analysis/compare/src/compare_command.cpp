@@ -26,6 +26,8 @@ constexpr const char* kSummary =
     "one size, every collective, every dimension and the whole run against how it varied between the baseline runs\n"
     "(and between rounds of run --rounds): regressed, improved, unchanged or inconclusive. A whole run slower beyond\n"
     "that noise is a regression. --confirm requires a regression to show again in a second, independent new run.\n"
+    "--interleaved, for runs launched alternately (baseline, new, baseline, ...): each new run is judged against the\n"
+    "baselines started just before and after it, so that the machine's slow spells, which last several launches, cancel.\n"
     "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input. docs/report.md says why.";
 
 // Stands for "--" among the positional paths: program_options would otherwise drop it.
@@ -75,6 +77,9 @@ int compare_command(const Args& raw_args) {
       ("alpha", po::value(&alpha)->value_name("FDR"),
        "false-discovery rate over all compared points (default 0.05 for two files; 0.01 per level for baseline sets)")
       ("confirm", po::bool_switch(&set.confirm), "baseline sets: a regression must show again in a second, independent new run")
+      ("interleaved", po::bool_switch(&set.interleaved),
+       "baseline sets launched alternately (BASE NEW BASE NEW ... BASE): judge each new run against the baselines started just "
+       "before and after it")
       ("bootstrap", po::value(&o.bootstrap)->default_value(1000)->value_name("N"),
        "block-bootstrap resamples for the confidence interval of each ratio (0: none)")
       ("all-env", po::bool_switch(&o.all_environment), "also list per-launch variables (job ids, ports, URIs) that differ")
@@ -103,6 +108,8 @@ int compare_command(const Args& raw_args) {
     if (alpha != -1) set.alpha = alpha;
     return compare_sets_command(paths, set, o.all_environment, format);
   }
+  if (set.interleaved)
+    throw InputError("--interleaved needs baseline and new sets launched alternately: meshbench compare --interleaved BASE... -- NEW...");
   if (set.confirm) throw InputError("--confirm needs baseline and new sets: meshbench compare BASE... -- NEW1.h5 NEW2.h5");
   if (alpha != -1) o.alpha = alpha;
   const auto base = results::ResultsFile::open(paths[0]);

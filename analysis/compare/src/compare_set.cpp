@@ -100,6 +100,51 @@ StateSelection select_baselines_by_state(const std::vector<double>& base_ns, con
   return out;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vector<std::string>& base_started,
+                                                                 const std::vector<std::string>& new_started) {
+  struct Launch {
+    std::string at;
+    bool is_new = false;
+    std::size_t index = 0;
+  };
+  std::vector<Launch> order;
+  for (const auto* side : {&base_started, &new_started}) {
+    for (std::size_t i = 0; i < side->size(); ++i) {
+      if ((*side)[i].empty())
+        throw InputError("--interleaved needs each run's start time, and run " + std::to_string(i + 1) + " of the " +
+                         (side == &base_started ? "baselines" : "new runs") + " has none; leave out --interleaved");
+      order.push_back({(*side)[i], side == &new_started, i});
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Launch& a, const Launch& b) { return a.at < b.at; });
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  bool between = false;
+  for (std::size_t t = 0; t < order.size(); ++t) {
+    if (!order[t].is_new) continue;
+    int sides = 0;
+    for (std::size_t u = t; u-- > 0;) {
+      if (!order[u].is_new) {
+        out.emplace_back(order[t].index, order[u].index);
+        ++sides;
+        break;
+      }
+    }
+    for (std::size_t u = t + 1; u < order.size(); ++u) {
+      if (!order[u].is_new) {
+        out.emplace_back(order[t].index, order[u].index);
+        ++sides;
+        break;
+      }
+    }
+    between = between || sides == 2;
+  }
+  if (!between) {
+    throw InputError("--interleaved: no new run was launched between two baselines (they started " + order.front().at + " to " +
+                     order.back().at + "); launch baseline and new runs alternately, or leave out --interleaved");
+  }
+  return out;
+}
+
 namespace {
 SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
                                 const SetOptions& options, bool all_environment);
@@ -238,6 +283,12 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     f.points = static_cast<int>(list.size());
     c.families.push_back(f);
     in.families.push_back({kind, list});
+  }
+  if (options.interleaved) {
+    std::vector<std::string> base_started, new_started;
+    for (const auto& s : c.base) base_started.push_back(s.started_at);
+    for (const auto& s : c.next) new_started.push_back(s.started_at);
+    in.beside = launched_beside(base_started, new_started);
   }
   c.result = judge_baseline_set(in, options);
   return c;

@@ -93,8 +93,15 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
            " points come from runs without rounds, so their noise rests on the baseline pairs alone; measure gate runs with "
            "run --rounds 3 (docs/report.md, \"Baseline sets on this machine\")");
   }
-  s.line("each point and family is judged against how it varied between the " + std::to_string(c.base.size()) +
-         " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread) and between rounds; "
+  const std::string set_noise = "how it varied between the " + std::to_string(c.base.size()) +
+                                " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)";
+  const std::string against =
+      c.options.interleaved ? "its differences between each new run and the baselines launched just before and after it (interleaved): "
+                              "the whole run against the robust spread of those differences, every other unit against " +
+                                  set_noise
+                            : set_noise;
+  s.line(std::string("each point and family is judged ") + (c.options.interleaved ? "on " : "against ") + against +
+         " and between rounds; "
          "regressed when slower by more than " +
          fixed(c.options.threshold * 100, 1) +
          "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " + sig3(c.result.level_alpha) +
@@ -200,6 +207,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["options"] = {{"threshold", c.options.threshold},
                   {"alpha", c.options.alpha},
                   {"confirm", c.options.confirm},
+                  {"interleaved", c.options.interleaved},
                   {"alpha_per_level", c.result.level_alpha},
                   {"method",
                    "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "

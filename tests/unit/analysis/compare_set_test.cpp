@@ -271,5 +271,66 @@ testing::FixtureFile in_state(testing::FixtureFile f, double ns) {
   return f;
 }
 
+TEST(CompareSetInterleaved, EachNewRunIsPairedWithTheBaselinesLaunchedBeforeAndAfterIt) {
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  // A B A B A, the sets given in any order.
+  EXPECT_EQ(launched_beside({"2026-12-04T10:00:00Z", "2026-12-04T10:00:10Z", "2026-12-04T10:00:20Z"},
+                            {"2026-12-04T10:00:05Z", "2026-12-04T10:00:15Z"}),
+            (Pairs{{0, 0}, {0, 1}, {1, 1}, {1, 2}}));
+  EXPECT_EQ(launched_beside({"2026-12-04T10:00:20Z", "2026-12-04T10:00:00Z", "2026-12-04T10:00:10Z"},
+                            {"2026-12-04T10:00:15Z", "2026-12-04T10:00:05Z"}),
+            (Pairs{{1, 1}, {1, 2}, {0, 2}, {0, 0}}));
+  // A new run at an end has one neighbour; two new runs in a row share theirs.
+  EXPECT_EQ(launched_beside({"2026-12-04T10:00:10Z", "2026-12-04T10:00:40Z"},
+                            {"2026-12-04T10:00:00Z", "2026-12-04T10:00:20Z", "2026-12-04T10:00:30Z"}),
+            (Pairs{{0, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}));
+}
+
+TEST(CompareSetInterleaved, RunsNotLaunchedAlternatelyAreRefused) {
+  const auto message = [](const std::vector<std::string>& base, const std::vector<std::string>& next) {
+    try {
+      launched_beside(base, next);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // Every new run after every baseline: nothing was interleaved.
+  const auto after = message({"2026-12-04T10:00:00Z", "2026-12-04T10:00:10Z"}, {"2026-12-04T10:00:20Z", "2026-12-04T10:00:30Z"});
+  EXPECT_NE(after.find("no new run was launched between two baselines"), std::string::npos) << after;
+  EXPECT_NE(after.find("leave out --interleaved"), std::string::npos) << after;
+  const auto missing = message({"2026-12-04T10:00:00Z", ""}, {"2026-12-04T10:00:05Z"});
+  EXPECT_NE(missing.find("run 2 of the baselines has none"), std::string::npos) << missing;
+}
+
+TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
+  std::vector<results::ResultsFile> base, next;
+  testing::ScratchDir dir;
+  const auto write = [&](int phase, double scale, const std::string& at, const std::string& name) {
+    auto f = make_run(phase, scale);
+    f.run().started_at = at;
+    return results::ResultsFile::open(f.write(dir / name));
+  };
+  base.push_back(write(0, 1.0, "2026-12-04T10:00:00Z", "b0.h5"));
+  base.push_back(write(1, 1.0, "2026-12-04T10:00:10Z", "b1.h5"));
+  base.push_back(write(2, 1.0, "2026-12-04T10:00:20Z", "b2.h5"));
+  next.push_back(write(3, 1.3, "2026-12-04T10:00:05Z", "n0.h5"));
+  next.push_back(write(4, 1.3, "2026-12-04T10:00:15Z", "n1.h5"));
+  SetOptions o;
+  o.interleaved = true;
+  const auto c = compare_sets(base, next, o, false);
+  EXPECT_TRUE(c.regressed());
+  std::ostringstream text, json;
+  write_set_comparison(c, OutputFormat::text, text);
+  write_set_comparison(c, OutputFormat::json, json);
+  EXPECT_NE(text.str().find("baselines launched just before and after it (interleaved)"), std::string::npos);
+  EXPECT_NE(json.str().find("\"interleaved\": true"), std::string::npos);
+  // The same files as a plain set: not interleaved in the output.
+  const auto plain = compare_sets(base, next, {}, false);
+  std::ostringstream plain_json;
+  write_set_comparison(plain, OutputFormat::json, plain_json);
+  EXPECT_NE(plain_json.str().find("\"interleaved\": false"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace meshbench::analysis
