@@ -438,6 +438,11 @@ def test_compare_set_bad_input():
         # Copies of one file share its start time: nothing was launched alternately.
         expect_bad_input(compare(*base, "--", *new, "--interleaved"), "no new run was launched between two baselines")
         expect_bad_input(compare(base[0], new[0], "--interleaved"), "--interleaved needs baseline and new sets")
+        undated = os.path.join(d, "undated.h5")
+        with open(base[1], "rb") as src, open(undated, "wb") as dst:
+            dst.write(src.read())
+        set_started_at(undated, "")
+        expect_bad_input(compare(base[0], undated, "--", *new, "--interleaved"), "needs each run's start time")
         expect_bad_input(compare(base[0], "--", *new), "two or more baseline runs")
         expect_bad_input(compare(*base, *new), "needs -- between")
 

@@ -180,10 +180,9 @@ def main():
             outcomes["uniform_10"].append([code, any(f["level"] == "run" and f["verdict"] == "regressed" for f in data["families"])])
             for path in p1 + p2 + p3:
                 os.remove(path)
-    tcp_judged = [(t, [tcp_base[t + j] for j in range(k + 1)]) for t in range(len(tcp) - k + 1)] if a.interleaved else \
-        [(t, rng.sample(honest, a.size)) for t in range(len(tcp)) for _ in range(a.sets)]
-    for t, base in tcp_judged:
-        news = [tcp[t + j] for j in range(k)] if a.interleaved else news_of(t, tcp)
+    tcp_judged = [(tcp_base[t:t + k + 1], tcp[t:t + k]) for t in range(len(tcp) - k + 1)] if a.interleaved else \
+        [(rng.sample(honest, a.size), news_of(t, tcp)) for t in range(len(tcp)) for _ in range(a.sets)]
+    for base, news in tcp_judged:
         code, data = compare(a, base, news)
         note_state(data)
         named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
