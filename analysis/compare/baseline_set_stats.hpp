@@ -35,13 +35,18 @@ struct BaselineSetInput {
   // Optional, same shape (or empty): the variance of each run's log median as its rounds
   // estimate it (between-round spread); 0 where a run has no rounds.
   std::vector<std::vector<double>> base_round_var, next_round_var;
+  // Per point, the fewest rounds any run measured it in (empty, 0 or 1: no rounds): how many
+  // degrees of freedom the rounds' variance rests on.
+  std::vector<int> rounds;
   std::vector<FamilyDef> families;  // kinds other than point
   // Interleaved launches (baseline, new, baseline, new, …): the (new run, baseline run) index
   // pairs launched next to each other. When set, each unit's effect is the median of its
-  // differences over these pairs alone and its noise the spread of those differences around
-  // that median: the machine's slow spells last several launches, so they move both runs of an
-  // adjacent pair and cancel, where they widen the spread between baselines launched apart.
-  // Empty: every new run against every baseline, the noise from the baseline pairs.
+  // differences over these pairs alone (below the whole run, the lower median for a slowdown):
+  // the machine's slow spells last several launches, so they move both runs of an adjacent pair
+  // and cancel, where they widen the spread between baselines launched apart. The whole run's
+  // noise is then the spread of its adjacent differences around that median; a point's or
+  // family's, the baseline pairs' pooled with the rounds' (docs/report.md, "Interleaved
+  // launches"). Empty: every new run against every baseline, the noise from the baseline pairs.
   std::vector<std::pair<std::size_t, std::size_t>> beside;
 };
 

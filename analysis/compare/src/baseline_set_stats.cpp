@@ -27,7 +27,19 @@ struct UnitValues {
   double effect_slow = 0, effect_fast = 0;
   std::vector<double> effect_per_new;  // median over i of D_low(new j, base i), per new run
   double round_var = 0;                // mean over the runs of the rounds' variance of this value
+  // Interleaved (BaselineSetInput::beside): the effect is the median over the adjacent (new,
+  // baseline) pairs alone; for the whole run, base_pairs then hold those differences around it.
+  std::size_t adjacent = 0;  // how many adjacent pairs (0: every new run against every baseline)
+  bool noise_from_adjacent = false;
+  double round_df = 0;  // degrees of freedom of round_var: runs × (fewest rounds − 1)
 };
+
+// which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
+double median_by(std::vector<double> v, int which) {
+  if (which == 0) return median_of(v);
+  std::sort(v.begin(), v.end());
+  return v[which < 0 ? (v.size() - 1) / 2 : v.size() / 2];
+}
 
 double mean_round_var(const std::vector<std::vector<double>>& base_var, const std::vector<std::vector<double>>& next_var, std::size_t p) {
   double sum = 0;
@@ -94,19 +106,22 @@ double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
 }
 
 // Judges the units of one kind: pooled noise, shrinkage, tail, p-values, BH, verdicts.
-// `interleaved`: base_pairs hold the whole run's adjacent differences around their median
-// (BaselineSetInput::beside), not differences between baselines.
 void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
-                bool interleaved, double& tail_nu) {
+                double& tail_nu) {
   if (units.empty()) return;
+  const std::size_t adjacent = values.front().adjacent;
+  const bool noise_from_adjacent = values.front().noise_from_adjacent;
   const std::size_t noise_values = values.front().base_pairs.size();
-  const double pairs = interleaved ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  const double pairs = noise_from_adjacent ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
   // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
   // its pair differences are not independent (one run that jumped is in m − 1 of them).
   const bool whole_run = units.front()->kind == UnitKind::run;
-  // Interleaved, a run that jumped as a whole is in one or two adjacent differences, whose
+  // From adjacent differences, a run that jumped as a whole is in one or two of them, whose
   // median it barely moves: the robust scale is the right one there.
-  const auto sigma_of = whole_run && !interleaved ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
+  const auto sigma_of = whole_run && !noise_from_adjacent ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
+  // Interleaved, below the whole run: the effect is a median of adjacent differences, judged by
+  // its own spread rather than by how single baseline differences jump (see below).
+  const bool median_of_adjacent = adjacent > 0 && !whole_run;
   // The kind's pooled noise: the scale of all its units' baseline differences.
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
@@ -129,6 +144,18 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // Its false alarms are held by the threshold instead (an honest run drifting as a whole
     // by more than the floor is what the baselines must show, and then sigma is large).
     if (whole_run) f.df = 0;
+    // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is
+    // left of a point's noise is mostly the run's own: measured, a point's spread between
+    // adjacent launches is 0.93 times (median over 42 points) what its rounds estimate
+    // (docs/report.md, "Interleaved launches"). The rounds see that noise in all 2k + 1 runs,
+    // the baseline pairs see it plus the spells' per-point patterns in m − 1 contrasts: the
+    // two variance estimates are pooled by their degrees of freedom (the larger of them, the
+    // rule above, would let the spells the pairing cancelled back in), and so are their dfs.
+    if (median_of_adjacent && values[u].round_df > 0) {
+      const double rounds_df = values[u].round_df;
+      f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
+      f.df += rounds_df;
+    }
   }
   // How heavy the kind's tail is: its baseline differences standardised by their units' sigma.
   std::vector<double> standardised;
@@ -137,7 +164,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     for (double d : both_signs(values[u].base_pairs)) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
   }
   Scatter tail;  // normal unless the differences show otherwise
-  if (!whole_run && standardised.size() >= kTailPoints) {
+  if (!whole_run && !median_of_adjacent && standardised.size() >= kTailPoints) {
     const Scatter fitted = run_to_run_scatter(standardised, kTailPoints);
     tail.tail_nu = fitted.tail_nu;
     tail.tail_scale = fitted.tail_scale;
@@ -153,7 +180,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     for (const auto& v : values) {
       for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
     }
-    if (!whole_run && by_pool.size() >= kTailPoints) {
+    if (!whole_run && !median_of_adjacent && by_pool.size() >= kTailPoints) {
       const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
       level_tail.tail_nu = fitted.tail_nu;
       level_tail.tail_scale = fitted.tail_scale;
@@ -162,13 +189,37 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Evidence must stand out twice: against the unit's own noise (the heavier of the fitted tail
   // and the t of its degrees of freedom), and against how the level's units jump.
   if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
-  // `factor` turns one run's sigma into the effect's standard deviation.
-  const auto p_of = [&](double effect, double sigma, double factor, double df, double sign) {
-    const double noise = sigma * factor;
+  // Interleaved: one run's jump at a point moves at most two of its adjacent differences, and
+  // their lower median only moves past x when more than half of them do, so at least
+  // `runs_needed` runs must have jumped that far at that point. How often a run jumps that far
+  // is half of how often the level's baseline differences did (either of their two runs),
+  // counted: a tail fitted to them is either too light far out (a machine where 5% of the
+  // points jump 100-fold) or, fitted between 2.5 and 8 sigmas, too heavy to let any median
+  // through. Any `runs_needed` of the m + k runs (a union bound). "That far" is in units of the
+  // unit's rounds sigma, which a jump of a whole run at a point does not widen (its baseline
+  // pairs' sigma would absorb the jump), or of the level's pooled sigma without rounds.
+  const std::size_t needed = adjacent == 0 ? 0 : adjacent - (adjacent - 1) / 2, runs_needed = (needed + 1) / 2;
+  const auto jump_scale = [&](std::size_t u) { return units[u]->round_sigma > 0 ? units[u]->round_sigma : pooled; };
+  std::vector<double> jumps;  // |baseline difference| / jump_scale, over the level
+  for (std::size_t u = 0; median_of_adjacent && u < units.size(); ++u) {
+    for (double d : values[u].base_pairs) jumps.push_back(jump_scale(u) > 0 ? std::fabs(d) / jump_scale(u) : INFINITY);
+  }
+  const auto jumps_upper_tail = [&](double effect, double scale) {
+    const double at = scale > 0 ? effect / scale : INFINITY;
+    const auto beyond = std::count_if(jumps.begin(), jumps.end(), [at](double j) { return j > at; });
+    const double q = jumps.empty() ? 0.0 : 0.5 * static_cast<double>(beyond) / static_cast<double>(jumps.size());
+    const auto runs = static_cast<double>(m + k), r = static_cast<double>(runs_needed);
+    const double ways = std::exp(std::lgamma(runs + 1) - std::lgamma(r + 1) - std::lgamma(runs - r + 1));
+    return std::min(1.0, ways * std::pow(q, r));
+  };
+  // Unit u's p-value for `effect`; `factor` turns one run's sigma into the effect's standard deviation.
+  const auto p_of = [&](double effect, std::size_t u, double factor, double sign) {
+    const double noise = units[u]->sigma * factor, df = units[u]->df;
     if (!(noise > 0)) return sign * effect > 0 ? 0.0 : 1.0;  // baselines that never moved: any move stands out
     const double z = sign * effect / noise;
     double p = scatter_upper_tail(tail, z);
     if (df > 0) p = std::max(p, student_t_upper_tail(z, df));
+    if (median_of_adjacent) return std::max(p, jumps_upper_tail(sign * effect, jump_scale(u)));
     if (pooled > 0) p = std::max(p, scatter_upper_tail(level_tail, sign * effect / (pooled * factor)));
     return p;
   };
@@ -183,12 +234,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     f.effect_fast = values[u].effect_fast;
     f.noise = f.sigma * combined_factor;
     f.z = f.noise > 0 ? f.effect / f.noise : (f.effect > 0 ? INFINITY : f.effect < 0 ? -INFINITY : 0.0);
-    f.p_slower = p_of(f.effect_slow, f.sigma, combined_factor, f.df, 1);
-    f.p_faster = p_of(f.effect_fast, f.sigma, combined_factor, f.df, -1);
+    f.p_slower = p_of(f.effect_slow, u, combined_factor, 1);
+    f.p_faster = p_of(f.effect_fast, u, combined_factor, -1);
     ps.push_back(f.p_slower);
     pf.push_back(f.p_faster);
-    f.detectable = detectable_slowdown([&](double e) { return p_of(e, f.sigma, combined_factor, f.df, 1); }, floor,
-                                       o.alpha / static_cast<double>(units.size()));
+    f.detectable =
+        detectable_slowdown([&](double e) { return p_of(e, u, combined_factor, 1); }, floor, o.alpha / static_cast<double>(units.size()));
   }
   const auto qs = benjamini_hochberg(ps), qf = benjamini_hochberg(pf);
   for (std::size_t u = 0; u < units.size(); ++u) {
@@ -199,8 +250,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Each new run on its own, for --confirm: would it have found the regression alone?
   for (std::size_t j = 0; j < k; ++j) {
     std::vector<double> p;
-    for (std::size_t u = 0; u < units.size(); ++u)
-      p.push_back(p_of(values[u].effect_per_new[j], units[u]->sigma, single_factor, units[u]->df, 1));
+    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], u, single_factor, 1));
     const auto q = benjamini_hochberg(p);
     for (std::size_t u = 0; u < units.size(); ++u) {
       if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
@@ -298,13 +348,10 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   for (const auto& run : in.base) runs.push_back(&run);
   for (const auto& run : in.next) runs.push_back(&run);
   const std::size_t n = runs.size();
-  // which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
   const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which = 0) {
     std::vector<double> d;
     for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p]);
-    if (which == 0) return median_of(d);
-    std::sort(d.begin(), d.end());
-    return d[which < 0 ? (d.size() - 1) / 2 : d.size() / 2];
+    return median_by(std::move(d), which);
   };
   // Each run pair's whole-run shift, per point (the shift of the run family the point is in).
   std::vector<std::vector<double>> shift(points, std::vector<double>(n * n, 0.0));
@@ -326,11 +373,11 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     };
     // Interleaved, the whole run's noise is what is left of its adjacent differences once the
     // change is taken out (one difference's spread, in a baseline pair's units). Below the whole
-    // run the noise still comes from the baseline pairs: 2k adjacent differences per point are
-    // too few to fit the tail of the single points' jumps (docs/report.md, "Interleaved
-    // launches"), and a spell's per-point pattern only makes that noise larger, not smaller.
-    const bool noise_from_adjacent = whole && !in.beside.empty();
-    if (!noise_from_adjacent) {
+    // run 2k differences per point are too few to measure a spread from (docs/report.md,
+    // "Interleaved launches"): the baseline pairs and the rounds supply it (judge_kind).
+    v.adjacent = in.beside.size();
+    v.noise_from_adjacent = whole && v.adjacent > 0;
+    if (!v.noise_from_adjacent) {
       for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
       }
@@ -358,14 +405,20 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       for (const auto& p : per) v.effect_per_new.push_back(p.empty() ? 0.0 : median_of(p));
     }
     v.effect = median_of(all);
-    v.effect_slow = median_of(low);
-    v.effect_fast = median_of(high);
-    if (noise_from_adjacent) {
+    // Interleaved, slower must hold for more than half of the adjacent differences too: one
+    // run that jumped at a point is in two of them, and their plain median would move halfway.
+    const int sided = v.adjacent > 0 && !whole ? 1 : 0;
+    v.effect_slow = median_by(low, -sided);
+    v.effect_fast = median_by(high, sided);
+    if (v.noise_from_adjacent) {
       for (double x : all) v.base_pairs.push_back(x - v.effect);
     }
     double var = 0;
     for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
     v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
+    int fewest = in.rounds.empty() ? 0 : in.rounds[members.front()];
+    for (auto p : members) fewest = in.rounds.size() > p ? std::min(fewest, in.rounds[p]) : 0;
+    v.round_df = static_cast<double>(n) * std::max(fewest - 1, 0);
     return v;
   };
 
@@ -390,7 +443,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     point_units.push_back(&r.points[p]);
     point_values.push_back(values_of({p}, false));
   }
-  judge_kind(point_units, point_values, m, k, per_level, false, r.tail_nu[0]);
+  judge_kind(point_units, point_values, m, k, per_level, r.tail_nu[0]);
 
   r.families.resize(in.families.size());
   for (int kind = 1; kind < kUnitKinds; ++kind) {
@@ -404,7 +457,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       units.push_back(&r.families[f]);
       values.push_back(values_of(def.members, def.kind == UnitKind::run));
     }
-    judge_kind(units, values, m, k, per_level, kind == static_cast<int>(UnitKind::run) && !in.beside.empty(), r.tail_nu[kind]);
+    judge_kind(units, values, m, k, per_level, r.tail_nu[kind]);
   }
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -117,23 +118,22 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
     }
   }
   std::stable_sort(order.begin(), order.end(), [](const Launch& a, const Launch& b) { return a.at < b.at; });
+  // The nearest baseline launched before (step −1) or after (+1) launch t, if any.
+  const auto nearest_baseline = [&order](std::size_t t, std::ptrdiff_t step) -> const Launch* {
+    for (auto u = static_cast<std::ptrdiff_t>(t) + step; u >= 0 && u < static_cast<std::ptrdiff_t>(order.size()); u += step) {
+      if (!order[static_cast<std::size_t>(u)].is_new) return &order[static_cast<std::size_t>(u)];
+    }
+    return nullptr;
+  };
   std::vector<std::pair<std::size_t, std::size_t>> out;
   bool between = false;
   for (std::size_t t = 0; t < order.size(); ++t) {
     if (!order[t].is_new) continue;
     int sides = 0;
-    for (std::size_t u = t; u-- > 0;) {
-      if (!order[u].is_new) {
-        out.emplace_back(order[t].index, order[u].index);
+    for (const std::ptrdiff_t step : {-1, 1}) {
+      if (const Launch* b = nearest_baseline(t, step)) {
+        out.emplace_back(order[t].index, b->index);
         ++sides;
-        break;
-      }
-    }
-    for (std::size_t u = t + 1; u < order.size(); ++u) {
-      if (!order[u].is_new) {
-        out.emplace_back(order[t].index, order[u].index);
-        ++sides;
-        break;
       }
     }
     between = between || sides == 2;
@@ -257,6 +257,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
       }
     }
     p.rounds = std::max(fewest_rounds, 0);
+    in.rounds.push_back(p.rounds);
     p.base_median_us = median_of(b);
     p.new_median_us = median_of(n);
     c.points.push_back(p);

@@ -98,10 +98,10 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   const std::string against =
       c.options.interleaved ? "its differences between each new run and the baselines launched just before and after it (interleaved): "
                               "the whole run against the robust spread of those differences, every other unit against " +
-                                  set_noise
-                            : set_noise;
+                                  set_noise + " pooled with how it varied between the rounds of every run, by their degrees of freedom"
+                            : set_noise + " and between rounds";
   s.line(std::string("each point and family is judged ") + (c.options.interleaved ? "on " : "against ") + against +
-         " and between rounds; "
+         "; "
          "regressed when slower by more than " +
          fixed(c.options.threshold * 100, 1) +
          "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " + sig3(c.result.level_alpha) +

@@ -442,5 +442,63 @@ TEST(BaselineSetStats, InterleavedLaunchesCancelSlowSpells) {
   EXPECT_LT(found_as_set, found - 30) << found_as_set;
 }
 
+// The same launches with rounds: each run's rounds estimate its own noise (the point noise of
+// Synth, 2%), which is what is left of a point's noise once the spells cancel.
+void add_rounds(BaselineSetInput& in, double point_sd, int rounds) {
+  for (auto* side : {&in.base, &in.next}) {
+    auto& var = side == &in.base ? in.base_round_var : in.next_round_var;
+    var.assign(side->size(), std::vector<double>(kPoints, point_sd * point_sd));
+  }
+  in.rounds.assign(kPoints, rounds);
+}
+
+void plant_everywhere(BaselineSetInput& in, std::size_t point, double factor) {
+  for (auto& run : in.next) run[point] += std::log(factor);
+}
+
+TEST(BaselineSetStats, InterleavedPointsTakeTheirNoiseFromTheRoundsToo) {
+  // A point 15% slower in every new run, B N B N B N B with spells: the baseline pairs see the
+  // spells' per-point pattern (sd 5%) beside the run's own noise (2%); the rounds see only the
+  // latter, which is most of what an adjacent difference keeps.
+  int honest_alarms = 0, found_with_rounds = 0, found_pairs_only = 0;
+  const std::size_t planted = point_of(0, 1, 1, 2);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    SpellRuns honest(9000 + seed, 3);
+    add_rounds(honest.in, 0.02, 3);
+    honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
+    SpellRuns slower(9000 + seed, 3);
+    plant_everywhere(slower.in, planted, 1.15);
+    found_pairs_only += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    add_rounds(slower.in, 0.02, 3);
+    found_with_rounds += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+  }
+  EXPECT_LE(honest_alarms, 2);                                              // at most 1%
+  EXPECT_GE(found_with_rounds, 80) << found_with_rounds;                    // 89 of 200
+  EXPECT_LT(found_pairs_only, found_with_rounds - 15) << found_pairs_only;  // 68
+}
+
+TEST(BaselineSetStats, InterleavedHundredfoldJumpsOfHonestPointsAreNotRegressions) {
+  // The loaded machine of RandomHundredfoldJumpsOfHonestPointsAreNotRegressions, launched
+  // B N B N B: both new runs jump at the same point in about one comparison in seven (60
+  // points, 5% each), which moves all four of its adjacent differences. The baselines' jumps
+  // show that this machine does so; without them the fitted tail (a t with one degree of
+  // freedom) calls 24 of these 200 comparisons a regression.
+  int regressed = 0, both_jumped = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    Synth s(11000 + seed);
+    s.jump_rate = 0.05;
+    s.jump = 100;
+    BaselineSetInput in;
+    for (int t = 0; t < 5; ++t) (t % 2 == 0 ? in.base : in.next).push_back(s.run());
+    in.beside = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
+    in.families = families();
+    add_rounds(in, s.point_sd, 3);
+    for (std::size_t p = 0; p < kPoints; ++p) both_jumped += in.next[0][p] - s.truth[p] > 2 && in.next[1][p] - s.truth[p] > 2 ? 1 : 0;
+    regressed += judge_baseline_set(in, {}).regressed() ? 1 : 0;
+  }
+  EXPECT_GE(both_jumped, 10);  // the case this test is about happened
+  EXPECT_LE(regressed, 2) << regressed;
+}
+
 }  // namespace
 }  // namespace meshbench::analysis
