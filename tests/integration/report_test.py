@@ -6,6 +6,7 @@ them from DIR."""
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -439,8 +440,7 @@ def test_compare_set_bad_input():
         expect_bad_input(compare(*base, "--", *new, "--interleaved"), "no new run was launched between two baselines")
         expect_bad_input(compare(base[0], new[0], "--interleaved"), "--interleaved needs baseline and new sets")
         undated = os.path.join(d, "undated.h5")
-        with open(base[1], "rb") as src, open(undated, "wb") as dst:
-            dst.write(src.read())
+        shutil.copyfile(base[1], undated)
         set_started_at(undated, "")
         expect_bad_input(compare(base[0], undated, "--", *new, "--interleaved"), "needs each run's start time")
         expect_bad_input(compare(base[0], "--", *new), "two or more baseline runs")

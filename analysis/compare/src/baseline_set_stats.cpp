@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "analysis/compare/regression_stats.hpp"
@@ -122,6 +123,9 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Interleaved, below the whole run: the effect is a median of adjacent differences, judged by
   // its own spread rather than by how single baseline differences jump (see below).
   const bool median_of_adjacent = adjacent > 0 && !whole_run;
+  // Only single differences are judged by a fitted tail; the whole run and the interleaved
+  // medians are not.
+  const bool fit_tails = !whole_run && !median_of_adjacent;
   // The kind's pooled noise: the scale of all its units' baseline differences.
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
@@ -147,7 +151,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is
     // left of a point's noise is mostly the run's own: measured, a point's spread between
     // adjacent launches is 0.93 times (median over 42 points) what its rounds estimate
-    // (docs/report.md, "Interleaved launches"). The rounds see that noise in all 2k + 1 runs,
+    // (docs/report.md, "2026-12-04 (evening): points under interleaving"). The rounds see that noise in all 2k + 1 runs,
     // the baseline pairs see it plus the spells' per-point patterns in m − 1 contrasts: the
     // two variance estimates are pooled by their degrees of freedom (the larger of them, the
     // rule above, would let the spells the pairing cancelled back in), and so are their dfs.
@@ -159,12 +163,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   }
   // How heavy the kind's tail is: its baseline differences standardised by their units' sigma.
   std::vector<double> standardised;
-  for (std::size_t u = 0; u < units.size(); ++u) {
+  for (std::size_t u = 0; fit_tails && u < units.size(); ++u) {
     if (units[u]->sigma <= 0) continue;
     for (double d : both_signs(values[u].base_pairs)) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
   }
   Scatter tail;  // normal unless the differences show otherwise
-  if (!whole_run && !median_of_adjacent && standardised.size() >= kTailPoints) {
+  if (standardised.size() >= kTailPoints) {
     const Scatter fitted = run_to_run_scatter(standardised, kTailPoints);
     tail.tail_nu = fitted.tail_nu;
     tail.tail_scale = fitted.tail_scale;
@@ -175,12 +179,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // hides a machine where a few points jump by 100x at random (their sigma absorbs it): on
   // such a machine a jump in a point whose baselines happened to be quiet is no evidence.
   Scatter level_tail;
-  if (pooled > 0) {
+  if (fit_tails && pooled > 0) {
     std::vector<double> by_pool;
     for (const auto& v : values) {
       for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
     }
-    if (!whole_run && !median_of_adjacent && by_pool.size() >= kTailPoints) {
+    if (by_pool.size() >= kTailPoints) {
       const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
       level_tail.tail_nu = fitted.tail_nu;
       level_tail.tail_scale = fitted.tail_scale;
@@ -416,8 +420,8 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     double var = 0;
     for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
     v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
-    int fewest = in.rounds.empty() ? 0 : in.rounds[members.front()];
-    for (auto p : members) fewest = in.rounds.size() > p ? std::min(fewest, in.rounds[p]) : 0;
+    int fewest = members.empty() ? 0 : std::numeric_limits<int>::max();
+    for (auto p : members) fewest = std::min(fewest, p < in.rounds.size() ? in.rounds[p] : 0);
     v.round_df = static_cast<double>(n) * std::max(fewest - 1, 0);
     return v;
   };
