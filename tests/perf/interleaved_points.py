@@ -15,9 +15,13 @@ at one point without its jump bound, from a flat folder of kept runs of one conf
     which any honest point crossed it and the share of (window, point) pairs found when that
     point is made 20% slower in every new run. Compare's jump bound is left out on purpose:
     this is what the statistic alone would do (docs/report.md, "points under interleaving").
+    --noise chooses the point's sigma: as compare pools it (the default); the rounds' variance
+    plus one launch part for the level (the pool less the rounds' mean); or each point's own
+    spread between successive launches over the --history runs measured before the window.
 Exit status 0: it measures, it does not judge.
 
   tests/perf/interleaved_points.py /tmp/gate-runs --k 2 3 4 5
+  tests/perf/interleaved_points.py /tmp/gate-runs --k 2 3 --noise history --history 40
 """
 import argparse
 import glob
@@ -67,6 +71,11 @@ def main():
     ap.add_argument("folder")
     ap.add_argument("--k", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--alpha", type=float, default=0.0025, help="false-alarm rate of the point level")
+    ap.add_argument("--noise", choices=["pooled", "components", "history"], default="pooled",
+                    help="pooled: the pairs' and the rounds' variance pooled by degrees of freedom (as compare "
+                    "does); components: the rounds' variance plus a launch part shared by the level; history: "
+                    "each point's spread between successive launches over the --history runs before the window")
+    ap.add_argument("--history", type=int, default=20, help="runs before the window (--noise history)")
     a = ap.parse_args()
     runs = sorted((read(p) for p in glob.glob(os.path.join(a.folder, "run*.h5"))), key=lambda r: r[0])
     keys = sorted(set.intersection(*[set(m) for _, m, _ in runs]))
@@ -99,7 +108,8 @@ def main():
         m = k + 1
         df_pairs = m - 1 + 10
         df_rounds = (2 * k + 1) * (rounds - 1) if rounds >= 2 else 0
-        threshold = t_quantile(a.alpha / points, df_pairs + df_rounds)
+        df = a.history - 2 if a.noise == "history" else df_pairs + df_rounds
+        threshold = t_quantile(a.alpha / points, df)
         factor = math.sqrt((1 / m if m <= 2 else math.pi / (2 * m)) + (1 / k if k <= 2 else math.pi / (2 * k)))
         alarms, found, windows = 0, 0.0, 0
         for w in range(len(runs) - 2 * k):
@@ -112,12 +122,27 @@ def main():
             pooled = 1.4826 * np.median(np.abs(pairs)) / math.sqrt(2)
             n_pairs = len(pairs)
             shrunk2 = (n_pairs * own ** 2 + 10 * pooled ** 2) / (n_pairs + 10)
-            sigma = np.sqrt((df_pairs * shrunk2 + df_rounds * var.mean(axis=0)) / (df_pairs + df_rounds))
+            own_rounds = var.mean(axis=0)
+            if a.noise == "history":
+                # Each point's own noise between successive launches over the a.history runs
+                # measured before the window (the whole-run shift taken out), as a gate that
+                # kept its earlier baseline runs could learn it.
+                if w < a.history:
+                    continue
+                steps = np.diff(residual[w - a.history:w], axis=0)
+                sigma = 1.4826 * np.median(np.abs(steps), axis=0) / math.sqrt(2)
+            elif a.noise == "components" and df_rounds:
+                # A point's noise between launches is the launch's part (one for the level: the
+                # pool less what the rounds explain) plus its own rounds' part.
+                launch = max(0.0, pooled ** 2 - float(own_rounds.mean()))
+                sigma = np.sqrt(own_rounds + launch)
+            else:
+                sigma = np.sqrt((df_pairs * shrunk2 + df_rounds * own_rounds) / (df_pairs + df_rounds))
             noise = sigma * factor
             alarms += int((effect / noise).max() > threshold)
             found += float(np.mean((effect + math.log(1.2)) / noise > threshold))
             windows += 1
-        print(f"k = {k}: threshold t({df_pairs + df_rounds}) {threshold:.2f}; honest windows with a point beyond it {alarms} of {windows}; "
+        print(f"k = {k}: threshold t({df}) {threshold:.2f}; honest windows with a point beyond it {alarms} of {windows}; "
               f"a point +20% in every new run found in {100 * found / windows:.0f}% of (window, point)")
 
 
