@@ -51,6 +51,11 @@ def round_var(values):
     return s * s * math.pi / (2 * len(v))
 
 
+def pair_sigma(differences, axis=None):
+    """One run's robust sigma from differences of two runs' log medians (1.4826 MAD / sqrt 2)."""
+    return 1.4826 * np.median(np.abs(differences), axis=axis) / math.sqrt(2)
+
+
 def t_upper(z, df):
     """Student's t upper tail by integrating the density (numpy only)."""
     x = np.linspace(z, z + 400, 400001)
@@ -96,7 +101,7 @@ def main():
     for t in set(timing):
         sel = timing == t
         residual[:, sel] -= np.median(x[:, sel] - np.median(x[:, sel], axis=0), axis=1)[:, None]
-    adjacent = 1.4826 * np.median(np.abs(np.diff(residual, axis=0)), axis=0) / math.sqrt(2)
+    adjacent = pair_sigma(np.diff(residual, axis=0), axis=0)
     from_rounds = np.sqrt(rv.mean(axis=0))
     print(f"{len(runs)} runs, {points} points, {rounds} rounds")
     if rounds >= 2:
@@ -112,14 +117,15 @@ def main():
         threshold = t_quantile(a.alpha / points, df)
         factor = math.sqrt((1 / m if m <= 2 else math.pi / (2 * m)) + (1 / k if k <= 2 else math.pi / (2 * k)))
         alarms, found, windows = 0, 0.0, 0
-        for w in range(len(runs) - 2 * k):
+        # History: only windows with a.history runs before them.
+        for w in range(a.history if a.noise == "history" else 0, len(runs) - 2 * k):
             window, var = x[w:w + 2 * k + 1], rv[w:w + 2 * k + 1]
             base, new = window[0::2], window[1::2]
             d = np.sort([new[j] - b - shift(new[j], b) for j in range(k) for b in (base[j], base[j + 1])], axis=0)
             effect = d[(len(d) - 1) // 2]
             pairs = np.array([base[i] - base[j] - shift(base[i], base[j]) for i in range(m) for j in range(i + 1, m)])
-            own = 1.4826 * np.median(np.abs(pairs), axis=0) / math.sqrt(2)
-            pooled = 1.4826 * np.median(np.abs(pairs)) / math.sqrt(2)
+            own = pair_sigma(pairs, axis=0)
+            pooled = pair_sigma(pairs)
             n_pairs = len(pairs)
             shrunk2 = (n_pairs * own ** 2 + 10 * pooled ** 2) / (n_pairs + 10)
             own_rounds = var.mean(axis=0)
@@ -127,10 +133,7 @@ def main():
                 # Each point's own noise between successive launches over the a.history runs
                 # measured before the window (the whole-run shift taken out), as a gate that
                 # kept its earlier baseline runs could learn it.
-                if w < a.history:
-                    continue
-                steps = np.diff(residual[w - a.history:w], axis=0)
-                sigma = 1.4826 * np.median(np.abs(steps), axis=0) / math.sqrt(2)
+                sigma = pair_sigma(np.diff(residual[w - a.history:w], axis=0), axis=0)
             elif a.noise == "components" and df_rounds:
                 # A point's noise between launches is the launch's part (one for the level: the
                 # pool less what the rounds explain) plus its own rounds' part.
