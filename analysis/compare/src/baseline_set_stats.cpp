@@ -151,10 +151,11 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is
     // left of a point's noise is mostly the run's own: measured, a point's spread between
     // adjacent launches is 0.93 times (median over 42 points) what its rounds estimate
-    // (docs/report.md, "2026-12-04 (evening): points under interleaving"). The rounds see that noise in all 2k + 1 runs,
-    // the baseline pairs see it plus the spells' per-point patterns in m − 1 contrasts: the
-    // two variance estimates are pooled by their degrees of freedom (the larger of them, the
-    // rule above, would let the spells the pairing cancelled back in), and so are their dfs.
+    // (docs/report.md, "2026-12-04 (evening): points under interleaving"). The rounds see that
+    // noise in all 2k + 1 runs, the baseline pairs see it plus the spells' per-point patterns in
+    // m − 1 contrasts: the two variance estimates are pooled by their degrees of freedom (the
+    // larger of them, the rule above, would let the spells the pairing cancelled back in), and
+    // so are their dfs.
     if (median_of_adjacent && values[u].round_df > 0) {
       const double rounds_df = values[u].round_df;
       f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
