@@ -28,6 +28,9 @@ struct FamilyDef {
   std::vector<std::size_t> members;
 };
 
+// The fewest earlier runs a history must hold: four successive differences per unit.
+inline constexpr std::size_t kMinHistoryRuns = 5;
+
 struct BaselineSetInput {
   // log(median time) per run and point: base[run][point], next[run][point]. Every run holds
   // every point (the caller keeps the points all runs share).
@@ -48,6 +51,14 @@ struct BaselineSetInput {
   // family's, the baseline pairs' pooled with the rounds' (docs/report.md, "Interleaved
   // launches"). Empty: every new run against every baseline, the noise from the baseline pairs.
   std::vector<std::pair<std::size_t, std::size_t>> beside;
+  // Optional: log(median time) per earlier run of the baseline configuration, in the order they
+  // were launched (history[run][point], every point). When set, each unit's noise and jumps come
+  // from its differences between successive history runs, not from the baseline pairs and the
+  // rounds: one gate run sees only m − 1 baseline contrasts, a history sees every launch the
+  // gate kept, and successive launches share the machine's slow spells as adjacent ones do
+  // (rustc-perf sets each benchmark's threshold from its historical run-to-run deltas the same
+  // way; docs/report.md, "Noise from the gate's history").
+  std::vector<std::vector<double>> history;
 };
 
 struct SetOptions {
@@ -99,13 +110,16 @@ struct BaselineSetResult {
   std::vector<UnitFinding> families;  // in the input's family order
   double tail_nu[kUnitKinds] = {};    // the tail each kind was judged under (0: normal)
   double level_alpha = 0;             // the false-discovery rate each level was judged at
+  // Steps between successive history runs left out as changes of the machine's state (the most
+  // in any timing mode); 0 without a history.
+  int history_state_changes = 0;
   int count(UnitKind kind, SetVerdict v) const;
   bool regressed() const;  // any point or family regressed
   LevelReach reach(UnitKind kind) const;
 };
 
-// Judges every point and family. Needs at least two baseline runs, or one with rounds;
-// the caller checks that (InputError) before calling.
+// Judges every point and family. Needs at least two baseline runs, or one with rounds, or a
+// history of at least kMinHistoryRuns runs; the caller checks that (InputError) before calling.
 BaselineSetResult judge_baseline_set(const BaselineSetInput& input, const SetOptions& options);
 
 // Robust standard deviation of one run from the pairwise differences of `values` (one per

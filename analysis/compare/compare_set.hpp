@@ -48,6 +48,8 @@ struct SetComparison {
   // every regression is reported as inconclusive (rerun in the baselines' state).
   std::vector<RunSide> set_aside;
   bool state_differs = false;
+  // Earlier runs whose successive differences gave the noise (--history), in launch order.
+  std::vector<RunSide> history;
   int wrong_points() const;
   // Points whose runs were not all measured in rounds (SetPoint::rounds < 2): without a floor
   // from the rounds, three baselines under-estimate a point's noise often enough to matter
@@ -74,9 +76,12 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
                                                                  const std::vector<std::string>& new_started);
 
 // InputError (one line) for a baseline or new set that mixes layouts or topologies, fewer than
-// two baselines without rounds, --confirm with fewer than two new runs, or no point in common.
+// two baselines without rounds or history, --confirm with fewer than two new runs, or no point
+// in common. `history`: earlier runs of the baseline configuration (any order; none, or at least
+// kMinHistoryRuns of the baselines' layout and topology, each with its start time), whose
+// successive differences give each unit's noise (BaselineSetInput::history).
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                           const SetOptions& options, bool all_environment);
+                           const SetOptions& options, bool all_environment, const std::vector<results::ResultsFile>& history = {});
 
 // What runs must share to be one configuration's reruns: the layout ("world 4, tp 2 cp 1 …") and
 // the machine's shape ("2 node(s) of 2 2 slots"; host names may differ between equal machines).

@@ -445,6 +445,16 @@ def test_compare_set_bad_input():
         expect_bad_input(compare(base[0], undated, "--", *new, "--interleaved"), "needs each run's start time")
         expect_bad_input(compare(base[0], "--", *new), "two or more baseline runs")
         expect_bad_input(compare(*base, *new), "needs -- between")
+        history = synthetic_set(d, [f"h{k}.h5" for k in range(5)], first_seed=300)
+        expect_bad_input(compare(*base, "--", *new, "--history", history[0], "--history", history[1]),
+                         "--history holds 2 run(s) and needs at least 5")
+        expect_bad_input(compare(*base, "--", *new, "--history", empty), "holds no .h5")
+        expect_bad_input(compare(*base, "--", *new, *[a for h in history[1:] + [other_layout] for a in ("--history", h)]),
+                         "is not a run of the baselines' configuration")
+        # A history of five gives the noise: the two-file form is then a baseline set of one.
+        p = compare(base[0], new[0], *[a for h in history for a in ("--history", h)], "--format", "json")
+        check(p.returncode in (0, 1) and json.loads(p.stdout)["mode"] == "baseline_set" and len(json.loads(p.stdout)["history"]) == 5,
+              "compare BASE NEW --history did not judge a baseline set against the history", p)
 
 
 def test_compare_bad_input():

@@ -21,6 +21,9 @@ have them; 0 (the default) draws from every run.
 batch (the judged run, then 2, 4, … after it) and the baselines the K + 1 runs between and
 around them (A B A B … A), so --size and --window do not apply. The TCP runs are then measured
 alternately with honest runs of their own (tcpbaseNN.h5), and judged the same way.
+--history H (with --interleaved) gives compare the H honest runs measured before each judged
+window as --history (the noise from their successive differences); windows with fewer runs
+before them are not judged. The TCP windows get the last H honest runs.
 
   tests/perf/compare_gate.py --meshbench build/meshbench --np 2 --runs 12 --tcp 2 --keep /tmp/gate-runs
 """
@@ -56,8 +59,10 @@ def measure(a, env, work, name, extra_env=None):
     return out, time.time() - t0
 
 
-def compare(a, base, new):
-    p = subprocess.run([a.meshbench, "compare", *base, "--", *new, "--format", "json", *a.compare_args.split()], capture_output=True, text=True)
+def compare(a, base, new, history=()):
+    earlier = [arg for h in history for arg in ("--history", h)]
+    p = subprocess.run([a.meshbench, "compare", *base, "--", *new, "--format", "json", *earlier, *a.compare_args.split()],
+                       capture_output=True, text=True)
     if p.returncode not in (0, 1):
         sys.exit(f"compare failed ({p.returncode}): {p.stderr}")
     return p.returncode, json.loads(p.stdout)
@@ -74,6 +79,7 @@ def main():
     ap.add_argument("--new-size", type=int, default=1, help="new runs judged together")
     ap.add_argument("--window", type=int, default=0, help="baselines from the W runs before and after the new ones (0: all)")
     ap.add_argument("--interleaved", action="store_true", help="every other run new, the runs around them baselines (compare --interleaved)")
+    ap.add_argument("--history", type=int, default=0, help="interleaved: the H honest runs before each window as compare --history")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--extra", default="", help="extra run options, e.g. '--rounds 3'")
     ap.add_argument("--compare-args", default="", help="extra compare options")
@@ -85,6 +91,8 @@ def main():
         a.compare_args += " --interleaved"
     if a.new_size < 1 or a.runs < a.new_size + a.size or (a.tcp and a.tcp < a.new_size):
         sys.exit("compare_gate: error: needs --runs >= --new-size + --size and --tcp 0 or >= --new-size")
+    if a.history and (not a.interleaved or a.runs < a.history + 2 * a.new_size + 2):
+        sys.exit("compare_gate: error: --history needs --interleaved and --runs >= --history + 2 --new-size + 2")
     env = measuring_env(a.np)
     work, _scratch = work_folder(a.keep, "mb-gate-")
     honest, walls = [], []
@@ -130,7 +138,11 @@ def main():
         return near if a.window > 0 and len(near) >= a.size else others
 
     # Interleaved, a judged run needs a baseline before it and its last new run one after.
-    judged = range(1, len(honest) - 2 * k + 1) if a.interleaved else range(len(honest))
+    judged = range(1 + a.history, len(honest) - 2 * k + 1) if a.interleaved else range(len(honest))
+
+    def history_of(i):
+        """The a.history honest runs measured before window i's first baseline (honest[i - 1])."""
+        return honest[i - 1 - a.history:i - 1] if a.history else []
 
     def planted_copies(news, tag, **plant):
         paths = []
@@ -145,6 +157,7 @@ def main():
     for i in judged:
         news = news_of(i, honest)
         others = candidates(i)
+        earlier = history_of(i)
         with h5py.File(news[0], "r") as f:
             m = f["measurements"][:]
         big = sorted({int(b) for b in m["bytes"] if int(b) >= 65536})
@@ -152,7 +165,7 @@ def main():
             base = rng.sample(others, a.size)
             # Interleaved, every set has the same baselines: the honest comparison is made once.
             if s == 0 or not a.interleaved:
-                code, data = compare(a, base, news)
+                code, data = compare(a, base, news, earlier)
                 note_state(data)
                 outcomes["honest"].append(code)
                 for level, r in data.get("detectable", {}).items():
@@ -163,7 +176,7 @@ def main():
             op = rng.choice(sorted({r["op"].decode() for r in m if int(r["bytes"]) == nbytes}))
             idx = op_size_indices(news[0], op, nbytes)
             p1 = planted_copies(news, f"op{i}_{s}", only={x: 1.10 for x in idx})
-            code, data = compare(a, base, p1)
+            code, data = compare(a, base, p1, earlier)
             note_state(data)
             found = any(f["verdict"] == "regressed" and ((f["level"] == "op_size" and f["op"] == op and f["bytes"] == nbytes) or f["level"] == "run")
                         for f in data["families"]) or any(
@@ -171,11 +184,11 @@ def main():
             outcomes["op_size_10"].append([code, found])
             point = rng.randrange(len(m))
             p2 = planted_copies(news, f"pt{i}_{s}", only={point: 1.20})
-            code, data = compare(a, base, p2)
+            code, data = compare(a, base, p2, earlier)
             note_state(data)
             outcomes["point_20"].append([code, data["points"][point]["verdict"] == "regressed" if point < len(data["points"]) else False])
             p3 = planted_copies(news, f"all{i}_{s}", whole=1.10)
-            code, data = compare(a, base, p3)
+            code, data = compare(a, base, p3, earlier)
             note_state(data)
             outcomes["uniform_10"].append([code, any(f["level"] == "run" and f["verdict"] == "regressed" for f in data["families"])])
             for path in p1 + p2 + p3:
@@ -183,7 +196,7 @@ def main():
     tcp_judged = [(tcp_base[t:t + k + 1], tcp[t:t + k]) for t in range(len(tcp) - k + 1)] if a.interleaved else \
         [(rng.sample(honest, a.size), news_of(t, tcp)) for t in range(len(tcp)) for _ in range(a.sets)]
     for base, news in tcp_judged:
-        code, data = compare(a, base, news)
+        code, data = compare(a, base, news, honest[len(honest) - a.history:] if a.history else [])
         note_state(data)
         named = "whole run regression" in data["headline"] and any(c["name"] == "OMPI_MCA_btl" for c in data["changes"])
         whole_run_named += int(named)

@@ -15,6 +15,9 @@ constexpr double kMadToSigma = 1.482602218505602;  // 1 / Φ⁻¹(3/4)
 // Standardised baseline differences needed before a kind's tail is read from them rather than
 // assumed normal.
 constexpr std::size_t kTailPoints = 20;
+// A step between successive history runs in which the whole run moved by more than this many
+// robust sigmas of its steps is a change of the machine's state, not noise (see below).
+constexpr double kStateChangeSigmas = 5;
 
 // What one unit (a point or a family) is judged on, from differences between runs only: for
 // runs a and b, D(a, b) = median over its points of (log t_a − log t_b), less the whole run's
@@ -32,6 +35,8 @@ struct UnitValues {
   // baseline) pairs alone; for the whole run, base_pairs then hold those differences around it.
   std::size_t adjacent = 0;  // how many adjacent pairs (0: every new run against every baseline)
   bool noise_from_adjacent = false;
+  // BaselineSetInput::history: base_pairs hold the differences between successive history runs.
+  bool from_history = false;
   double round_df = 0;  // degrees of freedom of round_var: runs × (fewest rounds − 1)
 };
 
@@ -112,14 +117,16 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   if (units.empty()) return;
   const std::size_t adjacent = values.front().adjacent;
   const bool noise_from_adjacent = values.front().noise_from_adjacent;
+  const bool from_history = values.front().from_history;
   const std::size_t noise_values = values.front().base_pairs.size();
-  const double pairs = noise_from_adjacent ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  const double pairs =
+      noise_from_adjacent || from_history ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
   // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
   // its pair differences are not independent (one run that jumped is in m − 1 of them).
   const bool whole_run = units.front()->kind == UnitKind::run;
-  // From adjacent differences, a run that jumped as a whole is in one or two of them, whose
-  // median it barely moves: the robust scale is the right one there.
-  const auto sigma_of = whole_run && !noise_from_adjacent ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
+  // From adjacent or successive differences, a run that jumped as a whole is in one or two of
+  // them, whose median it barely moves: the robust scale is the right one there.
+  const auto sigma_of = whole_run && !noise_from_adjacent && !from_history ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
   // Interleaved, below the whole run: the effect is a median of adjacent differences, judged by
   // its own spread rather than by how single baseline differences jump (see below).
   const bool median_of_adjacent = adjacent > 0 && !whole_run;
@@ -142,12 +149,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // m − 1 contrasts (the conjugate normal / scaled-inverse-chi-square update), so the p-value
     // is a t with (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is
     // itself uncertain, and a normal tail would take it as exact.
-    f.df = static_cast<double>(m) - 1 + o.prior_pairs;
+    f.df = (from_history ? static_cast<double>(noise_values) : static_cast<double>(m) - 1) + o.prior_pairs;
     // The whole run is the exception: its sigma rests on the m − 1 contrasts of the baselines'
     // shifts alone, and a t with two degrees of freedom would need a shift of twenty sigmas.
     // Its false alarms are held by the threshold instead (an honest run drifting as a whole
     // by more than the floor is what the baselines must show, and then sigma is large).
-    if (whole_run) f.df = 0;
+    if (whole_run && !from_history) f.df = 0;
     // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is
     // left of a point's noise is mostly the run's own: measured, a point's spread between
     // adjacent launches is 0.93 times (median over 42 points) what its rounds estimate
@@ -156,7 +163,9 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // m − 1 contrasts: the two variance estimates are pooled by their degrees of freedom (the
     // larger of them, the rule above, would let the spells the pairing cancelled back in), and
     // so are their dfs.
-    if (median_of_adjacent && values[u].round_df > 0) {
+    // A history's successive differences already hold the rounds' noise (its runs had rounds
+    // too); its sigma stands alone, floored by today's rounds above.
+    if (median_of_adjacent && values[u].round_df > 0 && !from_history) {
       const double rounds_df = values[u].round_df;
       f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
       f.df += rounds_df;
@@ -353,6 +362,8 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   for (const auto& run : in.base) runs.push_back(&run);
   for (const auto& run : in.next) runs.push_back(&run);
   const std::size_t n = runs.size();
+  for (const auto& run : in.history) runs.push_back(&run);  // after the n runs judged
+  const std::size_t history_steps = in.history.size() < 2 ? 0 : in.history.size() - 1;
   const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which = 0) {
     std::vector<double> d;
     for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p]);
@@ -370,6 +381,31 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       }
     }
   }
+  // The same for each pair of successive history runs (h + 1 against h). A step in which the
+  // whole run moved far beyond its usual steps is the machine changing state (a slow or fast
+  // spell starting or ending, docs/report.md "Noise from the gate's history"): the spells move
+  // sizes by different amounts, so below the whole run such a step is a pattern of 20-40% moves
+  // that an interleaved comparison cancels (both runs of an adjacent pair share the spell, and
+  // a boundary inside the window spoils one adjacent difference of 2k). Its differences are
+  // left out of every unit's noise and jumps, as compare sets aside baselines in another state.
+  std::vector<std::vector<double>> history_shift(points, std::vector<double>(history_steps, 0.0));
+  std::vector<std::vector<bool>> state_change(points, std::vector<bool>(history_steps, false));
+  for (const auto& def : in.families) {
+    if (def.kind != UnitKind::run) continue;
+    std::vector<double> steps;
+    for (std::size_t h = 0; h < history_steps; ++h) steps.push_back(difference(def.members, n + h + 1, n + h));
+    const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
+    int changes = 0;
+    for (std::size_t h = 0; h < history_steps; ++h) {
+      const bool change = std::fabs(steps[h]) > kStateChangeSigmas * usual;
+      changes += change ? 1 : 0;
+      for (auto p : def.members) {
+        history_shift[p][h] = steps[h];
+        state_change[p][h] = change;
+      }
+    }
+    r.history_state_changes = std::max(r.history_state_changes, changes);
+  }
   // A unit's values from its pairwise differences; below the whole run less the run's shift.
   const auto values_of = [&](const std::vector<std::size_t>& members, bool whole) {
     UnitValues v;
@@ -381,8 +417,13 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     // run 2k differences per point are too few to measure a spread from (docs/report.md,
     // "Interleaved launches"): the baseline pairs and the rounds supply it (judge_kind).
     v.adjacent = in.beside.size();
-    v.noise_from_adjacent = whole && v.adjacent > 0;
-    if (!v.noise_from_adjacent) {
+    v.from_history = history_steps > 0;
+    v.noise_from_adjacent = whole && v.adjacent > 0 && !v.from_history;
+    for (std::size_t h = 0; h < history_steps; ++h) {
+      if (state_change[members.front()][h]) continue;
+      v.base_pairs.push_back(difference(members, n + h + 1, n + h) - (whole ? 0.0 : history_shift[members.front()][h]));
+    }
+    if (!v.noise_from_adjacent && !v.from_history) {
       for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
       }

@@ -28,14 +28,17 @@ constexpr const char* kSummary =
     "that noise is a regression. --confirm requires a regression to show again in a second, independent new run.\n"
     "--interleaved, for runs launched alternately (baseline, new, baseline, ...): each new run is judged against the\n"
     "baselines started just before and after it, so that the machine's slow spells, which last several launches, cancel.\n"
+    "--history PATH (earlier runs of the baseline configuration, files or folders, at least 5): each point's and family's\n"
+    "noise is then its spread between successive history runs, not between the few baselines of this comparison.\n"
     "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input. docs/report.md says why.";
 
 // Stands for "--" among the positional paths: program_options would otherwise drop it.
 constexpr const char* kSeparator = "\x1f--";
 
-int compare_sets_command(const std::vector<std::string>& paths, const SetOptions& o, bool all_environment, OutputFormat format) {
+int compare_sets_command(const std::vector<std::string>& paths, const std::vector<std::string>& history_paths, const SetOptions& o,
+                         bool all_environment, OutputFormat format) {
   const auto sep = std::find(paths.begin(), paths.end(), kSeparator);
-  std::vector<std::string> base_paths, new_paths;
+  std::vector<std::string> base_paths, new_paths, history_files;
   const auto expand = [](auto first, auto last, std::vector<std::string>& out) {
     for (auto it = first; it != last; ++it) {
       for (auto& p : expand_results_paths(*it)) out.push_back(std::move(p));
@@ -50,10 +53,12 @@ int compare_sets_command(const std::vector<std::string>& paths, const SetOptions
   }
   if (base_paths.empty() || new_paths.empty())
     throw InputError("compare needs baseline runs before -- and new runs after it: meshbench compare BASE.h5... -- NEW.h5...");
-  std::vector<results::ResultsFile> base, next;
+  std::vector<results::ResultsFile> base, next, history;
   for (const auto& p : base_paths) base.push_back(results::ResultsFile::open(p));
   for (const auto& p : new_paths) next.push_back(results::ResultsFile::open(p));
-  const SetComparison c = compare_sets(base, next, o, all_environment);
+  expand(history_paths.begin(), history_paths.end(), history_files);
+  for (const auto& p : history_files) history.push_back(results::ResultsFile::open(p));
+  const SetComparison c = compare_sets(base, next, o, all_environment, history);
   write_set_comparison(c, format, std::cout);
   return c.regressed() ? kExitFailure : kExitOk;
 }
@@ -62,7 +67,7 @@ int compare_sets_command(const std::vector<std::string>& paths, const SetOptions
 
 int compare_command(const Args& raw_args) {
   std::string format_name;
-  std::vector<std::string> paths;
+  std::vector<std::string> paths, history_paths;
   CompareOptions o;
   SetOptions set;
   double alpha = -1;
@@ -80,6 +85,9 @@ int compare_command(const Args& raw_args) {
       ("interleaved", po::bool_switch(&set.interleaved),
        "baseline sets launched alternately (BASE NEW BASE NEW ... BASE): judge each new run against the baselines started just "
        "before and after it")
+      ("history", po::value(&history_paths)->composing()->value_name("PATH"),
+       "earlier runs of the baseline configuration (files or folders, at least 5, repeatable): each point's and family's noise "
+       "from their successive differences; with two files, compares them as a baseline set of one")
       ("bootstrap", po::value(&o.bootstrap)->default_value(1000)->value_name("N"),
        "block-bootstrap resamples for the confidence interval of each ratio (0: none)")
       ("all-env", po::bool_switch(&o.all_environment), "also list per-launch variables (job ids, ports, URIs) that differ")
@@ -97,7 +105,7 @@ int compare_command(const Args& raw_args) {
   std::error_code ec;
   const bool two_files = paths.size() == 2 && std::find(paths.begin(), paths.end(), kSeparator) == paths.end() &&
                          !std::filesystem::is_directory(paths[0], ec) && !std::filesystem::is_directory(paths[1], ec);
-  if (!two_files) {
+  if (!two_files || !history_paths.empty()) {
     if (paths.size() < 2)
       throw InputError("compare needs two results files (meshbench compare BASE.h5 NEW.h5) or baseline and new runs (BASE... -- NEW...)");
     if (paths.size() > 2 && std::find(paths.begin(), paths.end(), kSeparator) == paths.end()) {
@@ -106,7 +114,7 @@ int compare_command(const Args& raw_args) {
     }
     set.threshold = o.threshold;
     if (alpha != -1) set.alpha = alpha;
-    return compare_sets_command(paths, set, o.all_environment, format);
+    return compare_sets_command(paths, history_paths, set, o.all_environment, format);
   }
   if (set.interleaved)
     throw InputError("--interleaved needs baseline and new sets launched alternately: meshbench compare --interleaved BASE... -- NEW...");

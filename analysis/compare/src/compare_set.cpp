@@ -147,22 +147,47 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
 
 namespace {
 SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment);
+                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history);
+
+// The history in launch order, checked against the baselines' configuration.
+std::vector<const results::ResultsFile*> history_in_order(const std::vector<results::ResultsFile>& history,
+                                                          const results::ResultsFile& first_base) {
+  if (history.empty()) return {};
+  if (history.size() < kMinHistoryRuns) {
+    throw InputError("--history holds " + std::to_string(history.size()) + " run(s) and needs at least " + std::to_string(kMinHistoryRuns) +
+                     " earlier runs of the baseline configuration; give more, or leave out --history");
+  }
+  std::vector<const results::ResultsFile*> out;
+  for (const auto& f : history) {
+    if (layout_text(f.layout()) != layout_text(first_base.layout()) || topology_text(f) != topology_text(first_base)) {
+      throw InputError("--history run " + f.path() + " (" + layout_text(f.layout()) + ", " + topology_text(f) +
+                       ") is not a run of the baselines' configuration (" + layout_text(first_base.layout()) + ", " +
+                       topology_text(first_base) + "); give earlier runs of the same layout on the same machine");
+    }
+    if (f.run().started_at.empty())
+      throw InputError("--history run " + f.path() + " has no start time, and the history's order is its launch order; leave it out");
+    out.push_back(&f);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->run().started_at < b->run().started_at; });
+  return out;
+}
 }  // namespace
 
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                           const SetOptions& options, bool all_environment) {
+                           const SetOptions& options, bool all_environment, const std::vector<results::ResultsFile>& history) {
+  if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
+  const auto ordered_history = history_in_order(history, base.front());
   std::vector<double> base_ns, new_ns;
   for (const auto& f : base) base_ns.push_back(core_to_core_ns(f));
   for (const auto& f : next) new_ns.push_back(core_to_core_ns(f));
   const auto selection = select_baselines_by_state(base_ns, new_ns);
   SetComparison c;
   if (selection.kept.size() == base.size()) {
-    c = compare_set_files(base, next, options, all_environment);
+    c = compare_set_files(base, next, options, all_environment, ordered_history);
   } else {
     std::vector<results::ResultsFile> kept;
     for (auto i : selection.kept) kept.push_back(base[i]);
-    c = compare_set_files(kept, next, options, all_environment);
+    c = compare_set_files(kept, next, options, all_environment, ordered_history);
     for (std::size_t i = 0; i < base.size(); ++i) {
       if (std::find(selection.kept.begin(), selection.kept.end(), i) == selection.kept.end()) c.set_aside.push_back(run_side(base[i]));
     }
@@ -181,8 +206,7 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
 namespace {
 
 SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment) {
-  if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
+                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history) {
   if (options.confirm && next.size() < 2) {
     throw InputError(
         "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
@@ -193,6 +217,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   c.options = options;
   for (const auto& f : base) c.base.push_back(run_side(f));
   for (const auto& f : next) c.next.push_back(run_side(f));
+  for (const auto* f : history) c.history.push_back(run_side(*f));
   c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
 
   // The points every run holds, in the first baseline's order.
@@ -200,10 +225,15 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   for (const auto* side : {&base, &next}) {
     for (const auto& f : *side) rows.push_back(detail::index_rows(f));
   }
+  std::vector<std::map<RowKey, const results::MeasurementRow*>> history_rows;
+  for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
+  const auto in_every = [&key_rows = history_rows](const RowKey& key) {
+    return std::all_of(key_rows.begin(), key_rows.end(), [&key](const auto& r) { return r.count(key) > 0; });
+  };
   std::vector<RowKey> keys;
   for (const auto& entry : rows.front()) {
     const RowKey& key = entry.first;
-    if (std::all_of(rows.begin(), rows.end(), [&key](const auto& r) { return r.count(key) > 0; })) keys.push_back(key);
+    if (std::all_of(rows.begin(), rows.end(), [&key](const auto& r) { return r.count(key) > 0; }) && in_every(key)) keys.push_back(key);
     else ++c.skipped_points;
   }
   std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
@@ -217,7 +247,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     for (const auto& f : *side) rounds.push_back(round_log_medians(f));
   }
   const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
-  if (base.size() < 2 && !have_rounds) {
+  if (base.size() < 2 && !have_rounds && history.empty()) {
     throw InputError(
         "one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
         "or compare two files as meshbench compare BASE.h5 NEW.h5");
@@ -228,6 +258,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   in.next.assign(next.size(), {});
   in.base_round_var.assign(base.size(), {});
   in.next_round_var.assign(next.size(), {});
+  in.history.assign(history.size(), {});
   for (const auto& key : keys) {
     SetPoint p;
     const auto& first = *rows.front().at(key);
@@ -256,6 +287,8 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
         n.push_back(row.t_median_us);
       }
     }
+    for (std::size_t h = 0; h < history.size(); ++h)
+      in.history[h].push_back(std::log(std::max(history_rows[h].at(key)->t_median_us, 1e-9)));
     p.rounds = std::max(fewest_rounds, 0);
     in.rounds.push_back(p.rounds);
     p.base_median_us = median_of(b);

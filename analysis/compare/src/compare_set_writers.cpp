@@ -83,6 +83,11 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + state(n) + ")");
   for (const auto& b : c.set_aside)
     s.bullet("set aside " + b.path + " (" + b.started_at + state(b) + "): measured in another machine state than the new runs");
+  if (!c.history.empty()) {
+    s.line("history: " + std::to_string(c.history.size()) + " earlier run(s), started " + c.history.front().started_at + " to " +
+           c.history.back().started_at + "; " + std::to_string(c.result.history_state_changes) +
+           " step(s) between them left out as changes of the machine's state (the whole run moved beyond 5 sigmas of its steps)");
+  }
   s.line("summary: " + c.headline());
 
   detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
@@ -93,13 +98,21 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
            " points come from runs without rounds, so their noise rests on the baseline pairs alone; measure gate runs with "
            "run --rounds 3 (docs/report.md, \"Baseline sets on this machine\")");
   }
-  const std::string set_noise = "how it varied between the " + std::to_string(c.base.size()) +
-                                " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)";
-  const std::string against =
-      c.options.interleaved ? "its differences between each new run and the baselines launched just before and after it (interleaved): "
-                              "the whole run against the robust spread of those differences, every other unit against " +
-                                  set_noise + " pooled with how it varied between the rounds of every run, by their degrees of freedom"
-                            : set_noise + " and between rounds";
+  const std::string set_noise =
+      c.history.empty()
+          ? "how it varied between the " + std::to_string(c.base.size()) +
+                " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)"
+          : "how it varied between successive runs of the history of " + std::to_string(c.history.size()) +
+                " (robust spread of their differences, shrunk towards its level's pooled spread, floored by this set's rounds)";
+  const std::string adjacent =
+      "its differences between each new run and the baselines launched just before and after it (interleaved): the whole run ";
+  std::string against = c.history.empty() ? set_noise + " and between rounds" : set_noise;
+  if (c.options.interleaved && c.history.empty()) {
+    against = adjacent + "against the robust spread of those differences, every other unit against " + set_noise +
+              " pooled with how it varied between the rounds of every run, by their degrees of freedom";
+  } else if (c.options.interleaved) {
+    against = adjacent + "and every other unit against " + set_noise;
+  }
   s.line(std::string("each point and family is judged ") + (c.options.interleaved ? "on " : "against ") + against +
          "; "
          "regressed when slower by more than " +
@@ -202,16 +215,23 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   for (const auto& n : c.next) j["new"].push_back(side_json(n));
   j["set_aside"] = ordered_json::array();
   for (const auto& b : c.set_aside) j["set_aside"].push_back(side_json(b));
+  j["history"] = ordered_json::array();
+  for (const auto& h : c.history) j["history"].push_back(side_json(h));
+  j["history_state_changes"] = c.result.history_state_changes;
   j["state_differs"] = c.state_differs;
   j["points_without_rounds"] = c.points_without_rounds();
-  j["options"] = {{"threshold", c.options.threshold},
-                  {"alpha", c.options.alpha},
-                  {"confirm", c.options.confirm},
-                  {"interleaved", c.options.interleaved},
-                  {"alpha_per_level", c.result.level_alpha},
-                  {"method",
-                   "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
-                   "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"}};
+  j["options"] = {
+      {"threshold", c.options.threshold},
+      {"alpha", c.options.alpha},
+      {"confirm", c.options.confirm},
+      {"interleaved", c.options.interleaved},
+      {"alpha_per_level", c.result.level_alpha},
+      {"method", c.history.empty()
+                     ? "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
+                       "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"
+                     : "log median per point and family against the baseline runs' median; noise from the robust spread of the "
+                       "differences between successive history runs (shrunk towards the level's pooled spread, floored by the "
+                       "between-round spread); Benjamini-Hochberg per level"}};
   j["headline"] = c.headline();
   j["regressed"] = c.regressed();
   ordered_json counts;

@@ -500,5 +500,87 @@ TEST(BaselineSetStats, InterleavedHundredfoldJumpsOfHonestPointsAreNotRegression
   EXPECT_LE(regressed, 2) << regressed;
 }
 
+// A gate's history on the machine of SpellRuns (spells `spell_factor` slower): `history`
+// launches, then B N B N B, one timeline with the spells falling where they fall. The new runs
+// are `whole` slower, and `factor` slower at `planted`.
+struct GateTimeline {
+  BaselineSetInput in;
+  int history_boundaries = 0;  // successive history runs of which one is in a spell and one not
+  GateTimeline(std::uint64_t seed, int history, double run_sd, double whole = 1.0, std::size_t planted = kPoints, double factor = 1.0,
+               double spell_factor = 1.12) {
+    Synth s(seed);
+    s.run_sd = run_sd;
+    s.point_sd = 0.02;
+    std::vector<double> pattern;
+    for (std::size_t p = 0; p < kPoints; ++p) pattern.push_back(0.05 * s.normal());
+    const int launches = history + 5;
+    std::vector<bool> slow(static_cast<std::size_t>(launches), false);
+    for (int t = 0; t < launches;) {
+      const double u = 0.5 * (1 + std::erf(s.normal() / std::numbers::sqrt2));
+      const int length = 2 + static_cast<int>(u * 4);
+      const bool spell = s.normal() > 0.5;
+      for (int i = 0; i < length && t < launches; ++i, ++t) slow[static_cast<std::size_t>(t)] = spell;
+    }
+    for (int t = 1; t < history; ++t)
+      history_boundaries += slow[static_cast<std::size_t>(t)] != slow[static_cast<std::size_t>(t - 1)] ? 1 : 0;
+    for (int t = 0; t < launches; ++t) {
+      const bool is_new = t >= history && (t - history) % 2 == 1;
+      auto run = is_new ? s.run(whole, planted, factor) : s.run();
+      if (slow[static_cast<std::size_t>(t)]) {
+        for (std::size_t p = 0; p < kPoints; ++p) run[p] += std::log(spell_factor) + pattern[p];
+      }
+      (t < history ? in.history : is_new ? in.next : in.base).push_back(run);
+    }
+    in.beside = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
+    in.families = families();
+  }
+};
+
+TEST(BaselineSetStats, HistoryMeasuresTheWholeRunsNoiseAcrossSpells) {
+  // The measured machine: whole runs 1% apart from launch to launch, spells 30% slow. Each
+  // run's shift also carries the median of its 60 points' own noise (2% / sqrt(60) * 1.25,
+  // about 0.3%): one run's whole-run sigma is sqrt(1² + 0.3²) = 1.05%. Forty launches of history
+  // measure it within 30% nine times in ten; four adjacent differences of one comparison, one in five.
+  int honest_alarms = 0, found = 0, measured = 0, measured_without = 0, boundaries = 0;
+  const auto near_truth = [](double sigma) { return std::fabs(sigma / 0.0105 - 1) < 0.3; };
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    GateTimeline honest(13000 + seed, 40, 0.01, 1.0, kPoints, 1.0, 1.3);
+    const auto r = judge_baseline_set(honest.in, {});
+    honest_alarms += r.regressed() ? 1 : 0;
+    measured += near_truth(run_finding(r).own_sigma) ? 1 : 0;
+    // A spell moves the whole run 26% (log 1.3) against steps of 1.5%: every boundary, and only
+    // those, is left out as a change of the machine's state.
+    EXPECT_EQ(r.history_state_changes, honest.history_boundaries) << seed;
+    boundaries += honest.history_boundaries;
+    GateTimeline slower(13000 + seed, 40, 0.01, 1.10, kPoints, 1.0, 1.3);
+    found += run_finding(judge_baseline_set(slower.in, {})).verdict == SetVerdict::regressed ? 1 : 0;
+    honest.in.history.clear();
+    measured_without += near_truth(run_finding(judge_baseline_set(honest.in, {})).own_sigma) ? 1 : 0;
+  }
+  EXPECT_LE(honest_alarms, 3) << honest_alarms;  // at most 1%
+  EXPECT_GE(found, 285) << found;                // 95%
+  EXPECT_GE(measured, 240) << measured;          // 268 of 300 (without the history: 62)
+  EXPECT_LT(measured_without, measured - 100) << measured_without;
+  EXPECT_GE(boundaries, 1000);  // the spells were there to be set aside (1,358)
+}
+
+TEST(BaselineSetStats, HistoryGivesAPointTheNoiseThreeBaselinesCannot) {
+  // A point 15% slower in both new runs, points 2% apart from launch to launch, no rounds: three
+  // baselines give each point two contrasts, a history of 30 launches twenty-nine.
+  int honest_alarms = 0, found = 0, found_without = 0;
+  const std::size_t planted = point_of(1, 0, 2, 3);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    GateTimeline honest(15000 + seed, 30, 0.01);
+    honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
+    GateTimeline slower(15000 + seed, 30, 0.01, 1.0, planted, 1.15);
+    found += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    slower.in.history.clear();
+    found_without += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+  }
+  EXPECT_LE(honest_alarms, 2) << honest_alarms;  // at most 1%
+  EXPECT_GE(found, 160) << found;                // 80% (measured 170; without the history 68)
+  EXPECT_LT(found_without, found - 30) << found_without;
+}
+
 }  // namespace
 }  // namespace meshbench::analysis

@@ -45,6 +45,17 @@ std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, cons
   return out;
 }
 
+// What `call` threw as bad input, or "(accepted)".
+template <class Call>
+std::string message(Call&& call) {
+  try {
+    call();
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("(accepted)");
+}
+
 // The same run, its every visit probed at `ns` (the machine state compare reads).
 testing::FixtureFile in_state(testing::FixtureFile f, double ns);
 
@@ -230,14 +241,6 @@ TEST(CompareSet, BadInputIsOneLine) {
   other.layout().tp = 4;
   const auto mixed = open_runs(dir, "x", {make_run(0), other});
   const auto next = open_runs(dir, "n", {make_run(3)});
-  const auto message = [&](auto&& call) {
-    try {
-      call();
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
   EXPECT_NE(message([&] { compare_sets(mixed, next, {}, false); }).find("the baseline set mixes layouts"), std::string::npos);
   SetOptions confirm;
   confirm.confirm = true;
@@ -248,6 +251,43 @@ TEST(CompareSet, BadInputIsOneLine) {
        {message([&] { compare_sets(mixed, next, {}, false); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
+}
+
+TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) {
+  testing::ScratchDir dir;
+  const auto at = [](testing::FixtureFile f, const std::string& started) {
+    f.run().started_at = started;
+    return f;
+  };
+  std::vector<testing::FixtureFile> earlier;
+  for (int i = 0; i < 6; ++i) earlier.push_back(at(make_run(10 + i), "2026-12-05T01:0" + std::to_string(5 - i) + ":00Z"));
+  const auto history = open_runs(dir, "h", earlier);
+  const auto base = open_runs(dir, "b", {make_run(0)});
+  const auto next = open_runs(dir, "n", {make_run(1)});
+  // One baseline without rounds is enough once a history gives the noise.
+  const auto c = compare_sets(base, next, {}, false, history);
+  ASSERT_EQ(c.history.size(), 6U);
+  for (std::size_t i = 0; i < c.history.size(); ++i) EXPECT_EQ(c.history[i].started_at, "2026-12-05T01:0" + std::to_string(i) + ":00Z");
+  EXPECT_FALSE(c.regressed());
+  std::ostringstream text;
+  write_set_comparison(c, OutputFormat::text, text);
+  EXPECT_NE(text.str().find("history: 6 earlier run(s), started 2026-12-05T01:00:00Z to 2026-12-05T01:05:00Z; 0 step(s)"),
+            std::string::npos);
+
+  const std::vector<results::ResultsFile> four(history.begin(), history.begin() + 4);
+  EXPECT_NE(message([&] { compare_sets(base, next, {}, false, four); }).find("--history holds 4 run(s) and needs at least 5"),
+            std::string::npos);
+  auto other = at(make_run(20), "2026-12-05T01:09:00Z");
+  other.layout().tp = 4;
+  auto mixed = history;
+  mixed.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
+  const auto wrong = message([&] { compare_sets(base, next, {}, false, mixed); });
+  EXPECT_NE(wrong.find("is not a run of the baselines' configuration"), std::string::npos) << wrong;
+  auto undated = history;
+  undated.push_back(results::ResultsFile::open(at(make_run(21), "").write(dir / "undated.h5")));
+  const auto no_time = message([&] { compare_sets(base, next, {}, false, undated); });
+  EXPECT_NE(no_time.find("has no start time"), std::string::npos) << no_time;
+  for (const auto& m : {wrong, no_time}) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
@@ -287,19 +327,14 @@ TEST(CompareSetInterleaved, EachNewRunIsPairedWithTheBaselinesLaunchedBeforeAndA
 }
 
 TEST(CompareSetInterleaved, RunsNotLaunchedAlternatelyAreRefused) {
-  const auto message = [](const std::vector<std::string>& base, const std::vector<std::string>& next) {
-    try {
-      launched_beside(base, next);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+  const auto beside_error = [](const std::vector<std::string>& base, const std::vector<std::string>& next) {
+    return message([&] { launched_beside(base, next); });
   };
   // Every new run after every baseline: nothing was interleaved.
-  const auto after = message({"2026-12-04T10:00:00Z", "2026-12-04T10:00:10Z"}, {"2026-12-04T10:00:20Z", "2026-12-04T10:00:30Z"});
+  const auto after = beside_error({"2026-12-04T10:00:00Z", "2026-12-04T10:00:10Z"}, {"2026-12-04T10:00:20Z", "2026-12-04T10:00:30Z"});
   EXPECT_NE(after.find("no new run was launched between two baselines"), std::string::npos) << after;
   EXPECT_NE(after.find("leave out --interleaved"), std::string::npos) << after;
-  const auto missing = message({"2026-12-04T10:00:00Z", ""}, {"2026-12-04T10:00:05Z"});
+  const auto missing = beside_error({"2026-12-04T10:00:00Z", ""}, {"2026-12-04T10:00:05Z"});
   EXPECT_NE(missing.find("run 2 of the baselines has none"), std::string::npos) << missing;
 }
 
