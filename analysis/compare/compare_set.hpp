@@ -48,6 +48,10 @@ struct SetComparison {
   // every regression is reported as inconclusive (rerun in the baselines' state).
   std::vector<RunSide> set_aside;
   bool state_differs = false;
+  // Interleaved (--interleaved), the state is matched pair by pair instead: a new run is judged
+  // against the baselines launched beside it that share its state, and a new run with none is
+  // set aside here (select_pairs_by_state).
+  std::vector<RunSide> next_set_aside;
   // Earlier runs whose successive differences gave the noise (--history), in launch order.
   std::vector<RunSide> history;
   int wrong_points() const;
@@ -67,6 +71,20 @@ struct StateSelection {
   bool differs = false;
 };
 StateSelection select_baselines_by_state(const std::vector<double>& base_ns, const std::vector<double>& new_ns);
+
+// Interleaved, the machine state is matched pair by pair: the machine changes state every few
+// launches, and a set of new runs launched apart may hold both states, so one state chosen for
+// the whole set (select_baselines_by_state) pairs some new runs with baselines in the other,
+// whose size pattern (a fast spell is −68% at 1 KiB but −7% at 4 MiB) then reads as points
+// 30% slower. Kept: the (new, baseline) pairs of `beside` whose runs share a state (runs not
+// probed match anything), the new runs in at least one of them, and the baselines that share a
+// kept new run's state; `beside` re-indexed into the kept runs. Indices ascend.
+struct PairSelection {
+  std::vector<std::size_t> base, next;
+  std::vector<std::pair<std::size_t, std::size_t>> beside;
+};
+PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std::size_t>>& beside, const std::vector<double>& base_ns,
+                                    const std::vector<double>& new_ns);
 
 // Interleaved launches (baseline, new, baseline, new, …): for each new run, the nearest baseline
 // launched before it and the nearest launched after it, as (new index, baseline index) pairs.

@@ -301,7 +301,19 @@ hsize_t table_size(hid_t parent, const std::string& name) {
 void read_rows(hid_t parent, const std::string& name, hid_t row_type, void* rows, std::size_t count) {
   if (count == 0) return;
   const Handle set(check(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), "dataset '" + name + "'"));
-  check_status(H5Dread(set, row_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), "H5Dread " + name);
+  // A read that converts its rows (compound rows with strings all do) gets a conversion and a
+  // background buffer of the transfer's maximum, 1 MiB by default, the background one zeroed,
+  // whatever the table's size. A run's tables hold tens to hundreds of rows, and that zeroing
+  // was a quarter of `compare --history`'s time (40 history files: 6.2-6.9 s, 4.6 s without).
+  // Buffers sized to the table convert the same rows in one pass: twice the rows' size in
+  // memory covers their size on disk (a variable-length string takes 16 bytes there, a
+  // pointer's 8 here), and HDF5 refuses a buffer smaller than one stored row, hence the floor.
+  constexpr std::size_t kDefaultConversionBuffer = std::size_t{1} << 20, kSmallestConversionBuffer = std::size_t{1} << 16;
+  const std::size_t table_bytes = 2 * H5Tget_size(row_type) * count;
+  const Handle transfer(check(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"));
+  check_status(H5Pset_buffer(transfer, std::clamp(table_bytes, kSmallestConversionBuffer, kDefaultConversionBuffer), nullptr, nullptr),
+               "H5Pset_buffer");
+  check_status(H5Dread(set, row_type, H5S_ALL, H5S_ALL, transfer, rows), "H5Dread " + name);
 }
 
 void reclaim_rows(hid_t row_type, void* rows, std::size_t count) {

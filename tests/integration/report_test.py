@@ -451,6 +451,13 @@ def test_compare_set_bad_input():
         expect_bad_input(compare(*base, "--", *new, "--history", empty), "holds no .h5")
         expect_bad_input(compare(*base, "--", *new, *[a for h in history[1:] + [other_layout] for a in ("--history", h)]),
                          "is not a run of the baselines' configuration")
+        undated_history = os.path.join(d, "h_undated.h5")
+        shutil.copyfile(history[0], undated_history)
+        set_started_at(undated_history, "")
+        expect_bad_input(compare(*base, "--", *new, *[a for h in history[1:] + [undated_history] for a in ("--history", h)]),
+                         "has no start time")
+        # The gate's whole folder given as its history: the judged runs are not their own noise.
+        expect_bad_input(compare(*base, "--", *new, *[a for h in history + [new[0]] for a in ("--history", h)]), "is also a new run")
         # A history of five gives the noise: the two-file form is then a baseline set of one.
         p = compare(base[0], new[0], *[a for h in history for a in ("--history", h)], "--format", "json")
         check(p.returncode in (0, 1) and json.loads(p.stdout)["mode"] == "baseline_set" and len(json.loads(p.stdout)["history"]) == 5,

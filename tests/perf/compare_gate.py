@@ -113,12 +113,13 @@ def main():
     planted = tempfile.TemporaryDirectory(prefix="mb-gate-planted-", dir=work)
     planted_dir = planted.name
     outcomes = {"honest": [], "op_size_10": [], "point_20": [], "uniform_10": [], "tcp": []}
-    by_state = {"differs": 0, "set_aside": 0, "compared": 0}  # over every comparison made
+    by_state = {"differs": 0, "set_aside": 0, "new_set_aside": 0, "compared": 0}  # over every comparison made
 
     def note_state(data):
         by_state["compared"] += 1
         by_state["differs"] += int(bool(data.get("state_differs")))
         by_state["set_aside"] += int(bool(data.get("set_aside")))
+        by_state["new_set_aside"] += int(bool(data.get("new_set_aside")))
 
     k = a.new_size
 
@@ -237,7 +238,8 @@ def main():
                 states.append(f"{os.path.basename(path)} -")
     print(f"\nmachine state per run (median core-to-core round trip of kept visits): {', '.join(states)}")
     print(f"comparisons where the new run's state differed from every pair of baselines (inconclusive by state): "
-          f"{by_state['differs']} of {by_state['compared']}; with baselines set aside: {by_state['set_aside']}")
+          f"{by_state['differs']} of {by_state['compared']}; with baselines set aside: {by_state['set_aside']}; "
+          f"with new runs set aside (interleaved, no baseline of their state beside them): {by_state['new_set_aside']}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes, "reach": reach}, f, indent=1)

@@ -118,9 +118,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   const std::size_t adjacent = values.front().adjacent;
   const bool noise_from_adjacent = values.front().noise_from_adjacent;
   const bool from_history = values.front().from_history;
-  const std::size_t noise_values = values.front().base_pairs.size();
-  const double pairs =
-      noise_from_adjacent || from_history ? static_cast<double>(noise_values) : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  // How many differences a unit's own sigma rests on: its own count, since the history steps
+  // left out as state changes are decided per timing mode and the units of one kind span both.
+  const auto pairs_of = [&](std::size_t u) {
+    return noise_from_adjacent || from_history ? static_cast<double>(values[u].base_pairs.size())
+                                               : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  };
   // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
   // its pair differences are not independent (one run that jumped is in m − 1 of them).
   const bool whole_run = units.front()->kind == UnitKind::run;
@@ -140,6 +143,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   for (std::size_t u = 0; u < units.size(); ++u) {
     auto& f = *units[u];
     f.own_sigma = sigma_of(values[u].base_pairs);
+    const double pairs = pairs_of(u);
     const double shrunk = pairs + o.prior_pairs > 0
                               ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
                               : 0.0;
@@ -149,7 +153,7 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     // m − 1 contrasts (the conjugate normal / scaled-inverse-chi-square update), so the p-value
     // is a t with (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is
     // itself uncertain, and a normal tail would take it as exact.
-    f.df = (from_history ? static_cast<double>(noise_values) : static_cast<double>(m) - 1) + o.prior_pairs;
+    f.df = (from_history ? pairs : static_cast<double>(m) - 1) + o.prior_pairs;
     // The whole run is the exception: its sigma rests on the m − 1 contrasts of the baselines'
     // shifts alone, and a t with two degrees of freedom would need a shift of twenty sigmas.
     // Its false alarms are held by the threshold instead (an honest run drifting as a whole

@@ -146,13 +146,25 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
 }
 
 namespace {
+using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history);
+                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
+                                const Pairs& beside);
 
-// The history in launch order, checked against the baselines' configuration.
+// One file given twice (under any path).
+bool same_file(const results::ResultsFile& a, const results::ResultsFile& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a.path(), b.path(), ec);
+}
+
+// The history in launch order, checked against the baselines' configuration and for runs that
+// are also judged (a gate's whole folder passed as its history): their differences would be
+// counted as the noise the change is judged against.
 std::vector<const results::ResultsFile*> history_in_order(const std::vector<results::ResultsFile>& history,
-                                                          const results::ResultsFile& first_base) {
+                                                          const std::vector<results::ResultsFile>& base,
+                                                          const std::vector<results::ResultsFile>& next) {
   if (history.empty()) return {};
+  const auto& first_base = base.front();
   if (history.size() < kMinHistoryRuns) {
     throw InputError("--history holds " + std::to_string(history.size()) + " run(s) and needs at least " + std::to_string(kMinHistoryRuns) +
                      " earlier runs of the baseline configuration; give more, or leave out --history");
@@ -166,6 +178,14 @@ std::vector<const results::ResultsFile*> history_in_order(const std::vector<resu
     }
     if (f.run().started_at.empty())
       throw InputError("--history run " + f.path() + " has no start time, and the history's order is its launch order; leave it out");
+    for (const auto* side : {&base, &next}) {
+      for (const auto& judged : *side) {
+        if (same_file(f, judged)) {
+          throw InputError("--history run " + f.path() + " is also " + (side == &base ? "a baseline" : "a new run") + " (" + judged.path() +
+                           "); the history must be earlier runs, not the ones judged: give the runs kept before this comparison");
+        }
+      }
+    }
     out.push_back(&f);
   }
   std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->run().started_at < b->run().started_at; });
@@ -173,25 +193,78 @@ std::vector<const results::ResultsFile*> history_in_order(const std::vector<resu
 }
 }  // namespace
 
+PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std::size_t>>& beside, const std::vector<double>& base_ns,
+                                    const std::vector<double>& new_ns) {
+  const auto same_state = [&](std::size_t j, std::size_t i) { return !machine_states_differ(base_ns[i], new_ns[j]); };
+  PairSelection out;
+  for (std::size_t j = 0; j < new_ns.size(); ++j) {
+    if (std::any_of(beside.begin(), beside.end(), [&](const auto& pair) { return pair.first == j && same_state(j, pair.second); }))
+      out.next.push_back(j);
+  }
+  for (std::size_t i = 0; i < base_ns.size(); ++i) {
+    if (std::any_of(out.next.begin(), out.next.end(), [&](std::size_t j) { return same_state(j, i); })) out.base.push_back(i);
+  }
+  const auto position = [](const std::vector<std::size_t>& kept, std::size_t index) {
+    return static_cast<std::size_t>(std::find(kept.begin(), kept.end(), index) - kept.begin());
+  };
+  for (const auto& [j, i] : beside) {
+    if (same_state(j, i)) out.beside.emplace_back(position(out.next, j), position(out.base, i));
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> start_times(const std::vector<results::ResultsFile>& set) {
+  std::vector<std::string> out;
+  for (const auto& f : set) out.push_back(f.run().started_at);
+  return out;
+}
+
+std::vector<results::ResultsFile> kept_runs(const std::vector<results::ResultsFile>& set, const std::vector<std::size_t>& kept) {
+  std::vector<results::ResultsFile> out;
+  for (auto i : kept) out.push_back(set[i]);
+  return out;
+}
+
+std::vector<RunSide> runs_left_out(const std::vector<results::ResultsFile>& set, const std::vector<std::size_t>& kept) {
+  std::vector<RunSide> out;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    if (std::find(kept.begin(), kept.end(), i) == kept.end()) out.push_back(run_side(set[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
 SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
                            const SetOptions& options, bool all_environment, const std::vector<results::ResultsFile>& history) {
   if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
-  const auto ordered_history = history_in_order(history, base.front());
+  // Before any run is set aside by its machine state: a set of mixed configurations is bad input
+  // whichever of its runs the state would keep.
+  check_homogeneous(base, "baseline");
+  check_homogeneous(next, "new");
+  const auto ordered_history = history_in_order(history, base, next);
   std::vector<double> base_ns, new_ns;
   for (const auto& f : base) base_ns.push_back(core_to_core_ns(f));
   for (const auto& f : next) new_ns.push_back(core_to_core_ns(f));
-  const auto selection = select_baselines_by_state(base_ns, new_ns);
-  SetComparison c;
-  if (selection.kept.size() == base.size()) {
-    c = compare_set_files(base, next, options, all_environment, ordered_history);
-  } else {
-    std::vector<results::ResultsFile> kept;
-    for (auto i : selection.kept) kept.push_back(base[i]);
-    c = compare_set_files(kept, next, options, all_environment, ordered_history);
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      if (std::find(selection.kept.begin(), selection.kept.end(), i) == selection.kept.end()) c.set_aside.push_back(run_side(base[i]));
+  if (options.interleaved) {
+    const auto pairs = select_pairs_by_state(launched_beside(start_times(base), start_times(next)), base_ns, new_ns);
+    const bool enough = pairs.next.size() >= (options.confirm ? 2U : 1U) && pairs.base.size() >= (ordered_history.empty() ? 2U : 1U);
+    if (enough) {
+      SetComparison c = compare_set_files(kept_runs(base, pairs.base), kept_runs(next, pairs.next), options, all_environment,
+                                          ordered_history, pairs.beside);
+      c.set_aside = runs_left_out(base, pairs.base);
+      c.next_set_aside = runs_left_out(next, pairs.next);
+      return c;
     }
+    // Too few pairs share a state: as a plain set, which names the state that differs.
   }
+  const auto selection = select_baselines_by_state(base_ns, new_ns);
+  const auto kept = kept_runs(base, selection.kept);
+  const auto beside = options.interleaved ? launched_beside(start_times(kept), start_times(next)) : Pairs{};
+  SetComparison c = compare_set_files(kept, next, options, all_environment, ordered_history, beside);
+  c.set_aside = runs_left_out(base, selection.kept);
   c.state_differs = selection.differs;
   if (c.state_differs) {
     for (auto* units : {&c.result.points, &c.result.families}) {
@@ -206,13 +279,12 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
 namespace {
 
 SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history) {
+                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
+                                const Pairs& beside) {
   if (options.confirm && next.size() < 2) {
     throw InputError(
         "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
   }
-  check_homogeneous(base, "baseline");
-  check_homogeneous(next, "new");
   SetComparison c;
   c.options = options;
   for (const auto& f : base) c.base.push_back(run_side(f));
@@ -227,13 +299,13 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   }
   std::vector<std::map<RowKey, const results::MeasurementRow*>> history_rows;
   for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
-  const auto in_every = [&key_rows = history_rows](const RowKey& key) {
-    return std::all_of(key_rows.begin(), key_rows.end(), [&key](const auto& r) { return r.count(key) > 0; });
+  const auto in_every = [](const auto& indexes, const RowKey& key) {
+    return std::all_of(indexes.begin(), indexes.end(), [&key](const auto& r) { return r.count(key) > 0; });
   };
   std::vector<RowKey> keys;
   for (const auto& entry : rows.front()) {
     const RowKey& key = entry.first;
-    if (std::all_of(rows.begin(), rows.end(), [&key](const auto& r) { return r.count(key) > 0; }) && in_every(key)) keys.push_back(key);
+    if (in_every(rows, key) && in_every(history_rows, key)) keys.push_back(key);
     else ++c.skipped_points;
   }
   std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
@@ -318,12 +390,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     c.families.push_back(f);
     in.families.push_back({kind, list});
   }
-  if (options.interleaved) {
-    std::vector<std::string> base_started, new_started;
-    for (const auto& s : c.base) base_started.push_back(s.started_at);
-    for (const auto& s : c.next) new_started.push_back(s.started_at);
-    in.beside = launched_beside(base_started, new_started);
-  }
+  in.beside = beside;
   c.result = judge_baseline_set(in, options);
   return c;
 }
@@ -347,6 +414,10 @@ std::string SetComparison::headline() const {
         "them in the baselines' state";
   } else if (!set_aside.empty()) {
     head += "; " + std::to_string(set_aside.size()) + " baseline(s) in another machine state set aside";
+  }
+  if (!next_set_aside.empty()) {
+    head +=
+        "; " + std::to_string(next_set_aside.size()) + " new run(s) set aside: no baseline launched beside them shares their machine state";
   }
   const auto percent = [](double log_ratio) {
     char pct[32];

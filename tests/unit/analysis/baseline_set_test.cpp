@@ -582,5 +582,29 @@ TEST(BaselineSetStats, HistoryGivesAPointTheNoiseThreeBaselinesCannot) {
   EXPECT_LT(found_without, found - 30) << found_without;
 }
 
+TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimingMode) {
+  // Two timing modes of two points each. The first moves as a whole by 50% once in the history
+  // (a change of the machine's state, left out), the second never: a unit's sigma rests on the
+  // steps left in its own mode, seven of eight runs' steps in the second, six in the first.
+  const auto value = [](int run, int p) { return 0.01 * std::sin(1.3 * run + 2.1 * p + 0.7 * run * p); };
+  const auto run_of = [&](int run, double first_mode_shift) {
+    std::vector<double> v;
+    for (int p = 0; p < 4; ++p) v.push_back(value(run, p) + (p < 2 ? first_mode_shift : 0.0));
+    return v;
+  };
+  BaselineSetInput in;
+  for (int h = 0; h < 8; ++h) in.history.push_back(run_of(h, h >= 4 ? std::log(1.5) : 0.0));
+  for (int b = 0; b < 3; ++b) in.base.push_back(run_of(10 + b, 0));
+  in.next.push_back(run_of(20, 0));
+  in.families = {{UnitKind::run, {0, 1}}, {UnitKind::run, {2, 3}}};
+  const SetOptions o;
+  const auto r = judge_baseline_set(in, o);
+  EXPECT_EQ(r.history_state_changes, 1);
+  for (std::size_t p : {0U, 1U}) EXPECT_DOUBLE_EQ(r.points[p].df, 6 + o.prior_pairs) << p;
+  for (std::size_t p : {2U, 3U}) EXPECT_DOUBLE_EQ(r.points[p].df, 7 + o.prior_pairs) << p;
+  EXPECT_DOUBLE_EQ(r.families[0].df, 6 + o.prior_pairs);
+  EXPECT_DOUBLE_EQ(r.families[1].df, 7 + o.prior_pairs);
+}
+
 }  // namespace
 }  // namespace meshbench::analysis

@@ -75,6 +75,16 @@ TEST(CompareSetMachineState, BaselinesInAnotherStateAreSetAsideWhileTwoRemain) {
   EXPECT_FALSE(machine_states_differ(0, 330));
 }
 
+TEST(CompareSetMachineState, ABaselineOfAnotherLayoutIsRefusedEvenWhenItsStateWouldSetItAside) {
+  testing::ScratchDir dir;
+  auto other = in_state(make_run(2), 330);
+  other.layout().tp = 4;
+  const auto base = open_runs(dir, "b", {in_state(make_run(0), 60), in_state(make_run(1), 61), other});
+  const auto next = open_runs(dir, "n", {in_state(make_run(3), 59)});
+  const auto error = message([&] { compare_sets(base, next, {}, false); });
+  EXPECT_NE(error.find("the baseline set mixes layouts"), std::string::npos) << error;
+}
+
 TEST(CompareSetMachineState, ARunWithAQuarterOfItsVisitsFarCountsAsFar) {
   // A run's state is the upper quartile of its kept readings: 8 visits, k of them far.
   testing::ScratchDir dir;
@@ -287,7 +297,14 @@ TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) 
   undated.push_back(results::ResultsFile::open(at(make_run(21), "").write(dir / "undated.h5")));
   const auto no_time = message([&] { compare_sets(base, next, {}, false, undated); });
   EXPECT_NE(no_time.find("has no start time"), std::string::npos) << no_time;
-  for (const auto& m : {wrong, no_time}) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  // The gate's whole folder passed as its history: a baseline or new run among it is refused.
+  auto with_judged = history;
+  with_judged.push_back(next.front());
+  const auto judged = message([&] { compare_sets(base, next, {}, false, with_judged); });
+  EXPECT_NE(judged.find("is also a new run"), std::string::npos) << judged;
+  with_judged.back() = base.front();
+  EXPECT_NE(message([&] { compare_sets(base, next, {}, false, with_judged); }).find("is also a baseline"), std::string::npos);
+  for (const auto& m : {wrong, no_time, judged}) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
@@ -326,6 +343,116 @@ TEST(CompareSetInterleaved, EachNewRunIsPairedWithTheBaselinesLaunchedBeforeAndA
             (Pairs{{0, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}));
 }
 
+TEST(CompareSetInterleaved, TheMachineStateIsMatchedPairByPair) {
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  // B0 N0 B1 N1 B2: N0 fast beside a fast B0, N1 slow beside slow B1 and B2.
+  const Pairs beside{{0, 0}, {0, 1}, {1, 1}, {1, 2}};
+  auto s = select_pairs_by_state(beside, {60, 330, 330}, {60, 330});
+  EXPECT_EQ(s.next, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(s.base, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(s.beside, (Pairs{{0, 0}, {1, 1}, {1, 2}}));
+  // A new run with no neighbour in its state is left out, and so are the baselines of no kept
+  // run's state; the pairs are re-indexed into the runs kept.
+  s = select_pairs_by_state(beside, {60, 330, 330}, {330, 60});
+  EXPECT_EQ(s.next, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(s.base, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(s.beside, (Pairs{{0, 0}}));
+  // Both new runs fast beside the one fast baseline between them.
+  s = select_pairs_by_state(beside, {330, 60, 330}, {60, 60});
+  EXPECT_EQ(s.next, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(s.base, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(s.beside, (Pairs{{0, 0}, {1, 0}}));
+  // Runs never probed (0) match any state.
+  s = select_pairs_by_state(beside, {0, 330, 0}, {330, 0});
+  EXPECT_EQ(s.beside, beside);
+}
+
+// B0 N0 B1 N1 B2, one minute apart, after six history runs in the slow state.
+struct InterleavedWindow {
+  testing::ScratchDir dir;
+  std::vector<results::ResultsFile> history;
+  std::vector<results::ResultsFile> window(const std::vector<testing::FixtureFile>& runs, const std::string& prefix) const {
+    std::vector<results::ResultsFile> out;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      auto f = runs[i];
+      f.run().started_at = std::string("2026-12-05T02:0") + std::to_string(i) + ":00Z";
+      out.push_back(results::ResultsFile::open(f.write(dir / (prefix + std::to_string(i) + ".h5"))));
+    }
+    return out;
+  }
+  InterleavedWindow() {
+    for (int i = 0; i < 6; ++i) {
+      auto f = in_state(make_run(10 + i), 330);
+      f.run().started_at = std::string("2026-12-05T01:0") + std::to_string(i) + ":00Z";
+      history.push_back(results::ResultsFile::open(f.write(dir / (std::string("h") + std::to_string(i) + ".h5"))));
+    }
+  }
+};
+
+TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainstIt) {
+  // The machine is 30% faster in its fast state. Both new runs are fast, beside the one fast
+  // baseline between them: a state chosen for the whole set keeps one baseline, too few, and
+  // calls every slowdown inconclusive; pair by pair, with a history for the noise, the two
+  // adjacent pairs are judged.
+  InterleavedWindow w;
+  const auto launch = [&](double new_scale, const std::string& prefix) {
+    const auto runs = w.window({in_state(make_run(0), 330), in_state(make_run(3, 0.7 * new_scale), 60), in_state(make_run(1, 0.7), 60),
+                                in_state(make_run(4, 0.7 * new_scale), 60), in_state(make_run(2), 330)},
+                               prefix);
+    return std::pair{std::vector{runs[0], runs[2], runs[4]}, std::vector{runs[1], runs[3]}};
+  };
+  SetOptions o;
+  o.interleaved = true;
+  const auto [base, next] = launch(1.0, "honest");
+  const auto honest = compare_sets(base, next, o, false, w.history);
+  EXPECT_FALSE(honest.state_differs);
+  EXPECT_FALSE(honest.regressed()) << honest.headline();
+  ASSERT_EQ(honest.base.size(), 1U);
+  EXPECT_NE(honest.base.front().path.find("honest2.h5"), std::string::npos);
+  EXPECT_EQ(honest.set_aside.size(), 2U);
+  EXPECT_TRUE(honest.next_set_aside.empty());
+
+  const auto [base2, slower] = launch(1.3, "slow");
+  const auto planted = compare_sets(base2, slower, o, false, w.history);
+  EXPECT_FALSE(planted.state_differs);
+  EXPECT_TRUE(planted.regressed()) << planted.headline();
+  EXPECT_EQ(planted.result.count(UnitKind::run, SetVerdict::regressed), 1) << planted.headline();
+  // Without a history one baseline cannot give the noise: as a plain set, the state differs.
+  const auto alone = compare_sets(base2, slower, o, false);
+  EXPECT_TRUE(alone.state_differs);
+  EXPECT_FALSE(alone.regressed());
+}
+
+TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
+  // B0 N0 B1 N1 B2 all slow but N1, fast, whose small sizes gain most (the machine's fast
+  // spell): N1 is judged against nothing and named; N0 against B0 and B1.
+  InterleavedWindow w;
+  auto fast = make_run(4, 0.7);
+  for (auto& p : fast.points()) {
+    if (p.row.bytes < 65536) p.row.t_median_us *= 0.5;
+  }
+  const auto runs = w.window(
+      {in_state(make_run(0), 330), in_state(make_run(3), 330), in_state(make_run(1), 330), in_state(fast, 60), in_state(make_run(2), 330)},
+      "r");
+  SetOptions o;
+  o.interleaved = true;
+  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, false, w.history);
+  ASSERT_EQ(c.next.size(), 1U);
+  EXPECT_NE(c.next.front().path.find("r1.h5"), std::string::npos);
+  ASSERT_EQ(c.next_set_aside.size(), 1U);
+  EXPECT_NE(c.next_set_aside.front().path.find("r3.h5"), std::string::npos);
+  EXPECT_EQ(c.base.size(), 3U);
+  EXPECT_FALSE(c.state_differs);
+  EXPECT_FALSE(c.regressed()) << c.headline();
+  EXPECT_NE(c.headline().find("1 new run(s) set aside: no baseline launched beside them shares their machine state"), std::string::npos)
+      << c.headline();
+  std::ostringstream text, json;
+  write_set_comparison(c, OutputFormat::text, text);
+  write_set_comparison(c, OutputFormat::json, json);
+  EXPECT_NE(text.str().find("set aside new " + c.next_set_aside.front().path), std::string::npos) << text.str();
+  EXPECT_NE(json.str().find("\"new_set_aside\": [\n    {"), std::string::npos) << json.str();
+}
+
 TEST(CompareSetInterleaved, RunsNotLaunchedAlternatelyAreRefused) {
   const auto beside_error = [](const std::vector<std::string>& base, const std::vector<std::string>& next) {
     return message([&] { launched_beside(base, next); });
@@ -358,7 +485,8 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   std::ostringstream text, json;
   write_set_comparison(c, OutputFormat::text, text);
   write_set_comparison(c, OutputFormat::json, json);
-  EXPECT_NE(text.str().find("baselines launched just before and after it (interleaved)"), std::string::npos);
+  EXPECT_NE(text.str().find("baselines launched just before and after it in the same machine state (interleaved)"), std::string::npos)
+      << text.str();
   EXPECT_NE(json.str().find("\"interleaved\": true"), std::string::npos);
   // The same files as a plain set: not interleaved in the output.
   const auto plain = compare_sets(base, next, {}, false);
