@@ -5,6 +5,7 @@
 // rounds (baseline_set_stats.hpp): regressed, improved, unchanged or inconclusive. A whole run
 // that slowed beyond the noise between baseline runs is a regression. docs/report.md says why.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,9 +50,11 @@ struct SetComparison {
   std::vector<RunSide> set_aside;
   bool state_differs = false;
   // Interleaved (--interleaved), the state is matched pair by pair instead: a new run is judged
-  // against the baselines launched beside it that share its state, and a new run with none is
-  // set aside here (select_pairs_by_state).
+  // against the nearest baselines of its state launched before and after it, and a new run with
+  // none is set aside here (select_pairs_by_state).
   std::vector<RunSide> next_set_aside;
+  // Interleaved: how many (new, baseline) pairs were judged (launched_beside).
+  std::size_t pairs = 0;
   // Earlier runs whose successive differences gave the noise (--history), in launch order.
   std::vector<RunSide> history;
   int wrong_points() const;
@@ -78,7 +81,8 @@ StateSelection select_baselines_by_state(const std::vector<double>& base_ns, con
 // whose size pattern (a fast spell is −68% at 1 KiB but −7% at 4 MiB) then reads as points
 // 30% slower. Kept: the (new, baseline) pairs of `beside` whose runs share a state (runs not
 // probed match anything), the new runs in at least one of them, and the baselines that share a
-// kept new run's state; `beside` re-indexed into the kept runs. Indices ascend.
+// kept new run's state; `beside` re-indexed into the kept runs. `base` and `next` ascend; `beside`
+// keeps its input's order.
 struct PairSelection {
   std::vector<std::size_t> base, next;
   std::vector<std::pair<std::size_t, std::size_t>> beside;
@@ -88,10 +92,16 @@ PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std
 
 // Interleaved launches (baseline, new, baseline, new, …): for each new run, the nearest baseline
 // launched before it and the nearest launched after it, as (new index, baseline index) pairs.
-// Start times are ISO-8601 UTC (RunRecord::started_at). InputError when a start time is missing
-// or no new run was launched between two baselines (the runs were not interleaved).
+// With `matches(new, baseline)`, the nearest on each side that matches, further along past those
+// that do not: a new run whose neighbour was measured in another machine state is paired with
+// the next baseline of its own state rather than losing that side (a lost pair weakens the jump
+// bound, BaselineSetInput::beside). Start times are ISO-8601 UTC (RunRecord::started_at).
+// InputError when a start time is missing or no new run was launched between two baselines,
+// whatever `matches` says (the runs were not interleaved).
+using PairMatch = std::function<bool(std::size_t new_index, std::size_t base_index)>;
 std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vector<std::string>& base_started,
-                                                                 const std::vector<std::string>& new_started);
+                                                                 const std::vector<std::string>& new_started,
+                                                                 const PairMatch& matches = {});
 
 // InputError (one line) for a baseline or new set that mixes layouts or topologies, fewer than
 // two baselines without rounds or history, --confirm with fewer than two new runs, or no point

@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,12 +115,15 @@ def main():
     planted_dir = planted.name
     outcomes = {"honest": [], "op_size_10": [], "point_20": [], "uniform_10": [], "tcp": []}
     by_state = {"differs": 0, "set_aside": 0, "new_set_aside": 0, "compared": 0}  # over every comparison made
+    pairs = []  # interleaved: the (new, baseline) pairs each comparison judged
 
     def note_state(data):
         by_state["compared"] += 1
         by_state["differs"] += int(bool(data.get("state_differs")))
         by_state["set_aside"] += int(bool(data.get("set_aside")))
         by_state["new_set_aside"] += int(bool(data.get("new_set_aside")))
+        if a.interleaved:
+            pairs.append(int(data.get("pairs", 0)))
 
     k = a.new_size
 
@@ -239,10 +243,15 @@ def main():
     print(f"\nmachine state per run (median core-to-core round trip of kept visits): {', '.join(states)}")
     print(f"comparisons where the new run's state differed from every pair of baselines (inconclusive by state): "
           f"{by_state['differs']} of {by_state['compared']}; with baselines set aside: {by_state['set_aside']}; "
-          f"with new runs set aside (interleaved, no baseline of their state beside them): {by_state['new_set_aside']}")
+          f"with new runs set aside (interleaved, no baseline of their state): {by_state['new_set_aside']}")
+    if pairs:
+        full = 2 * k
+        print(f"pairs judged per comparison (interleaved; {full} when every new run has a baseline of its state on both "
+              f"sides): median {statistics.median(pairs):g}, fewer than {full} in {sum(p < full for p in pairs)} of {len(pairs)}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes, "reach": reach}, f, indent=1)
+            json.dump({"runs": honest, "tcp": tcp, "walls_s": walls, "outcomes": outcomes, "reach": reach, "pairs": pairs}, f,
+                      indent=1)
 
 
 if __name__ == "__main__":

@@ -19,15 +19,24 @@ namespace {
 
 using detail::RowKey;
 
+enum class ConfigurationPart { none, layout, topology };
+// The first part of the configuration that differs between two runs, if any.
+ConfigurationPart differing_part(const results::ResultsFile& a, const results::ResultsFile& b) {
+  if (layout_text(a.layout()) != layout_text(b.layout())) return ConfigurationPart::layout;
+  if (topology_text(a) != topology_text(b)) return ConfigurationPart::topology;
+  return ConfigurationPart::none;
+}
+
 void check_homogeneous(const std::vector<results::ResultsFile>& set, const char* which) {
   for (std::size_t i = 1; i < set.size(); ++i) {
     const auto& a = set.front();
     const auto& b = set[i];
-    if (layout_text(a.layout()) != layout_text(b.layout())) {
+    const auto part = differing_part(a, b);
+    if (part == ConfigurationPart::layout) {
       throw InputError(std::string("the ") + which + " set mixes layouts: " + a.path() + " (" + layout_text(a.layout()) + ") and " +
                        b.path() + " (" + layout_text(b.layout()) + "); a set must be reruns of one configuration");
     }
-    if (topology_text(a) != topology_text(b)) {
+    if (part == ConfigurationPart::topology) {
       throw InputError(std::string("the ") + which + " set mixes topologies: " + a.path() + " (" + topology_text(a) + ") and " + b.path() +
                        " (" + topology_text(b) + "); a set must be reruns on one machine");
     }
@@ -102,7 +111,7 @@ StateSelection select_baselines_by_state(const std::vector<double>& base_ns, con
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vector<std::string>& base_started,
-                                                                 const std::vector<std::string>& new_started) {
+                                                                 const std::vector<std::string>& new_started, const PairMatch& matches) {
   struct Launch {
     std::string at;
     bool is_new = false;
@@ -118,10 +127,12 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
     }
   }
   std::stable_sort(order.begin(), order.end(), [](const Launch& a, const Launch& b) { return a.at < b.at; });
-  // The nearest baseline launched before (step −1) or after (+1) launch t, if any.
-  const auto nearest_baseline = [&order](std::size_t t, std::ptrdiff_t step) -> const Launch* {
+  // The nearest baseline launched before (step −1) or after (+1) launch t, if any; with
+  // `matching`, the nearest that `matches` the new run.
+  const auto nearest_baseline = [&order, &matches](std::size_t t, std::ptrdiff_t step, bool matching) -> const Launch* {
     for (auto u = static_cast<std::ptrdiff_t>(t) + step; u >= 0 && u < static_cast<std::ptrdiff_t>(order.size()); u += step) {
-      if (!order[static_cast<std::size_t>(u)].is_new) return &order[static_cast<std::size_t>(u)];
+      const Launch& b = order[static_cast<std::size_t>(u)];
+      if (!b.is_new && (!matching || !matches || matches(order[t].index, b.index))) return &b;
     }
     return nullptr;
   };
@@ -129,14 +140,10 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
   bool between = false;
   for (std::size_t t = 0; t < order.size(); ++t) {
     if (!order[t].is_new) continue;
-    int sides = 0;
+    between = between || (nearest_baseline(t, -1, false) != nullptr && nearest_baseline(t, 1, false) != nullptr);
     for (const std::ptrdiff_t step : {-1, 1}) {
-      if (const Launch* b = nearest_baseline(t, step)) {
-        out.emplace_back(order[t].index, b->index);
-        ++sides;
-      }
+      if (const Launch* b = nearest_baseline(t, step, true)) out.emplace_back(order[t].index, b->index);
     }
-    between = between || sides == 2;
   }
   if (!between) {
     throw InputError("--interleaved: no new run was launched between two baselines (they started " + order.front().at + " to " +
@@ -171,7 +178,7 @@ std::vector<const results::ResultsFile*> history_in_order(const std::vector<resu
   }
   std::vector<const results::ResultsFile*> out;
   for (const auto& f : history) {
-    if (layout_text(f.layout()) != layout_text(first_base.layout()) || topology_text(f) != topology_text(first_base)) {
+    if (differing_part(f, first_base) != ConfigurationPart::none) {
       throw InputError("--history run " + f.path() + " (" + layout_text(f.layout()) + ", " + topology_text(f) +
                        ") is not a run of the baselines' configuration (" + layout_text(first_base.layout()) + ", " +
                        topology_text(first_base) + "); give earlier runs of the same layout on the same machine");
@@ -249,7 +256,8 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   for (const auto& f : base) base_ns.push_back(core_to_core_ns(f));
   for (const auto& f : next) new_ns.push_back(core_to_core_ns(f));
   if (options.interleaved) {
-    const auto pairs = select_pairs_by_state(launched_beside(start_times(base), start_times(next)), base_ns, new_ns);
+    const auto same_state = [&](std::size_t j, std::size_t i) { return !machine_states_differ(base_ns[i], new_ns[j]); };
+    const auto pairs = select_pairs_by_state(launched_beside(start_times(base), start_times(next), same_state), base_ns, new_ns);
     const bool enough = pairs.next.size() >= (options.confirm ? 2U : 1U) && pairs.base.size() >= (ordered_history.empty() ? 2U : 1U);
     if (enough) {
       SetComparison c = compare_set_files(kept_runs(base, pairs.base), kept_runs(next, pairs.next), options, all_environment,
@@ -290,6 +298,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   for (const auto& f : base) c.base.push_back(run_side(f));
   for (const auto& f : next) c.next.push_back(run_side(f));
   for (const auto* f : history) c.history.push_back(run_side(*f));
+  c.pairs = beside.size();
   c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
 
   // The points every run holds, in the first baseline's order.
@@ -416,8 +425,7 @@ std::string SetComparison::headline() const {
     head += "; " + std::to_string(set_aside.size()) + " baseline(s) in another machine state set aside";
   }
   if (!next_set_aside.empty()) {
-    head +=
-        "; " + std::to_string(next_set_aside.size()) + " new run(s) set aside: no baseline launched beside them shares their machine state";
+    head += "; " + std::to_string(next_set_aside.size()) + " new run(s) set aside: no baseline shares their machine state";
   }
   const auto percent = [](double log_ratio) {
     char pct[32];

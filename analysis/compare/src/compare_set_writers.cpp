@@ -84,7 +84,7 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   for (const auto& b : c.set_aside)
     s.bullet("set aside " + b.path + " (" + b.started_at + state(b) + "): measured in another machine state than the new runs");
   for (const auto& n : c.next_set_aside)
-    s.bullet("set aside new " + n.path + " (" + n.started_at + state(n) + "): no baseline launched beside it shares its machine state");
+    s.bullet("set aside new " + n.path + " (" + n.started_at + state(n) + "): no baseline shares its machine state");
   if (!c.history.empty()) {
     s.line("history: " + std::to_string(c.history.size()) + " earlier run(s), started " + c.history.front().started_at + " to " +
            c.history.back().started_at + "; " + std::to_string(c.result.history_state_changes) +
@@ -106,9 +106,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
                 " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)"
           : "how it varied between successive runs of the history of " + std::to_string(c.history.size()) +
                 " (robust spread of their differences, shrunk towards its level's pooled spread, floored by this set's rounds)";
-  const std::string adjacent =
-      "its differences between each new run and the baselines launched just before and after it in the same machine state "
-      "(interleaved): the whole run ";
+  const std::string adjacent = "its " + std::to_string(c.pairs) +
+                               " differences between each new run and the baselines launched just before and after it in the same "
+                               "machine state (the nearest of that state on each side; interleaved): the whole run ";
   std::string against = c.history.empty() ? set_noise + " and between rounds" : set_noise;
   if (c.options.interleaved && c.history.empty()) {
     against = adjacent + "against the robust spread of those differences, every other unit against " + set_noise +
@@ -224,6 +224,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   for (const auto& h : c.history) j["history"].push_back(side_json(h));
   j["history_state_changes"] = c.result.history_state_changes;
   j["state_differs"] = c.state_differs;
+  j["pairs"] = c.pairs;  // interleaved: the (new, baseline) pairs judged
   j["points_without_rounds"] = c.points_without_rounds();
   j["options"] = {
       {"threshold", c.options.threshold},

@@ -45,6 +45,12 @@ std::vector<results::ResultsFile> open_runs(const testing::ScratchDir& dir, cons
   return out;
 }
 
+// The same run, launched at `at` (ISO-8601 UTC).
+testing::FixtureFile started(testing::FixtureFile f, const std::string& at) {
+  f.run().started_at = at;
+  return f;
+}
+
 // What `call` threw as bad input, or "(accepted)".
 template <class Call>
 std::string message(Call&& call) {
@@ -265,12 +271,8 @@ TEST(CompareSet, BadInputIsOneLine) {
 
 TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) {
   testing::ScratchDir dir;
-  const auto at = [](testing::FixtureFile f, const std::string& started) {
-    f.run().started_at = started;
-    return f;
-  };
   std::vector<testing::FixtureFile> earlier;
-  for (int i = 0; i < 6; ++i) earlier.push_back(at(make_run(10 + i), "2026-12-05T01:0" + std::to_string(5 - i) + ":00Z"));
+  for (int i = 0; i < 6; ++i) earlier.push_back(started(make_run(10 + i), "2026-12-05T01:0" + std::to_string(5 - i) + ":00Z"));
   const auto history = open_runs(dir, "h", earlier);
   const auto base = open_runs(dir, "b", {make_run(0)});
   const auto next = open_runs(dir, "n", {make_run(1)});
@@ -287,14 +289,14 @@ TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) 
   const std::vector<results::ResultsFile> four(history.begin(), history.begin() + 4);
   EXPECT_NE(message([&] { compare_sets(base, next, {}, false, four); }).find("--history holds 4 run(s) and needs at least 5"),
             std::string::npos);
-  auto other = at(make_run(20), "2026-12-05T01:09:00Z");
+  auto other = started(make_run(20), "2026-12-05T01:09:00Z");
   other.layout().tp = 4;
   auto mixed = history;
   mixed.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
   const auto wrong = message([&] { compare_sets(base, next, {}, false, mixed); });
   EXPECT_NE(wrong.find("is not a run of the baselines' configuration"), std::string::npos) << wrong;
   auto undated = history;
-  undated.push_back(results::ResultsFile::open(at(make_run(21), "").write(dir / "undated.h5")));
+  undated.push_back(results::ResultsFile::open(started(make_run(21), "").write(dir / "undated.h5")));
   const auto no_time = message([&] { compare_sets(base, next, {}, false, undated); });
   EXPECT_NE(no_time.find("has no start time"), std::string::npos) << no_time;
   // The gate's whole folder passed as its history: a baseline or new run among it is refused.
@@ -371,21 +373,16 @@ TEST(CompareSetInterleaved, TheMachineStateIsMatchedPairByPair) {
 struct InterleavedWindow {
   testing::ScratchDir dir;
   std::vector<results::ResultsFile> history;
-  std::vector<results::ResultsFile> window(const std::vector<testing::FixtureFile>& runs, const std::string& prefix) const {
-    std::vector<results::ResultsFile> out;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      auto f = runs[i];
-      f.run().started_at = std::string("2026-12-05T02:0") + std::to_string(i) + ":00Z";
-      out.push_back(results::ResultsFile::open(f.write(dir / (prefix + std::to_string(i) + ".h5"))));
-    }
-    return out;
+  // Runs launched a minute apart from `hour`:00.
+  std::vector<results::ResultsFile> launched(std::vector<testing::FixtureFile> runs, const std::string& prefix,
+                                             const std::string& hour = "02") const {
+    for (std::size_t i = 0; i < runs.size(); ++i) runs[i] = started(runs[i], "2026-12-05T" + hour + ":0" + std::to_string(i) + ":00Z");
+    return open_runs(dir, prefix, runs);
   }
   InterleavedWindow() {
-    for (int i = 0; i < 6; ++i) {
-      auto f = in_state(make_run(10 + i), 330);
-      f.run().started_at = std::string("2026-12-05T01:0") + std::to_string(i) + ":00Z";
-      history.push_back(results::ResultsFile::open(f.write(dir / (std::string("h") + std::to_string(i) + ".h5"))));
-    }
+    std::vector<testing::FixtureFile> earlier;
+    for (int i = 0; i < 6; ++i) earlier.push_back(in_state(make_run(10 + i), 330));
+    history = launched(earlier, "h", "01");
   }
 };
 
@@ -396,9 +393,9 @@ TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainst
   // adjacent pairs are judged.
   InterleavedWindow w;
   const auto launch = [&](double new_scale, const std::string& prefix) {
-    const auto runs = w.window({in_state(make_run(0), 330), in_state(make_run(3, 0.7 * new_scale), 60), in_state(make_run(1, 0.7), 60),
-                                in_state(make_run(4, 0.7 * new_scale), 60), in_state(make_run(2), 330)},
-                               prefix);
+    const auto runs = w.launched({in_state(make_run(0), 330), in_state(make_run(3, 0.7 * new_scale), 60), in_state(make_run(1, 0.7), 60),
+                                  in_state(make_run(4, 0.7 * new_scale), 60), in_state(make_run(2), 330)},
+                                 prefix);
     return std::pair{std::vector{runs[0], runs[2], runs[4]}, std::vector{runs[1], runs[3]}};
   };
   SetOptions o;
@@ -431,7 +428,7 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   for (auto& p : fast.points()) {
     if (p.row.bytes < 65536) p.row.t_median_us *= 0.5;
   }
-  const auto runs = w.window(
+  const auto runs = w.launched(
       {in_state(make_run(0), 330), in_state(make_run(3), 330), in_state(make_run(1), 330), in_state(fast, 60), in_state(make_run(2), 330)},
       "r");
   SetOptions o;
@@ -444,8 +441,7 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   EXPECT_EQ(c.base.size(), 3U);
   EXPECT_FALSE(c.state_differs);
   EXPECT_FALSE(c.regressed()) << c.headline();
-  EXPECT_NE(c.headline().find("1 new run(s) set aside: no baseline launched beside them shares their machine state"), std::string::npos)
-      << c.headline();
+  EXPECT_NE(c.headline().find("1 new run(s) set aside: no baseline shares their machine state"), std::string::npos) << c.headline();
   std::ostringstream text, json;
   write_set_comparison(c, OutputFormat::text, text);
   write_set_comparison(c, OutputFormat::json, json);
@@ -465,13 +461,42 @@ TEST(CompareSetInterleaved, RunsNotLaunchedAlternatelyAreRefused) {
   EXPECT_NE(missing.find("run 2 of the baselines has none"), std::string::npos) << missing;
 }
 
+TEST(CompareSetInterleaved, ANeighbourInAnotherStateGivesWayToTheNearestBaselineOfTheNewRunsState) {
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  // B0 N0 B1 N1 B2, B1 in the slow state and the rest fast.
+  const std::vector<std::string> base_at{"2026-12-05T02:00:00Z", "2026-12-05T02:02:00Z", "2026-12-05T02:04:00Z"};
+  const std::vector<std::string> new_at{"2026-12-05T02:01:00Z", "2026-12-05T02:03:00Z"};
+  const std::vector<double> base_ns{60, 330, 60};
+  const std::vector<double> new_ns{60, 60};
+  const auto same_state = [&](std::size_t j, std::size_t i) { return !machine_states_differ(base_ns[i], new_ns[j]); };
+  EXPECT_EQ(launched_beside(base_at, new_at), (Pairs{{0, 0}, {0, 1}, {1, 1}, {1, 2}}));
+  // Past B1 on each side: four pairs still, none of them across states.
+  EXPECT_EQ(launched_beside(base_at, new_at, same_state), (Pairs{{0, 0}, {0, 2}, {1, 0}, {1, 2}}));
+  // No baseline of N1's state before it: that side has no pair, and nothing is refused.
+  const auto only_b1 = [](std::size_t j, std::size_t i) { return j == 0 || i == 1; };
+  EXPECT_EQ(launched_beside(base_at, new_at, only_b1), (Pairs{{0, 0}, {0, 1}, {1, 1}}));
+  EXPECT_TRUE(launched_beside(base_at, new_at, [](std::size_t, std::size_t) { return false; }).empty());
+
+  // End to end: a uniform +30% in both new runs is judged on four pairs, not two, and found.
+  InterleavedWindow w;
+  const auto runs = w.launched({in_state(make_run(0), 60), in_state(make_run(3, 1.3), 60), in_state(make_run(1, 1.4), 330),
+                                in_state(make_run(4, 1.3), 60), in_state(make_run(2), 60)},
+                               "r");
+  SetOptions o;
+  o.interleaved = true;
+  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, false, w.history);
+  EXPECT_EQ(c.pairs, 4U);
+  ASSERT_EQ(c.set_aside.size(), 1U);
+  EXPECT_NE(c.set_aside.front().path.find("r2.h5"), std::string::npos);
+  EXPECT_TRUE(c.next_set_aside.empty());
+  EXPECT_TRUE(c.regressed()) << c.headline();
+}
+
 TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   std::vector<results::ResultsFile> base, next;
   testing::ScratchDir dir;
   const auto write = [&](int phase, double scale, const std::string& at, const std::string& name) {
-    auto f = make_run(phase, scale);
-    f.run().started_at = at;
-    return results::ResultsFile::open(f.write(dir / name));
+    return results::ResultsFile::open(started(make_run(phase, scale), at).write(dir / name));
   };
   base.push_back(write(0, 1.0, "2026-12-04T10:00:00Z", "b0.h5"));
   base.push_back(write(1, 1.0, "2026-12-04T10:00:10Z", "b1.h5"));
@@ -485,8 +510,11 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   std::ostringstream text, json;
   write_set_comparison(c, OutputFormat::text, text);
   write_set_comparison(c, OutputFormat::json, json);
-  EXPECT_NE(text.str().find("baselines launched just before and after it in the same machine state (interleaved)"), std::string::npos)
+  EXPECT_NE(text.str().find("its 4 differences between each new run and the baselines launched just before and after it in the same "
+                            "machine state (the nearest of that state on each side; interleaved)"),
+            std::string::npos)
       << text.str();
+  EXPECT_NE(json.str().find("\"pairs\": 4,"), std::string::npos) << json.str();
   EXPECT_NE(json.str().find("\"interleaved\": true"), std::string::npos);
   // The same files as a plain set: not interleaved in the output.
   const auto plain = compare_sets(base, next, {}, false);
