@@ -472,7 +472,7 @@ TEST(CompareSetInterleaved, ANeighbourInAnotherStateGivesWayToTheNearestBaseline
   EXPECT_EQ(launched_beside(base_at, new_at), (Pairs{{0, 0}, {0, 1}, {1, 1}, {1, 2}}));
   // Past B1 on each side: four pairs still, none of them across states.
   EXPECT_EQ(launched_beside(base_at, new_at, same_state), (Pairs{{0, 0}, {0, 2}, {1, 0}, {1, 2}}));
-  // No baseline of N1's state before it: that side has no pair, and nothing is refused.
+  // No baseline that matches N1 after it: that side has no pair, and nothing is refused.
   const auto only_b1 = [](std::size_t j, std::size_t i) { return j == 0 || i == 1; };
   EXPECT_EQ(launched_beside(base_at, new_at, only_b1), (Pairs{{0, 0}, {0, 1}, {1, 1}}));
   EXPECT_TRUE(launched_beside(base_at, new_at, [](std::size_t, std::size_t) { return false; }).empty());
