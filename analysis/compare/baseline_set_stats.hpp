@@ -122,6 +122,18 @@ struct BaselineSetResult {
 // history of at least kMinHistoryRuns runs; the caller checks that (InputError) before calling.
 BaselineSetResult judge_baseline_set(const BaselineSetInput& input, const SetOptions& options);
 
+// Interleaved, below the whole run, a unit is called slower when `above` of its adjacent
+// differences are (the effect is the `above`-th largest of them), and an honest run that jumped at
+// the unit moves every difference it is in: at least `runs` runs must have jumped for `above`
+// differences to move, the fewest whose pairs cover that many. `above` is the lower median's
+// count, or one more where that one more needs another run to jump: a window that lost a pair
+// (seven of eight) would otherwise be fooled by two runs where eight pairs need three, and a
+// baseline that stands beside several new runs (the nearest of their state) counts for each.
+struct AdjacentOrder {
+  std::size_t above = 0, runs = 0;
+};
+AdjacentOrder adjacent_order(const std::vector<std::pair<std::size_t, std::size_t>>& beside);
+
 // Robust standard deviation of one run from the pairwise differences of `values` (one per
 // baseline run): 1.4826 · median |v_i − v_j| / √2 over the pairs i < j; 0 for fewer than 2.
 double pairwise_sigma(const std::vector<double>& values);

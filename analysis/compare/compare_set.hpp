@@ -79,16 +79,17 @@ StateSelection select_baselines_by_state(const std::vector<double>& base_ns, con
 // launches, and a set of new runs launched apart may hold both states, so one state chosen for
 // the whole set (select_baselines_by_state) pairs some new runs with baselines in the other,
 // whose size pattern (a fast spell is −68% at 1 KiB but −7% at 4 MiB) then reads as points
-// 30% slower. Kept: the (new, baseline) pairs of `beside` whose runs share a state (runs not
-// probed match anything), the new runs in at least one of them, and the baselines that share a
-// kept new run's state; `beside` re-indexed into the kept runs. `base` and `next` ascend; `beside`
-// keeps its input's order.
+// 30% slower. Each new run is paired with the nearest baseline of its state launched before and
+// after it (launched_beside, runs not probed matching anything); kept: those pairs, the new runs
+// in at least one of them, and the baselines that share a kept new run's state, with the pairs
+// re-indexed into the kept runs. `base` and `next` ascend; `beside` is in launch order of the new
+// runs. InputError as launched_beside.
 struct PairSelection {
   std::vector<std::size_t> base, next;
   std::vector<std::pair<std::size_t, std::size_t>> beside;
 };
-PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std::size_t>>& beside, const std::vector<double>& base_ns,
-                                    const std::vector<double>& new_ns);
+PairSelection select_pairs_by_state(const std::vector<std::string>& base_started, const std::vector<std::string>& new_started,
+                                    const std::vector<double>& base_ns, const std::vector<double>& new_ns);
 
 // Interleaved launches (baseline, new, baseline, new, …): for each new run, the nearest baseline
 // launched before it and the nearest launched after it, as (new index, baseline index) pairs.

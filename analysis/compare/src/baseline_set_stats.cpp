@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numbers>
 
 #include "analysis/compare/regression_stats.hpp"
@@ -34,6 +35,7 @@ struct UnitValues {
   // Interleaved (BaselineSetInput::beside): the effect is the median over the adjacent (new,
   // baseline) pairs alone; for the whole run, base_pairs then hold those differences around it.
   std::size_t adjacent = 0;  // how many adjacent pairs (0: every new run against every baseline)
+  AdjacentOrder order;       // below the whole run: which of them the effect is, and the runs it takes
   bool noise_from_adjacent = false;
   // BaselineSetInput::history: base_pairs hold the differences between successive history runs.
   bool from_history = false;
@@ -207,16 +209,16 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // Evidence must stand out twice: against the unit's own noise (the heavier of the fitted tail
   // and the t of its degrees of freedom), and against how the level's units jump.
   if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
-  // Interleaved: one run's jump at a point moves at most two of its adjacent differences, and
-  // their lower median only moves past x when more than half of them do, so at least
-  // `runs_needed` runs must have jumped that far at that point. How often a run jumps that far
+  // Interleaved: one run's jump at a point moves the adjacent differences it is in, and the
+  // effect only moves past x when AdjacentOrder::above of them do, so at least
+  // `runs_needed` runs must have jumped that far at that point (adjacent_order). How often a run jumps that far
   // is half of how often the level's baseline differences did (either of their two runs),
   // counted: a tail fitted to them is either too light far out (a machine where 5% of the
   // points jump 100-fold) or, fitted between 2.5 and 8 sigmas, too heavy to let any median
   // through. Any `runs_needed` of the m + k runs (a union bound). "That far" is in units of the
   // unit's rounds sigma, which a jump of a whole run at a point does not widen (its baseline
   // pairs' sigma would absorb the jump), or of the level's pooled sigma without rounds.
-  const std::size_t needed = adjacent == 0 ? 0 : adjacent - (adjacent - 1) / 2, runs_needed = (needed + 1) / 2;
+  const std::size_t runs_needed = values.front().order.runs;
   const auto jump_scale = [&](std::size_t u) { return units[u]->round_sigma > 0 ? units[u]->round_sigma : pooled; };
   std::vector<double> jumps;  // |baseline difference| / jump_scale, over the level
   for (std::size_t u = 0; median_of_adjacent && u < units.size(); ++u) {
@@ -330,6 +332,29 @@ double round_variance(const std::vector<double>& log_round_medians) {
   return s * s * median_variance_factor(log_round_medians.size());
 }
 
+AdjacentOrder adjacent_order(const std::vector<std::pair<std::size_t, std::size_t>>& beside) {
+  if (beside.empty()) return {};
+  // How many differences each run is in, most first (new runs and baselines apart: the indices
+  // are each side's own).
+  std::map<std::pair<int, std::size_t>, std::size_t> in_pairs;
+  for (const auto& [j, i] : beside) {
+    ++in_pairs[{1, j}];
+    ++in_pairs[{0, i}];
+  }
+  std::vector<std::size_t> counts;
+  for (const auto& [run, count] : in_pairs) counts.push_back(count);
+  std::sort(counts.rbegin(), counts.rend());
+  const auto runs_for = [&counts](std::size_t differences) {
+    std::size_t runs = 0, covered = 0;
+    while (covered < differences && runs < counts.size()) covered += counts[runs++];
+    return runs;
+  };
+  const std::size_t pairs = beside.size(), lower_median = pairs - (pairs - 1) / 2;
+  AdjacentOrder o{lower_median, runs_for(lower_median)};
+  if (lower_median < pairs && runs_for(lower_median + 1) > o.runs) o = {lower_median + 1, runs_for(lower_median + 1)};
+  return o;
+}
+
 int BaselineSetResult::count(UnitKind kind, SetVerdict v) const {
   const auto& list = kind == UnitKind::point ? points : families;
   return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const UnitFinding& u) { return u.kind == kind && u.verdict == v; }));
@@ -368,11 +393,13 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   const std::size_t n = runs.size();
   for (const auto& run : in.history) runs.push_back(&run);  // after the n runs judged
   const std::size_t history_steps = in.history.size() < 2 ? 0 : in.history.size() - 1;
-  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which = 0) {
+  // The median over `members` of run a's log time less run b's, each point less `less(p)`.
+  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which, const auto& less) {
     std::vector<double> d;
-    for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p]);
+    for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p] - less(p));
     return median_by(std::move(d), which);
   };
+  const auto nothing = [](std::size_t) { return 0.0; };
   // Each run pair's whole-run shift, per point (the shift of the run family the point is in).
   std::vector<std::vector<double>> shift(points, std::vector<double>(n * n, 0.0));
   for (const auto& def : in.families) {
@@ -380,7 +407,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t b = 0; b < n; ++b) {
         if (a == b) continue;
-        const double s = difference(def.members, a, b);
+        const double s = difference(def.members, a, b, 0, nothing);
         for (auto p : def.members) shift[p][a * n + b] = s;
       }
     }
@@ -397,7 +424,7 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
   for (const auto& def : in.families) {
     if (def.kind != UnitKind::run) continue;
     std::vector<double> steps;
-    for (std::size_t h = 0; h < history_steps; ++h) steps.push_back(difference(def.members, n + h + 1, n + h));
+    for (std::size_t h = 0; h < history_steps; ++h) steps.push_back(difference(def.members, n + h + 1, n + h, 0, nothing));
     const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
     int changes = 0;
     for (std::size_t h = 0; h < history_steps; ++h) {
@@ -410,11 +437,15 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     }
     r.history_state_changes = std::max(r.history_state_changes, changes);
   }
+  const AdjacentOrder order = adjacent_order(in.beside);
   // A unit's values from its pairwise differences; below the whole run less the run's shift.
   const auto values_of = [&](const std::vector<std::size_t>& members, bool whole) {
     UnitValues v;
+    // Below the whole run each member less its own run's shift: a family may span timing modes
+    // (one op at one size everywhere), whose runs shift apart.
     const auto d = [&](std::size_t a, std::size_t b, int which = 0) {
-      return difference(members, a, b, which) - (whole ? 0.0 : shift[members.front()][a * n + b]);
+      return whole ? difference(members, a, b, which, nothing)
+                   : difference(members, a, b, which, [&](std::size_t p) { return shift[p][a * n + b]; });
     };
     // Interleaved, the whole run's noise is what is left of its adjacent differences once the
     // change is taken out (one difference's spread, in a baseline pair's units). Below the whole
@@ -424,8 +455,9 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     v.from_history = history_steps > 0;
     v.noise_from_adjacent = whole && v.adjacent > 0 && !v.from_history;
     for (std::size_t h = 0; h < history_steps; ++h) {
-      if (state_change[members.front()][h]) continue;
-      v.base_pairs.push_back(difference(members, n + h + 1, n + h) - (whole ? 0.0 : history_shift[members.front()][h]));
+      if (std::any_of(members.begin(), members.end(), [&](std::size_t p) { return state_change[p][h]; })) continue;
+      v.base_pairs.push_back(whole ? difference(members, n + h + 1, n + h, 0, nothing)
+                                   : difference(members, n + h + 1, n + h, 0, [&](std::size_t p) { return history_shift[p][h]; }));
     }
     if (!v.noise_from_adjacent && !v.from_history) {
       for (std::size_t i = 0; i < m; ++i) {
@@ -455,11 +487,19 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       for (const auto& p : per) v.effect_per_new.push_back(p.empty() ? 0.0 : median_of(p));
     }
     v.effect = median_of(all);
-    // Interleaved, slower must hold for more than half of the adjacent differences too: one
-    // run that jumped at a point is in two of them, and their plain median would move halfway.
-    const int sided = v.adjacent > 0 && !whole ? 1 : 0;
-    v.effect_slow = median_by(low, -sided);
-    v.effect_fast = median_by(high, sided);
+    // Interleaved, slower must hold for more than half of the adjacent differences too (one
+    // run that jumped at a point is in two of them, and their plain median would move halfway),
+    // or for one more where that takes another run's jump (adjacent_order).
+    if (v.adjacent > 0 && !whole) {
+      v.order = order;
+      std::sort(low.begin(), low.end());
+      std::sort(high.begin(), high.end());
+      v.effect_slow = low[low.size() - order.above];
+      v.effect_fast = high[order.above - 1];
+    } else {
+      v.effect_slow = median_of(low);
+      v.effect_fast = median_of(high);
+    }
     if (v.noise_from_adjacent) {
       for (double x : all) v.base_pairs.push_back(x - v.effect);
     }

@@ -12,6 +12,7 @@
 #include "analysis/report/report_table.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -127,22 +128,23 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
     }
   }
   std::stable_sort(order.begin(), order.end(), [](const Launch& a, const Launch& b) { return a.at < b.at; });
-  // The nearest baseline launched before (step −1) or after (+1) launch t, if any; with
-  // `matching`, the nearest that `matches` the new run.
-  const auto nearest_baseline = [&order, &matches](std::size_t t, std::ptrdiff_t step, bool matching) -> const Launch* {
+  // The nearest baseline launched before (step −1) or after (+1) launch t that `accept`s the new
+  // run (any baseline when `accept` is empty).
+  const auto nearest_baseline = [&order](std::size_t t, std::ptrdiff_t step, const PairMatch& accept) -> const Launch* {
     for (auto u = static_cast<std::ptrdiff_t>(t) + step; u >= 0 && u < static_cast<std::ptrdiff_t>(order.size()); u += step) {
       const Launch& b = order[static_cast<std::size_t>(u)];
-      if (!b.is_new && (!matching || !matches || matches(order[t].index, b.index))) return &b;
+      if (!b.is_new && (!accept || accept(order[t].index, b.index))) return &b;
     }
     return nullptr;
   };
+  const PairMatch any;  // whether the runs were interleaved does not depend on `matches`
   std::vector<std::pair<std::size_t, std::size_t>> out;
   bool between = false;
   for (std::size_t t = 0; t < order.size(); ++t) {
     if (!order[t].is_new) continue;
-    between = between || (nearest_baseline(t, -1, false) != nullptr && nearest_baseline(t, 1, false) != nullptr);
+    between = between || (nearest_baseline(t, -1, any) != nullptr && nearest_baseline(t, 1, any) != nullptr);
     for (const std::ptrdiff_t step : {-1, 1}) {
-      if (const Launch* b = nearest_baseline(t, step, true)) out.emplace_back(order[t].index, b->index);
+      if (const Launch* b = nearest_baseline(t, step, matches)) out.emplace_back(order[t].index, b->index);
     }
   }
   if (!between) {
@@ -200,13 +202,13 @@ std::vector<const results::ResultsFile*> history_in_order(const std::vector<resu
 }
 }  // namespace
 
-PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std::size_t>>& beside, const std::vector<double>& base_ns,
-                                    const std::vector<double>& new_ns) {
+PairSelection select_pairs_by_state(const std::vector<std::string>& base_started, const std::vector<std::string>& new_started,
+                                    const std::vector<double>& base_ns, const std::vector<double>& new_ns) {
   const auto same_state = [&](std::size_t j, std::size_t i) { return !machine_states_differ(base_ns[i], new_ns[j]); };
+  const auto beside = launched_beside(base_started, new_started, same_state);
   PairSelection out;
   for (std::size_t j = 0; j < new_ns.size(); ++j) {
-    if (std::any_of(beside.begin(), beside.end(), [&](const auto& pair) { return pair.first == j && same_state(j, pair.second); }))
-      out.next.push_back(j);
+    if (std::any_of(beside.begin(), beside.end(), [j](const auto& pair) { return pair.first == j; })) out.next.push_back(j);
   }
   for (std::size_t i = 0; i < base_ns.size(); ++i) {
     if (std::any_of(out.next.begin(), out.next.end(), [&](std::size_t j) { return same_state(j, i); })) out.base.push_back(i);
@@ -214,9 +216,7 @@ PairSelection select_pairs_by_state(const std::vector<std::pair<std::size_t, std
   const auto position = [](const std::vector<std::size_t>& kept, std::size_t index) {
     return static_cast<std::size_t>(std::find(kept.begin(), kept.end(), index) - kept.begin());
   };
-  for (const auto& [j, i] : beside) {
-    if (same_state(j, i)) out.beside.emplace_back(position(out.next, j), position(out.base, i));
-  }
+  for (const auto& [j, i] : beside) out.beside.emplace_back(position(out.next, j), position(out.base, i));
   return out;
 }
 
@@ -256,8 +256,7 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   for (const auto& f : base) base_ns.push_back(core_to_core_ns(f));
   for (const auto& f : next) new_ns.push_back(core_to_core_ns(f));
   if (options.interleaved) {
-    const auto same_state = [&](std::size_t j, std::size_t i) { return !machine_states_differ(base_ns[i], new_ns[j]); };
-    const auto pairs = select_pairs_by_state(launched_beside(start_times(base), start_times(next), same_state), base_ns, new_ns);
+    const auto pairs = select_pairs_by_state(start_times(base), start_times(next), base_ns, new_ns);
     const bool enough = pairs.next.size() >= (options.confirm ? 2U : 1U) && pairs.base.size() >= (ordered_history.empty() ? 2U : 1U);
     if (enough) {
       SetComparison c = compare_set_files(kept_runs(base, pairs.base), kept_runs(next, pairs.next), options, all_environment,
@@ -377,13 +376,18 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     c.points.push_back(p);
   }
 
-  // Families: one op at one size, one collective at every size, a dimension, the whole run;
-  // within one timing mode and concurrency (batched and per-iteration times are not alike).
+  // Families: one op at one size, one collective at every size, a dimension, the whole run.
+  // One op at one size spans every timing mode and concurrency: what moves it (a protocol
+  // threshold, a transport's chunk size) moves it however it is timed, and on a small layout
+  // (one mapping, one dimension) it is otherwise a single point, judged as one. The others stay
+  // within one timing mode and concurrency, whose times are not alike. Below the whole run every
+  // point is judged relative to its own timing mode's whole-run shift, so members of two modes
+  // can share a family.
   using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::string, std::uint64_t>;
   std::map<FamilyKey, std::vector<std::size_t>> members;
   for (std::size_t i = 0; i < c.points.size(); ++i) {
     const auto& p = c.points[i];
-    members[{static_cast<int>(UnitKind::op_size), p.timing, p.concurrency, "", p.op, p.bytes}].push_back(i);
+    members[{static_cast<int>(UnitKind::op_size), "", "", "", p.op, p.bytes}].push_back(i);
     members[{static_cast<int>(UnitKind::collective), p.timing, p.concurrency, p.dim, p.op, 0}].push_back(i);
     members[{static_cast<int>(UnitKind::dimension), p.timing, p.concurrency, p.dim, "", 0}].push_back(i);
     members[{static_cast<int>(UnitKind::run), p.timing, p.concurrency, "", "", 0}].push_back(i);
@@ -395,6 +399,16 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     SetFamily f;
     f.kind = kind;
     std::tie(std::ignore, f.timing, f.concurrency, f.dim, f.op, f.bytes) = key;
+    if (kind == UnitKind::op_size) {
+      // The timing modes and concurrencies it spans, "a, b" when several.
+      std::set<std::string> timings, concurrencies;
+      for (auto i : list) {
+        timings.insert(c.points[i].timing);
+        concurrencies.insert(c.points[i].concurrency);
+      }
+      f.timing = join(timings, ", ");
+      f.concurrency = join(concurrencies, ", ");
+    }
     f.points = static_cast<int>(list.size());
     c.families.push_back(f);
     in.families.push_back({kind, list});

@@ -224,7 +224,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   for (const auto& h : c.history) j["history"].push_back(side_json(h));
   j["history_state_changes"] = c.result.history_state_changes;
   j["state_differs"] = c.state_differs;
-  j["pairs"] = c.pairs;  // interleaved: the (new, baseline) pairs judged
+  if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise
   j["points_without_rounds"] = c.points_without_rounds();
   j["options"] = {
       {"threshold", c.options.threshold},

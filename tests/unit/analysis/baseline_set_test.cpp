@@ -582,6 +582,120 @@ TEST(BaselineSetStats, HistoryGivesAPointTheNoiseThreeBaselinesCannot) {
   EXPECT_LT(found_without, found - 30) << found_without;
 }
 
+TEST(BaselineSetStats, AdjacentOrderCountsTheRunsAJumpMustReach) {
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  const auto order = [](const Pairs& beside) {
+    const auto o = adjacent_order(beside);
+    return std::pair{o.above, o.runs};
+  };
+  using Order = std::pair<std::size_t, std::size_t>;
+  EXPECT_EQ(order({}), (Order{0, 0}));
+  EXPECT_EQ(order({{0, 0}}), (Order{1, 1}));
+  // B N B N B: three of four above the lower median, which two runs' jumps reach.
+  EXPECT_EQ(order({{0, 0}, {0, 1}, {1, 1}, {1, 2}}), (Order{3, 2}));
+  // One pair lost: the lower median of three is two, which one run reaches; all three take two.
+  EXPECT_EQ(order({{0, 0}, {0, 1}, {1, 1}}), (Order{3, 2}));
+  // Four new runs, eight pairs: five above, three runs.
+  Pairs eight;
+  for (std::size_t j = 0; j < 4; ++j) eight.insert(eight.end(), {{j, j}, {j, j + 1}});
+  EXPECT_EQ(order(eight), (Order{5, 3}));
+  // Seven of them: the lower median (four) falls to two runs, five above still takes three.
+  Pairs seven = eight;
+  seven.pop_back();
+  EXPECT_EQ(order(seven), (Order{5, 3}));
+  // A baseline beside three new runs counts for three: four above is reached by two runs, and so
+  // is five (3 + 3), so the lower median stays.
+  EXPECT_EQ(order({{0, 0}, {0, 3}, {1, 0}, {1, 3}, {2, 0}, {2, 3}}), (Order{4, 2}));
+}
+
+// B N B N B N B N B with no noise but `level` per run, and the pair of new run 3 with the last
+// baseline lost (its state differed): seven adjacent differences.
+BaselineSetInput seven_pairs(const std::vector<double>& truth, const std::vector<double>& base_level,
+                             const std::vector<double>& new_level) {
+  BaselineSetInput in;
+  const auto at = [&](double level) {
+    auto r = truth;
+    for (auto& v : r) v += level;
+    return r;
+  };
+  for (double l : base_level) in.base.push_back(at(l));
+  for (double l : new_level) in.next.push_back(at(l));
+  for (std::size_t j = 0; j < 4; ++j) in.beside.insert(in.beside.end(), {{j, j}, {j, j + 1}});
+  in.beside.pop_back();
+  return in;
+}
+
+TEST(BaselineSetStats, InterleavedEffectWithSevenPairsIsTheFifthLargest) {
+  // A point in a run family of two, its partner flat. New runs 0 and 1 at +0.4 there, runs 2 and
+  // 3 at 0: less each pair's run shift (the mean of the two points, +0.2 or 0), the differences at
+  // the point are 0.2, 0.2, 0.2, 0.2, 0, 0, 0. Their lower median (0.2) is what two runs' jumps
+  // make; the fifth largest (0) is what a slowdown must move.
+  Synth s(2);
+  const std::vector<double> truth{s.truth[0], s.truth[1]};
+  auto in = seven_pairs(truth, {0, 0, 0, 0, 0}, {0, 0, 0, 0});
+  in.next[0][0] += 0.4;
+  in.next[1][0] += 0.4;
+  in.families = {{UnitKind::run, {0, 1}}};
+  auto r = judge_baseline_set(in, {});
+  EXPECT_NEAR(r.points[0].effect_slow, 0.0, 1e-12);
+  // Every new run +0.4 at the point: the fifth largest moves too.
+  for (auto& run : in.next) run[0] = truth[0] + 0.4;
+  r = judge_baseline_set(in, {});
+  EXPECT_NEAR(r.points[0].effect_slow, 0.2, 1e-12);
+}
+
+TEST(BaselineSetStats, TwoNewRunsJumpingAtAPointInASevenPairWindowAreNotARegression) {
+  // Four new runs, one pair lost, rounds of 2% noise and no jumps in the baselines to learn
+  // from. Two new runs 100-fold slower at one point (an honest jump, twice) move four of the
+  // seven differences: their lower median called that a regression; the fifth largest does not.
+  // The same point 40% slower in every new run is still found.
+  int jumped_regressed = 0, planted_found = 0;
+  const std::size_t point = point_of(1, 0, 2, 3);
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Synth s(13000 + seed);
+    s.point_sd = 0.02;
+    BaselineSetInput in;
+    for (int t = 0; t < 9; ++t) (t % 2 == 0 ? in.base : in.next).push_back(s.run());
+    for (std::size_t j = 0; j < 4; ++j) in.beside.insert(in.beside.end(), {{j, j}, {j, j + 1}});
+    in.beside.pop_back();
+    in.families = families();
+    add_rounds(in, s.point_sd, 3);
+    auto jumped = in;
+    jumped.next[0][point] += std::log(100.0);
+    jumped.next[1][point] += std::log(100.0);
+    jumped_regressed += judge_baseline_set(jumped, {}).points[point].verdict == SetVerdict::regressed ? 1 : 0;
+    plant_everywhere(in, point, 1.4);
+    planted_found += judge_baseline_set(in, {}).points[point].verdict == SetVerdict::regressed ? 1 : 0;
+  }
+  EXPECT_EQ(jumped_regressed, 0);
+  EXPECT_GE(planted_found, 36) << planted_found;
+}
+
+TEST(BaselineSetStats, AFamilyAcrossTimingModesIsJudgedAgainstEachModesOwnShift) {
+  // Two timing modes of six points; the new runs' second mode 50% slower as a whole, and one op
+  // at one size (point 0 in the first mode, point 6 in the second) 20% slower in both. The
+  // family of the two is 20% slower than the rest of each run, not the 45% its raw differences
+  // average to.
+  const auto value = [](int run, int p) { return std::log(10.0 + p) + 0.005 * std::sin(1.3 * run + 2.1 * p + 0.7 * run * p); };
+  const auto run_of = [&](int run, bool is_new) {
+    std::vector<double> v;
+    for (int p = 0; p < 12; ++p)
+      v.push_back(value(run, p) + (is_new && p >= 6 ? std::log(1.5) : 0.0) + (is_new && p % 6 == 0 ? std::log(1.2) : 0.0));
+    return v;
+  };
+  BaselineSetInput in;
+  for (int b = 0; b < 3; ++b) in.base.push_back(run_of(b, false));
+  for (int j = 0; j < 2; ++j) in.next.push_back(run_of(10 + j, true));
+  in.families = {{UnitKind::run, {0, 1, 2, 3, 4, 5}}, {UnitKind::run, {6, 7, 8, 9, 10, 11}}, {UnitKind::op_size, {0, 6}}};
+  in.base_round_var.assign(3, std::vector<double>(12, 0.005 * 0.005));
+  in.next_round_var.assign(2, std::vector<double>(12, 0.005 * 0.005));
+  in.rounds.assign(12, 3);
+  const auto r = judge_baseline_set(in, {});
+  EXPECT_NEAR(r.families[1].effect, std::log(1.5), 0.02);
+  EXPECT_NEAR(r.families[2].effect, std::log(1.2), 0.02);
+  EXPECT_EQ(r.families[2].verdict, SetVerdict::regressed);
+}
+
 TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimingMode) {
   // Two timing modes of two points each. The first moves as a whole by 50% once in the history
   // (a change of the machine's state, left out), the second never: a unit's sigma rests on the

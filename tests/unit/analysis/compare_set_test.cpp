@@ -163,6 +163,49 @@ TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
   EXPECT_NE(c.headline().find("no regression in 16 compared points"), std::string::npos) << c.headline();
 }
 
+// make_run with every point measured batched too, the batched times `batched_scale` slower and
+// one op at one size (tp all_reduce at 64 KiB, both mappings and modes) `op_scale` slower.
+testing::FixtureFile timed_both_ways(int phase, double batched_scale = 1.0, double op_scale = 1.0) {
+  auto f = make_run(phase, 1.0, 3);
+  const auto scale = [](results::PointRecord& p, double by) {
+    p.row.t_median_us *= by;
+    for (auto& round : p.rounds) round.t_median_us *= by;
+  };
+  const auto per_iteration = f.points();
+  for (const auto& p : per_iteration) {
+    const auto& r = p.row;
+    auto& batched = f.add_point(r.mapping, r.dim, r.op, r.bytes, r.t_median_us, {}, {}, "batched");
+    batched.rounds = p.rounds;
+    for (auto& round : batched.rounds) round.timing = "batched";
+    scale(batched, 0.9 * batched_scale);
+  }
+  for (auto& p : f.points()) {
+    if (p.row.op == "all_reduce" && p.row.bytes == 65536) scale(p, op_scale);
+  }
+  return f;
+}
+
+TEST(CompareSet, OneOpAtOneSizeIsOneFamilyAcrossTimingModes) {
+  testing::ScratchDir dir;
+  const auto base = open_runs(dir, "b", {timed_both_ways(0), timed_both_ways(1), timed_both_ways(2)});
+  const auto next = open_runs(dir, "n", {timed_both_ways(3, 1.3, 1.25), timed_both_ways(4, 1.3, 1.25)});
+  const auto c = compare_sets(base, next, {}, false);
+  // 8 op-size families (each of 4 points: 2 mappings × 2 modes), 2 × 2 collectives, 2 × 2
+  // dimensions, 2 whole runs.
+  EXPECT_EQ(c.families.size(), 18U);
+  const auto op = std::find_if(c.families.begin(), c.families.end(),
+                               [](const SetFamily& f) { return f.kind == UnitKind::op_size && f.op == "all_reduce" && f.bytes == 65536; });
+  ASSERT_NE(op, c.families.end());
+  EXPECT_EQ(op->points, 4);
+  EXPECT_EQ(op->timing, "batched, per_iteration");
+  // 25% slower than the rest of each run, though its batched points are 1.3 × 1.25 slower than
+  // the baselines': each mode's own shift is taken out.
+  const auto& u = c.result.families[static_cast<std::size_t>(op - c.families.begin())];
+  EXPECT_NEAR(std::exp(u.effect), 1.25, 0.03);
+  EXPECT_EQ(u.verdict, SetVerdict::regressed);
+  EXPECT_NE(c.headline().find("all_reduce at 64 KiB +2"), std::string::npos) << c.headline();
+}
+
 TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesideIt) {
   testing::ScratchDir dir;
   const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
@@ -347,26 +390,33 @@ TEST(CompareSetInterleaved, EachNewRunIsPairedWithTheBaselinesLaunchedBeforeAndA
 
 TEST(CompareSetInterleaved, TheMachineStateIsMatchedPairByPair) {
   using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
-  // B0 N0 B1 N1 B2: N0 fast beside a fast B0, N1 slow beside slow B1 and B2.
-  const Pairs beside{{0, 0}, {0, 1}, {1, 1}, {1, 2}};
-  auto s = select_pairs_by_state(beside, {60, 330, 330}, {60, 330});
+  // B0 N0 B1 N1 B2, ten seconds apart.
+  const std::vector<std::string> base_at{"2026-12-04T10:00:00Z", "2026-12-04T10:00:20Z", "2026-12-04T10:00:40Z"};
+  const std::vector<std::string> new_at{"2026-12-04T10:00:10Z", "2026-12-04T10:00:30Z"};
+  // N0 fast beside a fast B0, N1 slow beside slow B1 and B2: N0 has no fast baseline after it.
+  auto s = select_pairs_by_state(base_at, new_at, {60, 330, 330}, {60, 330});
   EXPECT_EQ(s.next, (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(s.base, (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(s.beside, (Pairs{{0, 0}, {1, 1}, {1, 2}}));
-  // A new run with no neighbour in its state is left out, and so are the baselines of no kept
-  // run's state; the pairs are re-indexed into the runs kept.
-  s = select_pairs_by_state(beside, {60, 330, 330}, {330, 60});
-  EXPECT_EQ(s.next, (std::vector<std::size_t>{0}));
-  EXPECT_EQ(s.base, (std::vector<std::size_t>{1, 2}));
-  EXPECT_EQ(s.beside, (Pairs{{0, 0}}));
-  // Both new runs fast beside the one fast baseline between them.
-  s = select_pairs_by_state(beside, {330, 60, 330}, {60, 60});
+  // Each new run reaches past its neighbour in the other state to the nearest baseline of its
+  // own (N0 slow: B1 after it, none before; N1 fast: B0 before it, none after).
+  s = select_pairs_by_state(base_at, new_at, {60, 330, 330}, {330, 60});
+  EXPECT_EQ(s.next, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(s.base, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(s.beside, (Pairs{{0, 1}, {1, 0}}));
+  // Both new runs fast beside the one fast baseline between them; the slow ones are left out and
+  // the pairs re-indexed into the runs kept.
+  s = select_pairs_by_state(base_at, new_at, {330, 60, 330}, {60, 60});
   EXPECT_EQ(s.next, (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(s.base, (std::vector<std::size_t>{1}));
   EXPECT_EQ(s.beside, (Pairs{{0, 0}, {1, 0}}));
+  // A new run with no baseline of its state on either side is left out.
+  s = select_pairs_by_state(base_at, new_at, {330, 330, 330}, {60, 330});
+  EXPECT_EQ(s.next, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(s.beside, (Pairs{{0, 1}, {0, 2}}));
   // Runs never probed (0) match any state.
-  s = select_pairs_by_state(beside, {0, 330, 0}, {330, 0});
-  EXPECT_EQ(s.beside, beside);
+  s = select_pairs_by_state(base_at, new_at, {0, 330, 0}, {330, 0});
+  EXPECT_EQ(s.beside, (Pairs{{0, 0}, {0, 1}, {1, 1}, {1, 2}}));
 }
 
 // B0 N0 B1 N1 B2, one minute apart, after six history runs in the slow state.
@@ -516,11 +566,12 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
       << text.str();
   EXPECT_NE(json.str().find("\"pairs\": 4,"), std::string::npos) << json.str();
   EXPECT_NE(json.str().find("\"interleaved\": true"), std::string::npos);
-  // The same files as a plain set: not interleaved in the output.
+  // The same files as a plain set: not interleaved in the output, and no pairs to count.
   const auto plain = compare_sets(base, next, {}, false);
   std::ostringstream plain_json;
   write_set_comparison(plain, OutputFormat::json, plain_json);
   EXPECT_NE(plain_json.str().find("\"interleaved\": false"), std::string::npos);
+  EXPECT_EQ(plain_json.str().find("\"pairs\""), std::string::npos) << plain_json.str();
 }
 
 }  // namespace
