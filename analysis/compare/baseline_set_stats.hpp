@@ -44,7 +44,8 @@ struct BaselineSetInput {
   std::vector<FamilyDef> families;  // kinds other than point
   // Interleaved launches (baseline, new, baseline, new, …): the (new run, baseline run) index
   // pairs launched next to each other. When set, each unit's effect is the median of its
-  // differences over these pairs alone (below the whole run, the lower median for a slowdown):
+  // differences over these pairs alone (below the whole run, for a slowdown the order of
+  // adjacent_order, the lower median in a full window):
   // the machine's slow spells last several launches, so they move both runs of an adjacent pair
   // and cancel, where they widen the spread between baselines launched apart. The whole run's
   // noise is then the spread of its adjacent differences around that median; a point's or

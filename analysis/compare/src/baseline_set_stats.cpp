@@ -210,8 +210,8 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
   // and the t of its degrees of freedom), and against how the level's units jump.
   if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
   // Interleaved: one run's jump at a point moves the adjacent differences it is in, and the
-  // effect only moves past x when AdjacentOrder::above of them do, so at least
-  // `runs_needed` runs must have jumped that far at that point (adjacent_order). How often a run jumps that far
+  // effect only moves past x when AdjacentOrder::above of them do, so at least `runs_needed`
+  // runs must have jumped that far at that point (adjacent_order). How often a run jumps that far
   // is half of how often the level's baseline differences did (either of their two runs),
   // counted: a tail fitted to them is either too light far out (a machine where 5% of the
   // points jump 100-fold) or, fitted between 2.5 and 8 sigmas, too heavy to let any median
