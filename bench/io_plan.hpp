@@ -25,6 +25,10 @@ struct Shard {
 
 inline constexpr int kOptimizerBytesPerParam = 12;
 
+// Direct I/O moves whole blocks: shards, offsets and buffers are rounded up to 4 KiB.
+inline constexpr std::uint64_t kBlock = 4096;
+inline std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
 // InputError when the workload does not fit the layout (mapping::check_workload) or the layout is
 // invalid for its world size.
 Shard checkpoint_shard(const mapping::Workload& workload, const mapping::Layout& layout);

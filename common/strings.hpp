@@ -1,6 +1,7 @@
 #pragma once
 // Text helpers every module uses.
 #include <cctype>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,21 @@ inline std::string one_line(std::string_view text) {
     if (std::iscntrl(static_cast<unsigned char>(c)) != 0) c = '?';
   }
   return out;
+}
+
+// `s` without the white space (isspace's) at either end.
+inline std::string_view trim(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const auto first = s.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+// `v` with `digits` decimals ("%.*f"): fixed(2.345, 1) gives "2.3".
+inline std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
 }
 
 }  // namespace meshbench

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The guard rails before a commit: clang-format (.clang-format) and clang-tidy (.clang-tidy) on
-# the C++ sources. Installs clang-format and clang-tidy when missing, and configures build/ when
-# it has no compile_commands.json yet.
+# the C++ sources. Installs clang-format and clang-tidy when missing. clang-tidy reads the compile
+# database of build-tidy/ (or $MESHBENCH_TIDY_DIR), a tree that is configured, never built, and
+# never a unity build: it holds one entry per source file, which a unity tree's database does not.
 #   scripts/check.sh            the files changed against main (committed or not)
 #   scripts/check.sh --all      every source file (what CI runs)
 #   scripts/check.sh --fix      rewrite the changed files' formatting in place, then check
@@ -21,11 +22,12 @@ done
 source "$root/scripts/deps.sh"
 MESHBENCH_PACKAGES+=(clang-format clang-tidy)
 meshbench_install_deps || exit 2
-build="${MESHBENCH_BUILD_DIR:-$root/build}"
-if [[ ! -f $build/compile_commands.json ]]; then
-  # shellcheck disable=SC2086
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} > /dev/null || exit 2
-fi
+build="${MESHBENCH_TIDY_DIR:-$root/build-tidy}"
+# Configured on every call (a second or two): the database follows new files and flags.
+mkdir -p "$build"
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} -DCMAKE_UNITY_BUILD=OFF > "$build/check-configure.log" 2>&1 ||
+  { cat "$build/check-configure.log" >&2; exit 2; }
 # Sources only: the generated files and the test data are not ours to format.
 sources_pattern='^(common|topology|mapping|bench|results|analysis|slurm|app|tests)/.*\.(cpp|hpp)$'
 if [[ $all -eq 1 ]]; then
@@ -50,6 +52,10 @@ fi
 # Translation units this build compiles (without CUDA, the NCCL backend's are not among them).
 mapfile -t units < <(printf '%s\n' "${files[@]}" | grep '\.cpp$' | while read -r f; do
   grep -qF "\"file\": \"$root/$f\"" "$build/compile_commands.json" && echo "$f"; done || true)
+if [[ $all -eq 1 && ${#units[@]} -eq 0 ]]; then
+  echo "check.sh: error: $build/compile_commands.json names none of the sources; delete $build and run again" >&2
+  exit 2
+fi
 if [[ ${#units[@]} -gt 0 ]]; then
   started=$SECONDS
   if ! printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet > "$build/check-tidy.log" 2>&1; then

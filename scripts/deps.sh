@@ -1,7 +1,8 @@
 # Sourced by quickstart.sh and test.sh: the Debian packages meshbench needs, installed when missing.
 # Debian 12 names; CUDA and NCCL are optional and never installed here.
 MESHBENCH_PACKAGES=(
-  g++ cmake make pkg-config
+  # ninja-build: the build tool (scripts build with CMake's Ninja generator)
+  g++ cmake make ninja-build pkg-config
   libopenmpi-dev openmpi-bin
   libhwloc-dev hwloc-nox
   libhdf5-dev hdf5-tools
@@ -37,12 +38,23 @@ meshbench_install_deps() {
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 2
 }
 
-# Configures and builds into $MESHBENCH_BUILD_DIR (default: build/). Extra CMake arguments
-# come from $MESHBENCH_CMAKE_ARGS.
+# Configures and builds into $MESHBENCH_BUILD_DIR (default: build/): Ninja, a unity build
+# (CMAKE_UNITY_BUILD: each library and test binary compiles its sources in batches of 8 files, so
+# the heavy headers are parsed and their templates compiled once a batch, not once a file) and
+# line tables only (-O2 -g1). docs/development.md, "CI", has what each saves. Extra CMake
+# arguments come from $MESHBENCH_CMAKE_ARGS and win over these (-DCMAKE_UNITY_BUILD=OFF for a
+# tree where one edited file should recompile alone, -DMESHBENCH_LINE_TABLES_ONLY=OFF for a
+# debugger's view of every variable).
 meshbench_build() {
   local root="$1"
   local build="${MESHBENCH_BUILD_DIR:-$root/build}"
+  local generator=(-G Ninja)
+  # A tree configured before the scripts used Ninja keeps its generator (CMake refuses a change).
+  if [[ -f $build/CMakeCache.txt ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$build/CMakeCache.txt"; then
+    generator=()
+  fi
   # shellcheck disable=SC2086
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} || return 2
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
+    -DMESHBENCH_LINE_TABLES_ONLY=ON ${MESHBENCH_CMAKE_ARGS:-} || return 2
   cmake --build "$build" -j "$(nproc)" || return 2
 }

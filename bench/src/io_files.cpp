@@ -15,14 +15,11 @@
 #include <vector>
 
 #include "bench/io_pattern.hpp"
+#include "bench/io_plan.hpp"
 
 namespace meshbench::bench::io {
 
 namespace {
-
-constexpr std::size_t kBlock = 4096;
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
 // Accumulates only the timed stretches of a phase: the pattern's fill and check sit outside them.
 class Stopwatch {

@@ -13,10 +13,6 @@ namespace {
 
 std::uint64_t to_bytes(double v) { return static_cast<std::uint64_t>(std::llround(std::max(v, 0.0))); }
 
-std::uint64_t round_up(std::uint64_t bytes, std::uint64_t align) { return (bytes + align - 1) / align * align; }
-
-constexpr std::uint64_t kBlock = 4096;
-
 // Free space is rarely a round number: "51.2 GiB" rather than "53687091 KiB".
 std::string readable(std::uint64_t bytes) {
   std::string exact = format_bytes(bytes);

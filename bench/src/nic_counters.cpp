@@ -17,12 +17,6 @@ using results::NicCounter;
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 bool parse_u64(std::string_view s, std::int64_t& out) {
   s = trim(s);
   std::uint64_t v = 0;

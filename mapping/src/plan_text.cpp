@@ -11,12 +11,6 @@ namespace meshbench::mapping {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::vector<std::string> dims_where(const Plan& p, const PlannedMapping& m, bool crossing) {
   std::vector<std::string> out;
   for (Dim d : active_dims(p)) {

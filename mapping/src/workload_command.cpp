@@ -33,12 +33,6 @@ std::string billions(double params) {
   return buf;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // Binary units with one decimal ("31.9 GiB"); the exact byte count sits beside it in the table.
 std::string readable_bytes(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

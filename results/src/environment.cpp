@@ -5,7 +5,7 @@
 #include <cctype>
 #include <string_view>
 
-extern char** environ;
+#include <unistd.h>  // environ
 
 namespace meshbench::results {
 

@@ -2,11 +2,9 @@
 
 #include <string>
 
-namespace meshbench::results::tables {
+#include "results/src/tables.hpp"
 
-namespace {
-std::string str(const char* p) { return p != nullptr ? p : ""; }
-}  // namespace
+namespace meshbench::results::tables {
 
 h5::Compound<GpuHealthH5> gpu_health_type() {
   using R = GpuHealthH5;

@@ -5,10 +5,6 @@
 
 namespace meshbench::results::tables {
 
-namespace {
-std::string str(const char* p) { return p != nullptr ? p : ""; }
-}  // namespace
-
 h5::Compound<MeasurementH5> measurement_type() {
   using R = MeasurementH5;
   h5::Compound<R> t;

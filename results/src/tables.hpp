@@ -10,6 +10,9 @@
 
 namespace meshbench::results::tables {
 
+// A variable-length string read back from a table: HDF5 gives a null pointer for an empty one.
+inline std::string str(const char* p) { return p != nullptr ? p : ""; }
+
 inline constexpr const char* kMeasurements = "measurements";
 inline constexpr const char* kGroupTimings = "group_timings";
 inline constexpr const char* kSamples = "samples";

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/src/p_value_text.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
 #include "analysis/report/report_table.hpp"
@@ -18,7 +19,6 @@ using detail::Sink;
 using nlohmann::ordered_json;
 
 std::string pct(double log_ratio) { return percent_change(std::exp(log_ratio)); }
-std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
 // A log ratio as a ratio, or null when it is infinite (a slowdown no baseline set could call).
 ordered_json ratio_or_null(double log_ratio) {
   return std::isfinite(log_ratio) ? ordered_json(std::exp(log_ratio)) : ordered_json(nullptr);
@@ -52,7 +52,7 @@ ordered_json evidence_json(const UnitFinding& u) {
 // A ratio for the reach table, or "never" for an infinite log.
 std::string reach_text(double log_ratio) { return std::isfinite(log_ratio) ? pct(log_ratio) : std::string("never"); }
 
-ordered_json side_json(const RunSide& s) {
+ordered_json set_side_json(const RunSide& s) {
   return {{"path", s.path},       {"started_at", s.started_at}, {"status", s.status},
           {"backend", s.backend}, {"world_size", s.world},      {"core_to_core_ns", s.core_to_core_ns}};
 }
@@ -213,15 +213,15 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["schema_version"] = kCompareJsonVersion;
   j["mode"] = "baseline_set";
   j["base"] = ordered_json::array();
-  for (const auto& b : c.base) j["base"].push_back(side_json(b));
+  for (const auto& b : c.base) j["base"].push_back(set_side_json(b));
   j["new"] = ordered_json::array();
-  for (const auto& n : c.next) j["new"].push_back(side_json(n));
+  for (const auto& n : c.next) j["new"].push_back(set_side_json(n));
   j["set_aside"] = ordered_json::array();
-  for (const auto& b : c.set_aside) j["set_aside"].push_back(side_json(b));
+  for (const auto& b : c.set_aside) j["set_aside"].push_back(set_side_json(b));
   j["new_set_aside"] = ordered_json::array();
-  for (const auto& n : c.next_set_aside) j["new_set_aside"].push_back(side_json(n));
+  for (const auto& n : c.next_set_aside) j["new_set_aside"].push_back(set_side_json(n));
   j["history"] = ordered_json::array();
-  for (const auto& h : c.history) j["history"].push_back(side_json(h));
+  for (const auto& h : c.history) j["history"].push_back(set_side_json(h));
   j["history_state_changes"] = c.result.history_state_changes;
   j["state_differs"] = c.state_differs;
   if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise

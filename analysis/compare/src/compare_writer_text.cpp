@@ -7,6 +7,7 @@
 
 #include "analysis/compare/compare_writers.hpp"
 #include "analysis/compare/regression_stats.hpp"
+#include "analysis/compare/src/p_value_text.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
 #include "common/sizes.hpp"
@@ -20,8 +21,6 @@ using detail::Sink;
 std::string side_line(const RunSide& s) {
   return s.path + " (" + s.started_at + ", " + std::to_string(s.world) + " ranks, " + s.backend + ", " + s.status + ")";
 }
-
-std::string p_text(double p) { return p < 1e-4 ? "<1e-4" : sig3(p); }
 
 std::string interval_text(const RowComparison& r) {
   if (r.interval.high <= 0) return "-";

@@ -5,17 +5,12 @@
 
 #include "analysis/doctor/doctor_env.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "results/environment.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
-}
 
 bool valid_name(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) return false;

@@ -5,16 +5,11 @@
 
 #include "analysis/doctor/doctor_gpu.hpp"
 #include "common/nvml/nvml_library.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::optional<double> number(const std::string& field) {
   try {
@@ -84,7 +79,7 @@ std::vector<GpuHealth> parse_nvidia_smi_csv(std::string_view text) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     std::string cell;
-    while (std::getline(fields, cell, ',')) f.push_back(trim(cell));
+    while (std::getline(fields, cell, ',')) f.emplace_back(trim(cell));
     if (f.size() < 9) continue;
     const auto index = number(f[0]);
     if (!index) continue;  // a header line or an error message

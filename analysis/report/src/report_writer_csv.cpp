@@ -38,7 +38,7 @@ class Csv {
   std::ostream& out_;
 };
 
-std::string rank_of(const Report& r, const std::string& mapping) {
+std::string rank_text(const Report& r, const std::string& mapping) {
   for (const auto& m : r.ranking.mappings) {
     if (m.name == mapping) return std::to_string(m.rank);
   }
@@ -73,7 +73,7 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& c : r.curves) {
-    const std::string rank = rank_of(r, c.mapping);
+    const std::string rank = rank_text(r, c.mapping);
     for (const auto& p : c.points) {
       const std::string bytes = std::to_string(p.bytes);
       csv.row({"curve", rank, c.mapping, c.dim, c.op, c.timing, c.concurrency, bytes, "t_median_us", number(p.t_median_us), ""});
@@ -81,7 +81,7 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& s : r.spreads) {
-    const std::string rank = rank_of(r, s.mapping), bytes = std::to_string(s.bytes);
+    const std::string rank = rank_text(r, s.mapping), bytes = std::to_string(s.bytes);
     const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + join(s.slowest_hosts, " ");
     for (const auto& [metric, value] :
          {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
@@ -91,7 +91,7 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   if (r.predictions) {
     const std::string measured_metric = r.predictions->like_for_like ? "measured_us" : "measured_" + r.ranking.unit();
     for (const auto& p : r.predictions->rows) {
-      const std::string rank = rank_of(r, p.mapping);
+      const std::string rank = rank_text(r, p.mapping);
       csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", "predicted_us", number(p.predicted_us), r.predictions->basis});
       if (p.measured > 0)
         csv.row({"prediction", rank, p.mapping, p.dim, "", "", "", "", measured_metric, number(p.measured), r.predictions->basis});
@@ -121,13 +121,13 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
         order(d.dim, d.order);
       }
       for (const auto& t : a.totals) {
-        const std::string rank = rank_of(r, t.mapping), dim = t.dim == "step" ? "" : t.dim;
+        const std::string rank = rank_text(r, t.mapping), dim = t.dim == "step" ? "" : t.dim;
         csv.row({"accuracy_total", rank, t.mapping, dim, "", r.accuracy->timing, "", "", "predicted_us", number(t.predicted_us), a.name});
         csv.row({"accuracy_total", rank, t.mapping, dim, "", r.accuracy->timing, "", "", "measured_us", number(t.measured_us), a.name});
       }
       const bool first = &a == &r.accuracy->predictors.front();
       for (const auto& p : a.points) {
-        const std::string rank = rank_of(r, p.mapping), bytes = std::to_string(p.bytes);
+        const std::string rank = rank_text(r, p.mapping), bytes = std::to_string(p.bytes);
         csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_us", number(p.predicted_us),
                  a.name});
         if (first)
@@ -137,7 +137,7 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& n : r.nic.rows) {
-    const std::string rank = rank_of(r, n.mapping), bytes = std::to_string(n.bytes);
+    const std::string rank = rank_text(r, n.mapping), bytes = std::to_string(n.bytes);
     const std::string detail = n.host + " " + n.nic + " round " + std::to_string(n.round) + " attempt " + std::to_string(n.attempt);
     const std::pair<const char*, double> metrics[] = {
         {"tx_payload_bytes", n.tx_payload}, {"expected_tx_bytes", n.expected_tx}, {"measured_over_expected", n.ratio > 0 ? n.ratio : -1}};
@@ -146,11 +146,11 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& e : r.nic.events) {
-    csv.row({"nic_event", rank_of(r, e.mapping), e.mapping, e.dim, e.op, e.timing, e.concurrency, std::to_string(e.bytes), "event", e.what,
-             e.host + " " + e.nic + " round " + std::to_string(e.round) + " attempt " + std::to_string(e.attempt)});
+    csv.row({"nic_event", rank_text(r, e.mapping), e.mapping, e.dim, e.op, e.timing, e.concurrency, std::to_string(e.bytes), "event",
+             e.what, e.host + " " + e.nic + " round " + std::to_string(e.round) + " attempt " + std::to_string(e.attempt)});
   }
   for (const auto& w : r.wrong) {
-    csv.row({"wrong", rank_of(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
+    csv.row({"wrong", rank_text(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
              std::to_string(w.wrong), ""});
   }
   // meshbench io: the method in op, the phase in timing, the shard per rank in bytes.

@@ -2,11 +2,9 @@
 
 #include <chrono>
 
-namespace meshbench::nvml {
+#include "common/nvml/src/steady_seconds.hpp"
 
-namespace {
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-}  // namespace
+namespace meshbench::nvml {
 
 GpuSampler::GpuSampler(const NvmlLibrary& nvml, std::vector<int> gpus, double interval_s)
     : nvml_(nvml), gpus_(std::move(gpus)), interval_s_(interval_s), closing_(gpus_.size()) {
@@ -33,7 +31,7 @@ void GpuSampler::open_window(int point) {
   {
     const std::lock_guard lock(mutex_);
     readings_.clear();
-    start_s_ = now_s();
+    start_s_ = steady_seconds();
     open_ = true;
     ++generation_;
   }
@@ -60,7 +58,7 @@ std::vector<GpuWindow> GpuSampler::close_window() {
     readings.swap(readings_);
     start = start_s_;
   }
-  const double end = now_s();
+  const double end = steady_seconds();
   std::vector<GpuWindow> out;
   for (std::size_t k = 0; k < gpus_.size(); ++k) {
     std::vector<GpuReading> mine;

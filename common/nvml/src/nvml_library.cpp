@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "common/nvml/src/steady_seconds.hpp"
+
 namespace meshbench::nvml {
 
 namespace {
@@ -30,8 +32,6 @@ struct PciInfo {                      // nvmlPciInfo_t as nvmlDeviceGetPciInfo_v
 struct Utilization {  // nvmlUtilization_t
   unsigned gpu, memory;
 };
-
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -150,10 +150,10 @@ void* NvmlLibrary::device(int index) const {
 GpuReading NvmlLibrary::read(int index) const {
   GpuReading r;
   r.index = index;
-  r.from_s = now_s();
+  r.from_s = steady_seconds();
   Device d = device(index);
   if (d == nullptr) {
-    r.to_s = now_s();
+    r.to_s = steady_seconds();
     return r;
   }
   r.bus_id = bus_ids_[static_cast<std::size_t>(index)];
@@ -168,7 +168,7 @@ GpuReading NvmlLibrary::read(int index) const {
   if (api_->ecc != nullptr && api_->ecc(d, kErrorUncorrected, kVolatileCounter, &n) == kSuccess) r.ecc_uncorrected = n;
   Utilization u{};
   if (api_->utilization != nullptr && api_->utilization(d, &u) == kSuccess) r.gpu_utilization = u.gpu;
-  r.to_s = now_s();
+  r.to_s = steady_seconds();
   return r;
 }
 

@@ -16,7 +16,7 @@ namespace {
 
 // Two mappings × (tp all_reduce, ep all_to_all) × 4 sizes; each run `scale` slower everywhere,
 // with a small run-specific wobble per point (`phase`) so that baselines differ a little.
-testing::FixtureFile make_run(int phase, double scale = 1.0, int rounds = 0) {
+testing::FixtureFile make_set_run(int phase, double scale = 1.0, int rounds = 0) {
   testing::FixtureFile f;
   f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
   f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
@@ -83,10 +83,10 @@ TEST(CompareSetMachineState, BaselinesInAnotherStateAreSetAsideWhileTwoRemain) {
 
 TEST(CompareSetMachineState, ABaselineOfAnotherLayoutIsRefusedEvenWhenItsStateWouldSetItAside) {
   testing::ScratchDir dir;
-  auto other = in_state(make_run(2), 330);
+  auto other = in_state(make_set_run(2), 330);
   other.layout().tp = 4;
-  const auto base = open_runs(dir, "b", {in_state(make_run(0), 60), in_state(make_run(1), 61), other});
-  const auto next = open_runs(dir, "n", {in_state(make_run(3), 59)});
+  const auto base = open_runs(dir, "b", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), other});
+  const auto next = open_runs(dir, "n", {in_state(make_set_run(3), 59)});
   const auto error = message([&] { compare_sets(base, next, {}, false); });
   EXPECT_NE(error.find("the baseline set mixes layouts"), std::string::npos) << error;
 }
@@ -95,7 +95,7 @@ TEST(CompareSetMachineState, ARunWithAQuarterOfItsVisitsFarCountsAsFar) {
   // A run's state is the upper quartile of its kept readings: 8 visits, k of them far.
   testing::ScratchDir dir;
   const auto with_far = [&](int far) {
-    auto f = make_run(0);
+    auto f = make_set_run(0);
     int i = 0;
     for (auto& p : f.points()) {
       const auto& r = p.row;
@@ -103,7 +103,7 @@ TEST(CompareSetMachineState, ARunWithAQuarterOfItsVisitsFarCountsAsFar) {
     }
     return f;
   };
-  const auto points = static_cast<int>(make_run(0).points().size());
+  const auto points = static_cast<int>(make_set_run(0).points().size());
   ASSERT_GE(points, 4);
   const int quarter = points / 4;
   const auto ns_of = [&](int far) {
@@ -120,8 +120,9 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
   testing::ScratchDir dir;
   // Two baselines in the fast state and one slow run in the slow state; an honest new run in
   // the fast state: the slow baseline is set aside, nothing regressed.
-  const auto base = open_runs(dir, "b", {in_state(make_run(0), 60), in_state(make_run(1), 61), in_state(make_run(2, 3.0), 330)});
-  const auto next = open_runs(dir, "n", {in_state(make_run(3), 59)});
+  const auto base =
+      open_runs(dir, "b", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), in_state(make_set_run(2, 3.0), 330)});
+  const auto next = open_runs(dir, "n", {in_state(make_set_run(3), 59)});
   const auto c = compare_sets(base, next, {}, false);
   ASSERT_EQ(c.set_aside.size(), 1U);
   EXPECT_NE(c.set_aside.front().path.find("b2.h5"), std::string::npos);
@@ -132,8 +133,8 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
 
   // A new run 2x slower in the slow state, against fast baselines only: the machine's state
   // is named and the slowdown is inconclusive, not a regression.
-  const auto fast = open_runs(dir, "f", {in_state(make_run(0), 60), in_state(make_run(1), 61), in_state(make_run(2), 62)});
-  const auto slow = open_runs(dir, "s", {in_state(make_run(3, 2.0), 330)});
+  const auto fast = open_runs(dir, "f", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), in_state(make_set_run(2), 62)});
+  const auto slow = open_runs(dir, "s", {in_state(make_set_run(3, 2.0), 330)});
   const auto d = compare_sets(fast, slow, {}, false);
   EXPECT_TRUE(d.state_differs);
   EXPECT_FALSE(d.regressed());
@@ -145,7 +146,7 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
   EXPECT_TRUE(named);
 
   // The same slowdown in the baselines' own state is the whole-run regression it always was.
-  const auto same = open_runs(dir, "t", {in_state(make_run(3, 2.0), 61)});
+  const auto same = open_runs(dir, "t", {in_state(make_set_run(3, 2.0), 61)});
   const auto e = compare_sets(fast, same, {}, false);
   EXPECT_FALSE(e.state_differs);
   EXPECT_TRUE(e.regressed());
@@ -153,8 +154,8 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
 
 TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
   testing::ScratchDir dir;
-  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
-  const auto next = open_runs(dir, "n", {make_run(3)});
+  const auto base = open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)});
+  const auto next = open_runs(dir, "n", {make_set_run(3)});
   const auto c = compare_sets(base, next, {}, false);
   EXPECT_EQ(c.points.size(), 16U);
   EXPECT_FALSE(c.regressed());
@@ -166,7 +167,7 @@ TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
 // make_run with every point measured batched too, the batched times `batched_scale` slower and
 // one op at one size (tp all_reduce at 64 KiB, both mappings and modes) `op_scale` slower.
 testing::FixtureFile timed_both_ways(int phase, double batched_scale = 1.0, double op_scale = 1.0) {
-  auto f = make_run(phase, 1.0, 3);
+  auto f = make_set_run(phase, 1.0, 3);
   const auto scale = [](results::PointRecord& p, double by) {
     p.row.t_median_us *= by;
     for (auto& round : p.rounds) round.t_median_us *= by;
@@ -208,8 +209,8 @@ TEST(CompareSet, OneOpAtOneSizeIsOneFamilyAcrossTimingModes) {
 
 TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesideIt) {
   testing::ScratchDir dir;
-  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
-  auto slow = make_run(3, 1.5);
+  const auto base = open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)});
+  auto slow = make_set_run(3, 1.5);
   slow.set_env("OMPI_MCA_btl", "tcp,self");
   const auto next = open_runs(dir, "n", {slow});
   const auto c = compare_sets(base, next, {}, false);
@@ -235,16 +236,16 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
 
 TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
   testing::ScratchDir dir;
-  const auto base = open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)});
-  auto bad = make_run(3);
+  const auto base = open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)});
+  auto bad = make_set_run(3);
   bad.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;  // a point only it has: not compared
-  auto broken = make_run(3);
+  auto broken = make_set_run(3);
   const auto next = open_runs(dir, "n", {bad});
   EXPECT_FALSE(compare_sets(base, next, {}, false).regressed());
   // The same point in every run, wrong in the new one only.
   std::vector<testing::FixtureFile> with_point;
   for (int i = 0; i < 3; ++i) {
-    auto f = make_run(i);
+    auto f = make_set_run(i);
     f.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0);
     with_point.push_back(f);
   }
@@ -257,35 +258,35 @@ TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
 
 TEST(CompareSet, PointsFromRunsWithoutRoundsAreCountedAndNoted) {
   testing::ScratchDir dir;
-  const auto bare =
-      compare_sets(open_runs(dir, "b", {make_run(0), make_run(1), make_run(2)}), open_runs(dir, "n", {make_run(3)}), {}, false);
+  const auto bare = compare_sets(open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)}),
+                                 open_runs(dir, "n", {make_set_run(3)}), {}, false);
   EXPECT_EQ(bare.points_without_rounds(), 16);
   std::ostringstream text;
   write_set_comparison(bare, OutputFormat::text, text);
   EXPECT_NE(text.str().find("measure gate runs with run --rounds 3"), std::string::npos) << text.str();
   // Every run with three rounds: nothing to note. One run without them: all its points count.
-  const auto rounds = compare_sets(open_runs(dir, "r", {make_run(0, 1, 3), make_run(1, 1, 3), make_run(2, 1, 3)}),
-                                   open_runs(dir, "s", {make_run(3, 1, 3)}), {}, false);
+  const auto rounds = compare_sets(open_runs(dir, "r", {make_set_run(0, 1, 3), make_set_run(1, 1, 3), make_set_run(2, 1, 3)}),
+                                   open_runs(dir, "s", {make_set_run(3, 1, 3)}), {}, false);
   EXPECT_EQ(rounds.points_without_rounds(), 0);
   std::ostringstream quiet;
   write_set_comparison(rounds, OutputFormat::text, quiet);
   EXPECT_EQ(quiet.str().find("measure gate runs with"), std::string::npos);
-  const auto mixed = compare_sets(open_runs(dir, "x", {make_run(0, 1, 3), make_run(1, 1, 3), make_run(2)}),
-                                  open_runs(dir, "y", {make_run(3, 1, 3)}), {}, false);
+  const auto mixed = compare_sets(open_runs(dir, "x", {make_set_run(0, 1, 3), make_set_run(1, 1, 3), make_set_run(2)}),
+                                  open_runs(dir, "y", {make_set_run(3, 1, 3)}), {}, false);
   EXPECT_EQ(mixed.points_without_rounds(), 16);
 }
 
 TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
   testing::ScratchDir dir;
-  const auto next = open_runs(dir, "n", {make_run(3, 1.3, 5)});
-  const auto lone = open_runs(dir, "b", {make_run(0)});
+  const auto next = open_runs(dir, "n", {make_set_run(3, 1.3, 5)});
+  const auto lone = open_runs(dir, "b", {make_set_run(0)});
   try {
-    compare_sets(lone, open_runs(dir, "m", {make_run(3)}), {}, false);
+    compare_sets(lone, open_runs(dir, "m", {make_set_run(3)}), {}, false);
     FAIL() << "one baseline without rounds was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("two or more baseline runs"), std::string::npos) << e.what();
   }
-  const auto with_rounds = open_runs(dir, "r", {make_run(0, 1.0, 5)});
+  const auto with_rounds = open_runs(dir, "r", {make_set_run(0, 1.0, 5)});
   ASSERT_EQ(with_rounds[0].round_medians().size(), 16U * 5U);
   const auto c = compare_sets(with_rounds, next, {}, false);
   EXPECT_TRUE(c.regressed());
@@ -295,11 +296,11 @@ TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
 
 TEST(CompareSet, BadInputIsOneLine) {
   testing::ScratchDir dir;
-  const auto base = open_runs(dir, "b", {make_run(0), make_run(1)});
-  auto other = make_run(2);
+  const auto base = open_runs(dir, "b", {make_set_run(0), make_set_run(1)});
+  auto other = make_set_run(2);
   other.layout().tp = 4;
-  const auto mixed = open_runs(dir, "x", {make_run(0), other});
-  const auto next = open_runs(dir, "n", {make_run(3)});
+  const auto mixed = open_runs(dir, "x", {make_set_run(0), other});
+  const auto next = open_runs(dir, "n", {make_set_run(3)});
   EXPECT_NE(message([&] { compare_sets(mixed, next, {}, false); }).find("the baseline set mixes layouts"), std::string::npos);
   SetOptions confirm;
   confirm.confirm = true;
@@ -315,10 +316,10 @@ TEST(CompareSet, BadInputIsOneLine) {
 TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) {
   testing::ScratchDir dir;
   std::vector<testing::FixtureFile> earlier;
-  for (int i = 0; i < 6; ++i) earlier.push_back(started(make_run(10 + i), "2026-12-05T01:0" + std::to_string(5 - i) + ":00Z"));
+  for (int i = 0; i < 6; ++i) earlier.push_back(started(make_set_run(10 + i), "2026-12-05T01:0" + std::to_string(5 - i) + ":00Z"));
   const auto history = open_runs(dir, "h", earlier);
-  const auto base = open_runs(dir, "b", {make_run(0)});
-  const auto next = open_runs(dir, "n", {make_run(1)});
+  const auto base = open_runs(dir, "b", {make_set_run(0)});
+  const auto next = open_runs(dir, "n", {make_set_run(1)});
   // One baseline without rounds is enough once a history gives the noise.
   const auto c = compare_sets(base, next, {}, false, history);
   ASSERT_EQ(c.history.size(), 6U);
@@ -332,14 +333,14 @@ TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) 
   const std::vector<results::ResultsFile> four(history.begin(), history.begin() + 4);
   EXPECT_NE(message([&] { compare_sets(base, next, {}, false, four); }).find("--history holds 4 run(s) and needs at least 5"),
             std::string::npos);
-  auto other = started(make_run(20), "2026-12-05T01:09:00Z");
+  auto other = started(make_set_run(20), "2026-12-05T01:09:00Z");
   other.layout().tp = 4;
   auto mixed = history;
   mixed.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
   const auto wrong = message([&] { compare_sets(base, next, {}, false, mixed); });
   EXPECT_NE(wrong.find("is not a run of the baselines' configuration"), std::string::npos) << wrong;
   auto undated = history;
-  undated.push_back(results::ResultsFile::open(started(make_run(21), "").write(dir / "undated.h5")));
+  undated.push_back(results::ResultsFile::open(started(make_set_run(21), "").write(dir / "undated.h5")));
   const auto no_time = message([&] { compare_sets(base, next, {}, false, undated); });
   EXPECT_NE(no_time.find("has no start time"), std::string::npos) << no_time;
   // The gate's whole folder passed as its history: a baseline or new run among it is refused.
@@ -355,8 +356,8 @@ TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) 
 TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
   testing::ScratchDir dir;
   std::filesystem::create_directories(dir / "runs");
-  make_run(1).write(dir / "runs/b.h5");
-  make_run(0).write(dir / "runs/a.h5");
+  make_set_run(1).write(dir / "runs/b.h5");
+  make_set_run(0).write(dir / "runs/a.h5");
   std::ofstream(dir / "runs/notes.txt") << "not a results file\n";
   const auto paths = expand_results_paths((dir / "runs").string());
   ASSERT_EQ(paths.size(), 2U);
@@ -431,7 +432,7 @@ struct InterleavedWindow {
   }
   InterleavedWindow() {
     std::vector<testing::FixtureFile> earlier;
-    for (int i = 0; i < 6; ++i) earlier.push_back(in_state(make_run(10 + i), 330));
+    for (int i = 0; i < 6; ++i) earlier.push_back(in_state(make_set_run(10 + i), 330));
     history = launched(earlier, "h", "01");
   }
 };
@@ -443,9 +444,10 @@ TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainst
   // adjacent pairs are judged.
   InterleavedWindow w;
   const auto launch = [&](double new_scale, const std::string& prefix) {
-    const auto runs = w.launched({in_state(make_run(0), 330), in_state(make_run(3, 0.7 * new_scale), 60), in_state(make_run(1, 0.7), 60),
-                                  in_state(make_run(4, 0.7 * new_scale), 60), in_state(make_run(2), 330)},
-                                 prefix);
+    const auto runs =
+        w.launched({in_state(make_set_run(0), 330), in_state(make_set_run(3, 0.7 * new_scale), 60), in_state(make_set_run(1, 0.7), 60),
+                    in_state(make_set_run(4, 0.7 * new_scale), 60), in_state(make_set_run(2), 330)},
+                   prefix);
     return std::pair{std::vector{runs[0], runs[2], runs[4]}, std::vector{runs[1], runs[3]}};
   };
   SetOptions o;
@@ -474,13 +476,13 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   // B0 N0 B1 N1 B2 all slow but N1, fast, whose small sizes gain most (the machine's fast
   // spell): N1 is judged against nothing and named; N0 against B0 and B1.
   InterleavedWindow w;
-  auto fast = make_run(4, 0.7);
+  auto fast = make_set_run(4, 0.7);
   for (auto& p : fast.points()) {
     if (p.row.bytes < 65536) p.row.t_median_us *= 0.5;
   }
-  const auto runs = w.launched(
-      {in_state(make_run(0), 330), in_state(make_run(3), 330), in_state(make_run(1), 330), in_state(fast, 60), in_state(make_run(2), 330)},
-      "r");
+  const auto runs = w.launched({in_state(make_set_run(0), 330), in_state(make_set_run(3), 330), in_state(make_set_run(1), 330),
+                                in_state(fast, 60), in_state(make_set_run(2), 330)},
+                               "r");
   SetOptions o;
   o.interleaved = true;
   const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, false, w.history);
@@ -529,8 +531,8 @@ TEST(CompareSetInterleaved, ANeighbourInAnotherStateGivesWayToTheNearestBaseline
 
   // End to end: a uniform +30% in both new runs is judged on four pairs, not two, and found.
   InterleavedWindow w;
-  const auto runs = w.launched({in_state(make_run(0), 60), in_state(make_run(3, 1.3), 60), in_state(make_run(1, 1.4), 330),
-                                in_state(make_run(4, 1.3), 60), in_state(make_run(2), 60)},
+  const auto runs = w.launched({in_state(make_set_run(0), 60), in_state(make_set_run(3, 1.3), 60), in_state(make_set_run(1, 1.4), 330),
+                                in_state(make_set_run(4, 1.3), 60), in_state(make_set_run(2), 60)},
                                "r");
   SetOptions o;
   o.interleaved = true;
@@ -546,7 +548,7 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   std::vector<results::ResultsFile> base, next;
   testing::ScratchDir dir;
   const auto write = [&](int phase, double scale, const std::string& at, const std::string& name) {
-    return results::ResultsFile::open(started(make_run(phase, scale), at).write(dir / name));
+    return results::ResultsFile::open(started(make_set_run(phase, scale), at).write(dir / name));
   };
   base.push_back(write(0, 1.0, "2026-12-04T10:00:00Z", "b0.h5"));
   base.push_back(write(1, 1.0, "2026-12-04T10:00:10Z", "b1.h5"));

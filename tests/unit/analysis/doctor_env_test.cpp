@@ -10,6 +10,7 @@ namespace meshbench::analysis {
 namespace {
 
 using testing::dev_box;
+using testing::kTemplateEnv;
 using testing::p5_node;
 using testing::rank_facts;
 
@@ -17,10 +18,6 @@ EnvTemplate parse(const std::string& text) {
   std::istringstream in(text);
   return parse_env_template(in, "team.env");
 }
-
-const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"},       {"FI_PROVIDER", "efa"},
-                                           {"NCCL_BUFFSIZE", "67108864"},         {"NCCL_NET_GDR_LEVEL", "PHB"},
-                                           {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
 
 results::Environment with(results::Environment env, const std::string& name, const std::string& value) {
   for (auto& kv : env) {

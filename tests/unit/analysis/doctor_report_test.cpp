@@ -9,12 +9,9 @@
 namespace meshbench::analysis {
 namespace {
 
+using testing::kTemplateEnv;
 using testing::p5_node;
 using testing::rank_facts;
-
-const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"},       {"FI_PROVIDER", "efa"},
-                                           {"NCCL_BUFFSIZE", "67108864"},         {"NCCL_NET_GDR_LEVEL", "PHB"},
-                                           {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
 
 DoctorFindings healthy_p5_pair() {
   ClockMeasurement clock;

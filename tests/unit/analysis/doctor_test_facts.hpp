@@ -8,6 +8,11 @@
 
 namespace meshbench::analysis::testing {
 
+// An environment template a p5 cluster might check against (the doctor env and report tests).
+inline const results::Environment kTemplateEnv = {{"FI_EFA_USE_DEVICE_RDMA", "1"},       {"FI_PROVIDER", "efa"},
+                                                  {"NCCL_BUFFSIZE", "67108864"},         {"NCCL_NET_GDR_LEVEL", "PHB"},
+                                                  {"NCCL_P2P_NET_CHUNKSIZE", "4194304"}, {"NCCL_PROTO", "LL128"}};
+
 inline RankFacts rank_facts(int rank, std::string host, results::Environment env = {}) {
   RankFacts r;
   r.rank = rank;

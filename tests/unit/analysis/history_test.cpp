@@ -23,7 +23,7 @@ namespace {
 // Run `index` of a series: 2 mappings × (tp all_reduce, ep all_to_all) × 3 sizes, ±1.5% wobble
 // per point and run; from run `step_from` on, ep all_to_all at 64 KiB is `step` slower and
 // libfabric is 1.18 instead of 1.17.
-testing::FixtureFile make_run(int index, int step_from = 1000, double step = 1.0) {
+testing::FixtureFile make_history_run(int index, int step_from = 1000, double step = 1.0) {
   testing::FixtureFile f;
   f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
   f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
@@ -48,7 +48,7 @@ testing::FixtureFile make_run(int index, int step_from = 1000, double step = 1.0
 std::vector<results::ResultsFile> write_runs(const testing::ScratchDir& dir, int n, int step_from, double step) {
   std::vector<results::ResultsFile> out;
   for (int i = n - 1; i >= 0; --i)
-    out.push_back(results::ResultsFile::open(make_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
+    out.push_back(results::ResultsFile::open(make_history_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
   return out;
 }
 
@@ -101,7 +101,7 @@ TEST(History, HonestRunsHaveNoChange) {
 TEST(History, RunsOfAnotherLayoutAreGroupedApart) {
   testing::ScratchDir dir;
   auto runs = write_runs(dir, 6, 1000, 1.0);
-  auto other = make_run(0);
+  auto other = make_history_run(0);
   other.layout().tp = 4;
   runs.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
   const History h = build_history(runs, {});

@@ -49,7 +49,7 @@ node-b:2002:2020 [1] NCCL INFO ncclCommInitRankConfig comm 0x88dd00 rank 3 nrank
 node-b:2002:2020 [1] misc/socket.cc:50 NCCL WARN Net : Connection closed by remote peer
 )";
 
-NcclLogSummary parse(const std::string& text) {
+NcclLogSummary parse_log(const std::string& text) {
   std::istringstream in(text);
   return parse_nccl_log(in);
 }
@@ -115,7 +115,7 @@ TEST(NcclLogTransport, ClassifiesEveryViaForm) {
 }
 
 TEST(NcclLogSummary, VersionPluginProviderAndNvls) {
-  const auto s = parse(kEfaLog);
+  const auto s = parse_log(kEfaLog);
   EXPECT_EQ(s.nccl_version, "2.27.7");
   EXPECT_EQ(s.nccl_cuda, "12.9");
   EXPECT_EQ(s.cuda_driver, "12090");
@@ -136,13 +136,13 @@ TEST(NcclLogSummary, VersionPluginProviderAndNvls) {
 }
 
 TEST(NcclLogSummary, OldProviderSpellingMatchesCaseInsensitively) {
-  const auto s = parse("h:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa\n");
+  const auto s = parse_log("h:1:1 [0] NCCL INFO NET/OFI Selected Provider is efa\n");
   EXPECT_EQ(s.ofi_provider, "efa");
   EXPECT_EQ(s.ofi_nics, -1);
 }
 
 TEST(NcclLogSummary, CommunicatorsJoinedByCommIdWithTransportsPerPair) {
-  const auto s = parse(kEfaLog);
+  const auto s = parse_log(kEfaLog);
   ASSERT_EQ(s.communicators.size(), 2U);
   const auto& world = s.communicators[0];
   EXPECT_EQ(world.comm_id, "0xabc123");
@@ -172,7 +172,7 @@ TEST(NcclLogSummary, CommunicatorsJoinedByCommIdWithTransportsPerPair) {
 }
 
 TEST(NcclLogSummary, TransportsUsedBySelectedGroup) {
-  const auto s = parse(kEfaLog);
+  const auto s = parse_log(kEfaLog);
   EXPECT_EQ(transports_used(s, [](const NcclCommunicator& c) { return c.nranks == 2; }), std::set<NcclTransport>{NcclTransport::p2p});
   EXPECT_EQ(transports_used(s, [](const NcclCommunicator& c) { return c.nnodes == 2; }),
             (std::set<NcclTransport>{NcclTransport::p2p, NcclTransport::shm, NcclTransport::net, NcclTransport::net_gdrdma}));
@@ -180,7 +180,7 @@ TEST(NcclLogSummary, TransportsUsedBySelectedGroup) {
 }
 
 TEST(NcclLogSummary, WarningsKeepTimestampAndLocation) {
-  const auto s = parse(kEfaLog);
+  const auto s = parse_log(kEfaLog);
   ASSERT_EQ(s.warnings.size(), 2U);
   EXPECT_EQ(s.warnings[0].timestamp, "2025-03-04 10:11:12");
   EXPECT_EQ(s.warnings[0].location, "transport/net.cc:1234");
@@ -191,7 +191,7 @@ TEST(NcclLogSummary, WarningsKeepTimestampAndLocation) {
 
 // NCCL before 2.18 printed "comm %p ... - Init COMPLETE" only after the channel lines and no commId.
 TEST(NcclLogSummary, OldLogsAttributeEarlierChannelsToTheCommNamedAtInitComplete) {
-  const auto s = parse(
+  const auto s = parse_log(
       "NCCL version 2.13.4+cuda11.7\n"
       "m:16194:18581 [1] NCCL INFO Channel 00 : 9[1b000] -> 10[1c000] via P2P/IPC\n"
       "m:16194:18581 [1] NCCL INFO Channel 01 : 9[1b000] -> 10[1c000] via P2P/IPC\n"
@@ -222,7 +222,7 @@ TEST(NcclLogSummary, ReusedAddressGivesTwoCommunicators) {
       "h:7:7 [0] NCCL INFO comm 0x5500 rank 1 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0\n"
       "h:7:7 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [send] via NET/Socket/0\n"
       "h:7:7 [0] NCCL INFO ncclCommInitRankConfig comm 0x5500 rank 1 nranks 4 cudaDev 0 busId 101c0 commId 0xbbb - Init COMPLETE\n";
-  const auto s = parse(first + second);
+  const auto s = parse_log(first + second);
   ASSERT_EQ(s.communicators.size(), 2U);
   EXPECT_EQ(s.communicators[0].comm_id, "0xaaa");
   EXPECT_EQ(s.communicators[0].nranks, 2);
@@ -237,7 +237,7 @@ TEST(NcclLogSummary, ReusedAddressGivesTwoCommunicators) {
   for (const std::string id : {" commId 0xaaa", " commId 0xbbb"}) {
     for (auto at = no_ids.find(id); at != std::string::npos; at = no_ids.find(id)) no_ids.erase(at, id.size());
   }
-  const auto t = parse(no_ids);
+  const auto t = parse_log(no_ids);
   ASSERT_EQ(t.communicators.size(), 2U);
   EXPECT_EQ(t.communicators[0].transport_counts.size(), 1U);
   EXPECT_EQ(t.communicators[0].transport_counts.count(NcclTransport::p2p), 1U);
@@ -246,7 +246,7 @@ TEST(NcclLogSummary, ReusedAddressGivesTwoCommunicators) {
 }
 
 TEST(NcclLogSummary, NoPluginAndSocketNetwork) {
-  const auto s = parse(
+  const auto s = parse_log(
       "h:1:1 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
       "h:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
       "h:1:1 [0] NCCL INFO Using network Socket\n");
@@ -256,7 +256,7 @@ TEST(NcclLogSummary, NoPluginAndSocketNetwork) {
 }
 
 TEST(NcclLogSummary, JsonCarriesCommunicatorsAndPairs) {
-  const auto j = to_json(parse(kEfaLog));
+  const auto j = to_json(parse_log(kEfaLog));
   EXPECT_EQ(j.at("nccl_version"), "2.27.7");
   EXPECT_EQ(j.at("ofi").at("provider"), "efa");
   EXPECT_EQ(j.at("communicators").size(), 2U);

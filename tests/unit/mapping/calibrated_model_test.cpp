@@ -31,7 +31,7 @@ using testing::synthetic_points;
 using testing::Truth;
 using topology::LinkClass;
 
-std::string temp_path(const std::string& name) {
+std::string scratch_path(const std::string& name) {
   const auto dir = test_support::temp_dir("mapping_calibrated_model_test");
   const auto p = dir / name;
   fs::remove_all(p);
@@ -76,12 +76,12 @@ topology::ClusterTopology pcie_node() {
 }
 
 // Two nodes of two NVLinked GPUs and one 10 GB/s NIC each.
-topology::ClusterTopology two_by_two() {
+topology::ClusterTopology two_nodes_of_two_gpus() {
   return topology::ClusterTopology::replicate(
       make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
 }
 
-const Layout kTp2{.world = 4, .tp = 2};
+const Layout kTp2OfFour{.world = 4, .tp = 2};
 
 }  // namespace
 
@@ -89,34 +89,34 @@ TEST(CalibratedModel, UplinkFlowsAreTheSharingThePricingCounts) {
   const auto topo = pcie_node();
   const CostModel model(topo, default_cost_params(topo));
   // {0,2} and {1,3} both leave switches 0 and 1: two flows on each uplink.
-  const auto crossing = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const auto crossing = model.score(kTp2OfFour, flat_rank_groups(kTp2OfFour), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
   EXPECT_EQ(crossing.worst_link, LinkClass::PXB);
   EXPECT_EQ(crossing.max_uplink_flows, 2);
   EXPECT_EQ(calibration_link(crossing), LinkClass::PXB);
   EXPECT_EQ(calibration_flows(crossing, false), 2);
   EXPECT_EQ(calibration_flows(crossing, true), 1);
   // Pairs under one switch stay off the uplink.
-  const auto under = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  const auto under = model.score(kTp2OfFour, flat_rank_groups(kTp2OfFour), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   EXPECT_EQ(under.worst_link, LinkClass::PIX);
   EXPECT_EQ(under.max_uplink_flows, 0);
   EXPECT_EQ(calibration_flows(under, false), 1);
 }
 
 TEST(CalibratedModel, NicFlowsAcrossNodesAndNoneInsideANode) {
-  const auto topo = two_by_two();
+  const auto topo = two_nodes_of_two_gpus();
   const CostModel model(topo, default_cost_params(topo));
   // TP pairs {0,2} and {1,3} across the nodes: two flows through each node's one NIC.
-  const auto across = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const auto across = model.score(kTp2OfFour, flat_rank_groups(kTp2OfFour), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
   EXPECT_EQ(calibration_link(across), LinkClass::NET);
   EXPECT_EQ(calibration_flows(across, false), 2);
   EXPECT_EQ(calibration_flows(across, true), 1);
-  const auto inside = model.score(kTp2, flat_rank_groups(kTp2), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  const auto inside = model.score(kTp2OfFour, flat_rank_groups(kTp2OfFour), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   EXPECT_EQ(calibration_link(inside), LinkClass::NVL);
   EXPECT_EQ(calibration_flows(inside, false), 1);
 }
 
 TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
-  const auto topo = two_by_two();
+  const auto topo = two_nodes_of_two_gpus();
   // NET fitted for every family at 20 µs, 2 GB/s with sharing k^0.5; NVL left to the α-β model.
   const Calibration cal = calibration_for(topo, all_families(LinkClass::NET, 20, 2), 0.5);
   ASSERT_TRUE(cal.sharing.nic_exponent);
@@ -125,8 +125,8 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   const CostModel plain(topo, params);
   params.calibration = cal;
   const CostModel calibrated(topo, params);
-  const auto groups = flat_rank_groups(kTp2);
-  const auto across = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const auto groups = flat_rank_groups(kTp2OfFour);
+  const auto across = calibrated.score(kTp2OfFour, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
   const std::uint64_t bytes = 8 << 20;
   for (auto op : {ops::Op::all_reduce, ops::Op::all_gather, ops::Op::reduce_scatter, ops::Op::all_to_all, ops::Op::send_recv}) {
     EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, op, bytes), *calibrated_time_us(cal, LinkClass::NET, op, 2, bytes, 2));
@@ -138,31 +138,31 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, ops::Op::all_to_allv, bytes),
                    *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_to_all, 2, static_cast<std::uint64_t>(bytes * 1.25), 2));
   // Inside a node (NVL, not calibrated) the α-β profiles price, as without a calibration.
-  const auto inside_cal = calibrated.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
-  const auto inside_plain = plain.score(kTp2, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  const auto inside_cal = calibrated.score(kTp2OfFour, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  const auto inside_plain = plain.score(kTp2OfFour, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   EXPECT_DOUBLE_EQ(calibrated.op_time_us(inside_cal, ops::Op::all_reduce, bytes),
                    plain.op_time_us(inside_plain, ops::Op::all_reduce, bytes));
   // Without a calibration, `isolated` changes nothing: the profiles hold the sharing.
-  const auto across_plain = plain.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const auto across_plain = plain.score(kTp2OfFour, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
   EXPECT_DOUBLE_EQ(plain.op_time_us(across_plain, ops::Op::all_reduce, bytes, true),
                    plain.op_time_us(across_plain, ops::Op::all_reduce, bytes));
   // Without contention every group runs alone in the calibrated model too.
   params.contention = false;
   const CostModel alone(topo, params);
-  const auto across_alone = alone.score(kTp2, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  const auto across_alone = alone.score(kTp2OfFour, groups, std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
   EXPECT_DOUBLE_EQ(alone.op_time_us(across_alone, ops::Op::all_reduce, bytes),
                    *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_reduce, 2, bytes, 1));
   // The score adds up the calibrated op times.
-  const Score s = calibrated.score(kTp2, groups, std::vector<int>{0, 2, 1, 3});
+  const Score s = calibrated.score(kTp2OfFour, groups, std::vector<int>{0, 2, 1, 3});
   double sum = 0;
-  for (const auto& t : calibrated.traffic(kTp2)) sum += t.calls_per_step * calibrated.op_time_us(s.of(t.dim), t.op, t.bytes);
+  for (const auto& t : calibrated.traffic(kTp2OfFour)) sum += t.calls_per_step * calibrated.op_time_us(s.of(t.dim), t.op, t.bytes);
   EXPECT_DOUBLE_EQ(s.total_us, sum);
 }
 
 TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
-  const auto topo = two_by_two();
+  const auto topo = two_nodes_of_two_gpus();
   const Calibration cal = calibration_for(topo, all_families(LinkClass::NET, 20, 2));
-  const auto path = temp_path("cal.json");
+  const auto path = scratch_path("cal.json");
   write(path, to_json(cal).dump(2));
   const CostParams base = default_cost_params(topo);
   const CostParams p = load_cost_params(path, base);
@@ -176,7 +176,7 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
   apply_cost_overrides(back, nlohmann::json::parse(R"({"calibration": null})"), "'x.json'");
   EXPECT_FALSE(back.calibration);
   // Override files work as before.
-  const auto overrides = temp_path("overrides.json");
+  const auto overrides = scratch_path("overrides.json");
   write(overrides, R"({"links": {"NET": {"alpha_us": 12, "bandwidth_gbps": 1.5}}})");
   const CostParams o = load_cost_params(overrides, base);
   EXPECT_FALSE(o.calibration);
@@ -187,8 +187,8 @@ TEST(CalibratedModel, CostModelFileTakesACalibrationAndPlansCarryIt) {
   EXPECT_NE(e.find("calibration '" + path + "'"), std::string::npos) << e;
 
   const CostModel model(topo, p);
-  const Plan plan = make_plan(kTp2, model, topo, generate_candidates(kTp2, topo, model, {.with_groups = false}));
-  const auto plan_path = temp_path("plan.json");
+  const Plan plan = make_plan(kTp2OfFour, model, topo, generate_candidates(kTp2OfFour, topo, model, {.with_groups = false}));
+  const auto plan_path = scratch_path("plan.json");
   write_plan(plan, plan_path, false);
   const Plan read = load_plan(plan_path);
   EXPECT_EQ(read.cost_model, plan.cost_model);
@@ -224,8 +224,8 @@ TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) 
     auto truths = all_families(LinkClass::NET, net_alpha_us, net_gbps);
     const auto nvl = all_families(LinkClass::NVL, 1, 370);
     truths.insert(truths.end(), nvl.begin(), nvl.end());
-    const auto path =
-        temp_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + "-" + std::to_string(static_cast<int>(net_alpha_us)) + ".json");
+    const auto path = scratch_path("p5-net-" + std::to_string(static_cast<int>(net_gbps)) + "-" +
+                                   std::to_string(static_cast<int>(net_alpha_us)) + ".json");
     write(path, to_json(calibration_for(topo, truths)).dump(2));
     return CostModel(topo, load_cost_params(path, default_cost_params(topo)), w);
   };
@@ -255,7 +255,7 @@ TEST(CalibratedModel, ATenTimesSlowerNetworkChangesTheP5WinnerAsThePhysicsSays) 
 TEST(CalibratedModel, PlanChecksTheCalibrationsTopology) {
   const auto p5x4 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 4}, false);
   const auto p5x2 = topology::load_offline_topology({.file = "", .node_type = "p5.48xlarge", .nodes = 2}, false);
-  const auto path = temp_path("p5x2.json");
+  const auto path = scratch_path("p5x2.json");
   write(path, to_json(calibration_for(p5x2, all_families(LinkClass::NET, 20, 2))).dump());
   const Args args{"--node-type", "p5.48xlarge", "--nodes", "4", "--tp", "8", "--cost-model", path};
   const std::string e = error_of([&] { plan_command(args); });

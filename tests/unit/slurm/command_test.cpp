@@ -10,14 +10,13 @@
 namespace meshbench::slurm {
 namespace {
 
+using testing::contains;
 using testing::meshbench;
 using testing::read_file;
 using testing::run;
 using testing::ScratchDir;
 using testing::write_file;
 namespace fs = std::filesystem;
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 

@@ -7,7 +7,7 @@
 namespace meshbench::slurm {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::contains;
 
 JobSpec job_for(Platform p) {
   JobSpec job = defaults_for(p);

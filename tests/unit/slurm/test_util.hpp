@@ -18,6 +18,8 @@ namespace meshbench::slurm::testing {
 
 namespace fs = std::filesystem;
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // The tests' shared scratch folder, with paths as strings: the commands under test take them as
 // argument words.
 class ScratchDir : public test_support::ScratchDir {
