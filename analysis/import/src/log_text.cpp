@@ -15,14 +15,8 @@ void refuse(const std::string& path, int line, const std::string& what) {
 }
 
 std::string quoted(std::string_view line) {
-  line = trimmed(line);
+  line = trim(line);
   return "'" + (line.size() > 60 ? one_line(line.substr(0, 57)) + "..." : one_line(line)) + "'";
-}
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
-  return s;
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -64,7 +58,7 @@ std::optional<std::int64_t> to_i64(std::string_view s) {
 }
 
 bool is_launcher_line(std::string_view line, bool& in_block) {
-  const std::string_view t = trimmed(line);
+  const std::string_view t = trim(line);
   if (t.size() >= 20 && t.find_first_not_of('-') == std::string_view::npos) {
     in_block = !in_block;
     return true;

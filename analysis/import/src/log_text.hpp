@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.hpp"  // trim
+
 namespace meshbench::analysis::detail {
 
 // InputError "PATH:LINE: what"; `what` names the problem and the way out.
@@ -16,7 +18,6 @@ namespace meshbench::analysis::detail {
 std::string quoted(std::string_view line);
 
 std::vector<std::string_view> tokens(std::string_view line);
-std::string_view trimmed(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 
 // Whole-token numbers: nullopt for anything else ("12abc", "", "nan").

@@ -314,7 +314,7 @@ struct Parser {
 
   void line(std::string_view text, int number, bool& launcher_block) {
     const std::string_view bare = strip_launcher_prefix(text);
-    const std::string_view t = trimmed(bare);
+    const std::string_view t = trim(bare);
     if (t.empty()) return;
     if (t.front() == '#') return comment(t.substr(1), number);
     if (is_launcher_line(t, launcher_block)) return;

@@ -18,7 +18,6 @@ using detail::quoted;
 using detail::refuse;
 using detail::starts_with;
 using detail::tokens;
-using detail::trimmed;
 
 constexpr const char* kImported = "osu_allreduce, osu_allgather, osu_reduce_scatter, osu_alltoall, osu_latency or osu_bw";
 
@@ -78,10 +77,10 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
   };
   while (std::getline(in, text)) {
     ++number;
-    const std::string_view t = trimmed(strip_launcher_prefix(text));
+    const std::string_view t = trim(strip_launcher_prefix(text));
     if (t.empty()) continue;
     if (t.front() == '#') {
-      const std::string_view body = trimmed(t.substr(1));
+      const std::string_view body = trim(t.substr(1));
       if (starts_with(body, "OSU MPI")) {
         finish();
         run = Run{};
@@ -89,11 +88,11 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         // "OSU MPI-CUDA Allreduce Latency Test v7.4": the name between the accelerator and " Test".
         std::string_view name = body.substr(7);
         if (starts_with(name, "-")) name = name.substr(std::min(name.find(' '), name.size()));
-        name = trimmed(name);
+        name = trim(name);
         const auto test_at = name.rfind(" Test");
         if (test_at == std::string_view::npos)
           refuse(path, number, "an OSU header without ' Test' (" + quoted(body) + "); give the log as OSU printed it");
-        const std::string_view version = trimmed(name.substr(test_at + 5));
+        const std::string_view version = trim(name.substr(test_at + 5));
         name = name.substr(0, test_at);
         for (const auto& test : kTests) {
           if (test.name == name) run.test = &test;
@@ -116,7 +115,7 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         continue;
       }
       if (starts_with(body, "Datatype:")) {
-        std::string_view name = trimmed(body.substr(9));
+        std::string_view name = trim(body.substr(9));
         if (!name.empty() && name.back() == '.') name.remove_suffix(1);
         run.dtype = dtype_of_mpi(name);
         if (run.dtype.empty())
@@ -128,13 +127,13 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         if (run.test == nullptr)
           refuse(path, number, "a column header before any '# OSU MPI ... Test' line; give the log as OSU printed it");
         run.columns.clear();
-        std::string_view rest = trimmed(body.substr(4));
+        std::string_view rest = trim(body.substr(4));
         while (!rest.empty()) {
           bool known = false;
           for (const auto c : kColumns) {
             if (starts_with(rest, c)) {
               run.columns.push_back(c);
-              rest = trimmed(rest.substr(c.size()));
+              rest = trim(rest.substr(c.size()));
               known = true;
               break;
             }
