@@ -3,8 +3,11 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "analysis/calibrate/calibrate.hpp"
 #include "analysis/calibrate/calibrate_command.hpp"
 #include "analysis/compare/compare_command.hpp"
 #include "analysis/doctor/doctor_command.hpp"
@@ -12,7 +15,9 @@
 #include "analysis/import/import_command.hpp"
 #include "analysis/logs/logs_command.hpp"
 #include "analysis/report/report_command.hpp"
-#include "bench/commands.hpp"
+#include "bench/calibration/calibrate_command.hpp"
+#include "bench/io/io_command.hpp"
+#include "bench/run/run_command.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "mapping/commands.hpp"
@@ -21,17 +26,30 @@
 
 namespace {
 
+// What the probe of run --calibrate and of calibrate without files measured, fitted: bench
+// measures, analysis fits, and bench never links analysis' fit (it reads results files through
+// report), so the binary hands it in (docs/architecture.md, "Modules and their arrows").
+meshbench::mapping::Calibration fit_probe_files(const std::vector<std::string>& results_files, bool require_sharing) {
+  meshbench::analysis::CalibrateRequest request;
+  request.results_files = results_files;
+  request.require_sharing = require_sharing;
+  return meshbench::analysis::calibrate_from_results(request);
+}
+
+int run(const meshbench::Args& args) { return meshbench::bench::run_command(args, fit_probe_files); }
+
 // `meshbench calibrate`: with results files it fits from them (analysis); without, it measures
-// the probes under mpirun/srun and fits those (bench) — the one place that decides which.
+// the probes under mpirun/srun (bench) and fits those (analysis's fit) — the one place that
+// decides which.
 int calibrate(const meshbench::Args& args) {
   if (meshbench::analysis::calibrate_args_name_files(args)) return meshbench::analysis::calibrate_command(args);
   for (const auto& a : args) {
     if (a != "--help" && a != "-h") continue;
     const int status = meshbench::analysis::calibrate_command(args);
     std::cout << "\nwithout results files (meshbench calibrate --out cost.json under mpirun/srun):\n\n";
-    return status != meshbench::kExitOk ? status : meshbench::bench::calibrate_probe_command(args);
+    return status != meshbench::kExitOk ? status : meshbench::bench::calibrate_probe_command(args, fit_probe_files);
   }
-  return meshbench::bench::calibrate_probe_command(args);
+  return meshbench::bench::calibrate_probe_command(args, fit_probe_files);
 }
 
 struct Subcommand {
@@ -45,7 +63,7 @@ constexpr std::array kSubcommands = {
     Subcommand{"groups", "print Megatron-Core's rank groups for a parallel layout", meshbench::mapping::groups_command},
     Subcommand{"workload", "print a model config's or launch script's shape, parameters and traffic", meshbench::mapping::workload_command},
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
-    Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", meshbench::bench::run_command},
+    Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", run},
     Subcommand{"io", "measure checkpoint write and read-back bandwidth into a folder (under mpirun/srun)", meshbench::bench::io_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},
     Subcommand{"calibrate", "measure (or fit from results files) the cost model's parameters into a calibration file", calibrate},

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bench/backend.hpp"
-#include "bench/machine_state.hpp"
 #include "bench/measure.hpp"
-#include "bench/point_sampler.hpp"
 #include "bench/reporter.hpp"
+#include "bench/sensors/machine_state.hpp"
+#include "bench/sensors/point_sampler.hpp"
 #include "bench/timing.hpp"
 #include "mapping/mapping.hpp"
 #include "results/records.hpp"

@@ -111,7 +111,7 @@ struct StateProbe {
 
 // The NIC counters a results file keeps, by the names of its /nic_counters columns: EFA's own
 // names where EFA has the counter, Ethernet's and InfiniBand's mapped onto them (bench's counter
-// reader, bench/nic_counters.hpp, says from which file each comes).
+// reader, bench/sensors/nic_counters.hpp, says from which file each comes).
 enum class NicCounter : std::uint8_t {
   tx_bytes,
   rx_bytes,
@@ -199,8 +199,8 @@ struct IoRow {
   std::int64_t wrong = 0;       // reads: 8-byte words that did not read back as written
 };
 
-// What the point samplers (bench/point_sampler.hpp) read around every visit of one point; each
-// sampler fills its own rows, each kind of row its own optional table.
+// What the point samplers (bench/sensors/point_sampler.hpp) read around every visit of one
+// point; each sampler fills its own rows, each kind of row its own optional table.
 struct PointReadings {
   std::vector<NicCounterDelta> nic_counters;  // /nic_counters
   std::vector<GpuHealthRow> gpu_health;       // /gpu_health
@@ -214,7 +214,7 @@ struct PointRecord {
   std::vector<RoundMedian> rounds;  // empty for a run of one round
   std::vector<StateProbe> states;   // every attempt of every round; empty when the state is not probed
   std::optional<ModelledTime> modelled;
-  // What the samplers read around each of the point's visits (bench/point_sampler.hpp).
+  // What the samplers read around each of the point's visits (bench/sensors/point_sampler.hpp).
   PointReadings readings;
 };
 

@@ -1,12 +1,12 @@
-#include "bench/src/launch.hpp"
+#include "bench/launch.hpp"
 
 #include <fstream>
 #include <iostream>
 
 #include "bench/backend_error.hpp"
+#include "bench/mpi_util.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
-#include "bench/src/mpi_util.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "common/mpi/strings.hpp"

@@ -1,4 +1,4 @@
-#include "bench/src/mpi_util.hpp"
+#include "bench/mpi_util.hpp"
 
 #include <unistd.h>
 

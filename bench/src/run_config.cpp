@@ -1,6 +1,6 @@
 #include "bench/run_config.hpp"
 
-#include "bench/nic_counters.hpp"
+#include "bench/sensors/nic_counters.hpp"
 
 #include <cstdlib>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "bench/src/run_mappings.hpp"
+#include "bench/run_mappings.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "bench/src/run_mappings.hpp"
+#include "bench/run_mappings.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 

@@ -10,9 +10,9 @@
 #include <tuple>
 
 #include "bench/comm_groups.hpp"
-#include "bench/core_to_core_probe.hpp"
 #include "bench/group_selection.hpp"
 #include "bench/measure.hpp"
+#include "bench/sensors/core_to_core_probe.hpp"
 #include "bench/watchdog.hpp"
 #include "common/sizes.hpp"
 

@@ -1,4 +1,5 @@
-// run --counter-root DIR: the NIC counters' files under a host's root folder (bench/nic_counters.hpp).
+// run --counter-root DIR: the NIC counters' files under a host's root folder
+// (bench/sensors/nic_counters.hpp).
 // The input holds the files, separated by NUL bytes: first proc/net/dev's table, then counter
 // files as NAME=TEXT, NAME an RDMA port's hw_counters/ file or counters/NAME. Two readings of
 // the same files then grow by zero, as a point that moved nothing would.
@@ -6,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "bench/nic_counters.hpp"
+#include "bench/sensors/nic_counters.hpp"
 #include "tests/fuzz/entries.hpp"
 
 namespace meshbench::fuzz {

@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-#include "bench/host_copies.hpp"
+#include "bench/sensors/host_copies.hpp"
 #include "common/nvml/gpu_sampler.hpp"
 #include "common/nvml/nvml_library.hpp"
 

@@ -19,9 +19,9 @@
 
 #include "bench/backend.hpp"
 #include "bench/measure.hpp"
-#include "bench/nic_counter_sampler.hpp"
 #include "bench/op_spec.hpp"
 #include "bench/runner.hpp"
+#include "bench/sensors/nic_counter_sampler.hpp"
 #include "mapping/mapping.hpp"
 
 namespace meshbench::bench {

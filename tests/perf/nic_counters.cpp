@@ -1,7 +1,7 @@
-// What one reading of a host's NIC counters costs (bench/nic_counters.hpp): run reads them twice
-// per visit of a point on every host's first rank, outside the timed part, and this is the time
-// that adds to a visit. Reads --root (default /, this host) and a canned EFA tree, --reads times
-// each, and prints the median and the slowest reading.
+// What one reading of a host's NIC counters costs (bench/sensors/nic_counters.hpp): run reads
+// them twice per visit of a point on every host's first rank, outside the timed part, and this
+// is the time that adds to a visit. Reads --root (default /, this host) and a canned EFA tree,
+// --reads times each, and prints the median and the slowest reading.
 //
 //   build/perf/perf_nic_counters [--root DIR] [--reads N]
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/nic_counters.hpp"
+#include "bench/sensors/nic_counters.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
-#include "bench/src/mpi_util.hpp"
+#include "bench/mpi_util.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
 #include "bench/src/nccl/nccl_group.hpp"
 #include "bench/src/nccl_calls.hpp"

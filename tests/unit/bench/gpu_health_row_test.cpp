@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "bench/gpu_health_sampler.hpp"
+#include "bench/sensors/gpu_health_sampler.hpp"
 
 namespace meshbench::bench {
 namespace {

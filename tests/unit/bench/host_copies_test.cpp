@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bench/host_copies.hpp"
+#include "bench/sensors/host_copies.hpp"
 
 namespace meshbench::bench {
 namespace {

@@ -1,11 +1,11 @@
 // The pattern meshbench io writes and checks, and the rows it makes of the ranks' timings.
-#include "bench/io_pattern.hpp"
+#include "bench/io/io_pattern.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "bench/io_summary.hpp"
+#include "bench/io/io_summary.hpp"
 
 namespace meshbench::bench::io {
 namespace {

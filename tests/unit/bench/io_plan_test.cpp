@@ -1,6 +1,6 @@
 // meshbench io's planning: shard sizes worked out by hand for stated workloads and layouts, the
 // shared file's offsets, and the free-space and budget checks.
-#include "bench/io_plan.hpp"
+#include "bench/io/io_plan.hpp"
 
 #include <gtest/gtest.h>
 

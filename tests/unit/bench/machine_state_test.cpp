@@ -4,7 +4,7 @@
 // integration.run.machine_state_remeasures.
 #include <gtest/gtest.h>
 
-#include "bench/machine_state.hpp"
+#include "bench/sensors/machine_state.hpp"
 #include "common/error.hpp"
 
 namespace meshbench::bench {

@@ -1,11 +1,11 @@
-// The NIC counter reader (bench/nic_counters.hpp) on text given here and on the canned trees of
-// tests/data/nic-counters: which file becomes which counter, InfiniBand's 4-byte words, the
-// loopback left out, the growth between two readings, and the errors a wrong root gets.
+// The NIC counter reader (bench/sensors/nic_counters.hpp) on text given here and on the canned
+// trees of tests/data/nic-counters: which file becomes which counter, InfiniBand's 4-byte words,
+// the loopback left out, the growth between two readings, and the errors a wrong root gets.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "bench/nic_counters.hpp"
+#include "bench/sensors/nic_counters.hpp"
 #include "common/error.hpp"
 
 namespace meshbench::bench {

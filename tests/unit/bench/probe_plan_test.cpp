@@ -1,6 +1,6 @@
 // The probe's choice of slot pairs on several topologies: which link classes, how many flows
 // through one NIC or PCIe switch uplink, and that the layouts' groups are those pairs.
-#include "bench/probe_plan.hpp"
+#include "bench/calibration/probe_plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,19 +14,19 @@
 #include "analysis/doctor/doctor_run.hpp"
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
-#include "bench/commands.hpp"
-#include "bench/gpu_health_sampler.hpp"
-#include "bench/host_copies.hpp"
+#include "bench/calibration/probe.hpp"
+#include "bench/launch.hpp"
+#include "bench/mpi_util.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
-#include "bench/nic_counter_sampler.hpp"
 #include "bench/reporter.hpp"
+#include "bench/run/run_command.hpp"
 #include "bench/run_config.hpp"
+#include "bench/run_mappings.hpp"
 #include "bench/runner.hpp"
-#include "bench/src/launch.hpp"
-#include "bench/src/mpi_util.hpp"
-#include "bench/src/probe.hpp"
-#include "bench/src/run_mappings.hpp"
+#include "bench/sensors/gpu_health_sampler.hpp"
+#include "bench/sensors/host_copies.hpp"
+#include "bench/sensors/nic_counter_sampler.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "common/mpi/session.hpp"
@@ -128,10 +128,10 @@ bool outputs_writable_before_probe(const RunConfig& config, const Launch& at) {
 // file. False on bad input (printed once).
 bool calibrate_first(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo, const std::vector<int>& slot_of_rank,
                      const std::vector<std::string>& hosts, Backend& backend, Watchdog& watchdog, FailureSink& sink, const Args& args,
-                     std::optional<mapping::Calibration>& calibration) {
+                     const ProbeFit& fit, std::optional<mapping::Calibration>& calibration) {
   ProbeRequest request{calibration_stem(config) + ".probe", config.force, probe_run_options(), joined_command_line("run", args)};
   request.options.watchdog_base_s = config.run.watchdog_base_s;
-  const auto outcome = probe_and_fit(at, backend, topo, slot_of_rank, hosts, watchdog, sink, request);
+  const auto outcome = probe_and_fit(at, backend, topo, slot_of_rank, hosts, watchdog, sink, request, fit);
   if (!outcome) return false;
   std::string error;
   if (at.rank == 0) {
@@ -353,7 +353,7 @@ int finish_results(const Launch& at, std::optional<results::ResultsWriter>& writ
   return status;
 }
 
-int run_under_mpi(const RunConfig& config, const Args& args) {
+int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit) {
   const Launch at = Launch::of_world("run");
 
   topology::ClusterTopology topo;
@@ -370,7 +370,7 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
     if (!started) return kExitBadInput;
     hosts = rank_hosts(config, at, topo, slot_of_rank);
     watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
-    if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, calibration))
+    if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, fit, calibration))
       return kExitBadInput;
   }
   auto plan = share_plan(config, at, topo, calibration);
@@ -415,14 +415,14 @@ int run_under_mpi(const RunConfig& config, const Args& args) {
 
 }  // namespace
 
-int run_command(const Args& args) {
+int run_command(const Args& args, const ProbeFit& fit) {
   RunConfig config;
   const auto options = run_options_description(config);
   if (const auto status =
           parse_launched_command("run", kSummary, options, args, [&](const po::variables_map& vm) { finish_run_config(vm, config); }))
     return *status;
   const mpi::MpiSession session;
-  return run_under_mpi(config, args);
+  return run_under_mpi(config, args, fit);
 }
 
 }  // namespace meshbench::bench

@@ -1,4 +1,4 @@
-#include "bench/machine_state.hpp"
+#include "bench/sensors/machine_state.hpp"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "bench/io_plan.hpp"
+#include "bench/io/io_plan.hpp"
 
 #include <algorithm>
 #include <cmath>

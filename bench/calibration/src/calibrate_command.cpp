@@ -4,10 +4,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "bench/commands.hpp"
-#include "bench/src/launch.hpp"
-#include "bench/src/mpi_util.hpp"
-#include "bench/src/probe.hpp"
+#include "bench/calibration/calibrate_command.hpp"
+#include "bench/calibration/probe.hpp"
+#include "bench/launch.hpp"
+#include "bench/mpi_util.hpp"
 #include "common/error.hpp"
 #include "common/mpi/session.hpp"
 #include "common/sizes.hpp"
@@ -91,7 +91,7 @@ void finish_calibrate_config(const po::variables_map& vm, CalibrateConfig& c) {
     throw InputError("--watchdog must be positive and --watchdog-grace not negative");
 }
 
-int calibrate_under_mpi(const CalibrateConfig& config, const Args& args) {
+int calibrate_under_mpi(const CalibrateConfig& config, const Args& args, const ProbeFit& fit) {
   const Launch at = Launch::of_world("calibrate");
   topology::ClusterTopology topo;
   std::vector<int> slot_of_rank;
@@ -111,7 +111,7 @@ int calibrate_under_mpi(const CalibrateConfig& config, const Args& args) {
   FailureSink sink;
   Watchdog watchdog(at.world, hosts, config.run.grace_s, record_failures_in(sink));
   const ProbeRequest request{config.results, config.run.force, config.run.run, joined_command_line("calibrate", args)};
-  const auto outcome = probe_and_fit(at, *started->backend, topo, slot_of_rank, hosts, watchdog, sink, request);
+  const auto outcome = probe_and_fit(at, *started->backend, topo, slot_of_rank, hosts, watchdog, sink, request, fit);
   if (!outcome) return kExitBadInput;
   if (at.rank == 0) {
     try {
@@ -132,14 +132,14 @@ int calibrate_under_mpi(const CalibrateConfig& config, const Args& args) {
 
 }  // namespace
 
-int calibrate_probe_command(const Args& args) {
+int calibrate_probe_command(const Args& args, const ProbeFit& fit) {
   CalibrateConfig config;
   const auto options = calibrate_options(config);
   if (const auto status = parse_launched_command("calibrate", kSummary, options, args,
                                                  [&](const po::variables_map& vm) { finish_calibrate_config(vm, config); }))
     return *status;
   const mpi::MpiSession session;
-  return calibrate_under_mpi(config, args);
+  return calibrate_under_mpi(config, args, fit);
 }
 
 }  // namespace meshbench::bench

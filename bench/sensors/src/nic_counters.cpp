@@ -1,4 +1,4 @@
-#include "bench/nic_counters.hpp"
+#include "bench/sensors/nic_counters.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -16,13 +16,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/commands.hpp"
-#include "bench/io_plan.hpp"
-#include "bench/io_summary.hpp"
-#include "bench/src/io_files.hpp"
-#include "bench/src/io_folder.hpp"
-#include "bench/src/launch.hpp"
-#include "bench/src/mpi_util.hpp"
+#include "bench/io/io_command.hpp"
+#include "bench/io/io_plan.hpp"
+#include "bench/io/io_summary.hpp"
+#include "bench/io/src/io_files.hpp"
+#include "bench/io/src/io_folder.hpp"
+#include "bench/launch.hpp"
+#include "bench/mpi_util.hpp"
 #include "common/error.hpp"
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"

@@ -1,4 +1,4 @@
-#include "bench/io_summary.hpp"
+#include "bench/io/io_summary.hpp"
 
 #include <algorithm>
 

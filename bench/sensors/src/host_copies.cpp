@@ -1,4 +1,4 @@
-#include "bench/host_copies.hpp"
+#include "bench/sensors/host_copies.hpp"
 
 #include <algorithm>
 #include <cstdlib>

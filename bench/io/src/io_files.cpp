@@ -1,4 +1,4 @@
-#include "bench/src/io_files.hpp"
+#include "bench/io/src/io_files.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,8 +14,8 @@
 #include <new>
 #include <vector>
 
-#include "bench/io_pattern.hpp"
-#include "bench/io_plan.hpp"
+#include "bench/io/io_pattern.hpp"
+#include "bench/io/io_plan.hpp"
 
 namespace meshbench::bench::io {
 

@@ -2,7 +2,7 @@
 // slots, because a run measures every group of a dimension: what one arrangement is meant to
 // measure (a link class, a number of flows through one NIC or switch uplink) must be the slowest
 // thing any of its pairs does, so the other pairs are placed over faster classes.
-#include "bench/probe_plan.hpp"
+#include "bench/calibration/probe_plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/point_sampler.hpp"
+#include "bench/sensors/point_sampler.hpp"
 #include "common/nvml/gpu_window.hpp"
 #include "results/gpu_records.hpp"
 

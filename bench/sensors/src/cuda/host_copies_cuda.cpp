@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "bench/host_copies.hpp"
+#include "bench/sensors/host_copies.hpp"
 
 namespace meshbench::bench {
 

@@ -1,4 +1,4 @@
-#include "bench/gpu_health_sampler.hpp"
+#include "bench/sensors/gpu_health_sampler.hpp"
 
 #include <array>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "bench/io_pattern.hpp"
+#include "bench/io/io_pattern.hpp"
 
 #include <cstring>
 

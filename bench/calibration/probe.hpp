@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "bench/probe_plan.hpp"
+#include "bench/calibration/probe_fit.hpp"
+#include "bench/calibration/probe_plan.hpp"
+#include "bench/launch.hpp"
 #include "bench/reporter.hpp"
 #include "bench/runner.hpp"
-#include "bench/src/launch.hpp"
 #include "mapping/calibration.hpp"
 #include "results/writer.hpp"
 
@@ -48,9 +49,10 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
                                       const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
                                       FailureSink& sink, const ProbeRequest& request, const std::vector<ProbeLayout>& probes);
 
-// Rank 0: the cost model fitted from the probe's files (sharing required where NICs are shared),
-// stored in each of them as calibration_json. InputError when the points cannot determine it.
-mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopology& topo);
+// Rank 0: the cost model `fit` fits from the probe's files (sharing required where NICs are
+// shared), stored in each of them as calibration_json. InputError when the points cannot
+// determine it.
+mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopology& topo, const ProbeFit& fit);
 
 struct ProbeOutcome {
   mapping::Calibration calibration;  // rank 0 only
@@ -59,10 +61,11 @@ struct ProbeOutcome {
   double probe_seconds = 0, fit_seconds = 0;
 };
 
-// Checks the probe's outputs, measures the probes and fits them (rank 0). Collective; nothing
-// when any input was bad (the one line is printed) or the fit could not determine a parameter.
+// Checks the probe's outputs, measures the probes and fits them with `fit` (rank 0). Collective;
+// nothing when any input was bad (the one line is printed) or the fit could not determine a
+// parameter.
 std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, const topology::ClusterTopology& topo,
                                           const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
-                                          FailureSink& sink, const ProbeRequest& request);
+                                          FailureSink& sink, const ProbeRequest& request, const ProbeFit& fit);
 
 }  // namespace meshbench::bench

@@ -1,14 +1,23 @@
-#include "bench/nic_counter_sampler.hpp"
+#include "bench/sensors/nic_counter_sampler.hpp"
+
+#include <unistd.h>
 
 #include <sstream>
 
-#include "bench/src/mpi_util.hpp"
 #include "common/error.hpp"
 #include "common/mpi/strings.hpp"
 
 namespace meshbench::bench {
 
 namespace {
+
+// This process's host name, as bench/mpi_util.hpp's this_hostname gives it: the sensors sit below
+// the runner and link none of it.
+std::string this_hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
 
 // A host's growth as text for the gather: its name, then one line per NIC.
 std::string encode(const std::string& host, const std::vector<NicReading>& growth) {

@@ -2,14 +2,14 @@
 // The core-to-core probe: on every node where the first two ranks sit on different cores, they
 // pass a cache line back and forth through a shared-memory window and time the round trip.
 // It uses only loads and stores, never the MPI or NCCL under test, so a library upgrade cannot
-// move it and a host that moves the cores apart does (bench/machine_state.hpp says why).
+// move it and a host that moves the cores apart does (bench/sensors/machine_state.hpp says why).
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdint>
 #include <vector>
 
-#include "bench/machine_state.hpp"
+#include "bench/sensors/machine_state.hpp"
 
 namespace meshbench::bench {
 

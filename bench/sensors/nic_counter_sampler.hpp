@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/nic_counters.hpp"
-#include "bench/point_sampler.hpp"
+#include "bench/sensors/nic_counters.hpp"
+#include "bench/sensors/point_sampler.hpp"
 
 namespace meshbench::bench {
 

@@ -1,4 +1,4 @@
-#include "bench/src/io_folder.hpp"
+#include "bench/io/src/io_folder.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "bench/src/mpi_util.hpp"
+#include "bench/mpi_util.hpp"
 
 namespace meshbench::bench::io {
 

@@ -1,4 +1,4 @@
-#include "bench/core_to_core_probe.hpp"
+#include "bench/sensors/core_to_core_probe.hpp"
 
 #include <sched.h>
 

@@ -1,4 +1,4 @@
-#include "bench/src/probe.hpp"
+#include "bench/calibration/probe.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -7,8 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "analysis/calibrate/calibrate.hpp"
-#include "bench/src/mpi_util.hpp"
+#include "bench/mpi_util.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
@@ -155,11 +154,8 @@ std::optional<ProbeResult> run_probes(const Launch& at, Backend& backend, const 
   return result;
 }
 
-mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopology& topo) {
-  analysis::CalibrateRequest request;
-  request.results_files = probe.paths;
-  request.require_sharing = nics_are_shared(topo);
-  auto calibration = analysis::calibrate_from_results(request);
+mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopology& topo, const ProbeFit& fit) {
+  auto calibration = fit(probe.paths, nics_are_shared(topo));
   // The launch's own topology is what `run --cost-model` checks against; fill what the fit left.
   if (calibration.topology_digest.empty()) calibration.topology_digest = mapping::calibration_digest(topo);
   if (calibration.topology_summary.empty()) calibration.topology_summary = mapping::calibration_summary(topo);
@@ -172,7 +168,7 @@ mapping::Calibration fit_probes(ProbeResult& probe, const topology::ClusterTopol
 
 std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, const topology::ClusterTopology& topo,
                                           const std::vector<int>& slot_of_rank, const std::vector<std::string>& hosts, Watchdog& watchdog,
-                                          FailureSink& sink, const ProbeRequest& request) {
+                                          FailureSink& sink, const ProbeRequest& request, const ProbeFit& fit) {
   const auto probes = plan_probes(topo);
   if (any_input_error(at.rank == 0 ? check_probe_outputs(request, probes) : "", at.world, at.command)) return std::nullopt;
   if (at.rank == 0) {
@@ -190,7 +186,7 @@ std::optional<ProbeOutcome> probe_and_fit(const Launch& at, Backend& backend, co
   if (at.rank == 0) {
     const auto start = Clock::now();
     try {
-      outcome.calibration = fit_probes(*measured, topo);
+      outcome.calibration = fit_probes(*measured, topo, fit);
     } catch (const InputError& e) {
       error = e.what();
     }
