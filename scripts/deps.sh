@@ -11,6 +11,8 @@ MESHBENCH_PACKAGES=(
   libpugixml-dev nlohmann-json3-dev libyaml-cpp-dev
   libfabric-dev libfabric-bin
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
+  # python3-jsonschema: compare's JSON is validated against docs/compare.schema.json (tests only)
+  python3-jsonschema
   # report --html is tested in a real browser; python3-pil reads its screenshots' pixels
   chromium python3-pil
   slurmctld slurmd slurm-client libpmix-dev

@@ -8,28 +8,16 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/compare/judge_constants.hpp"
+#include "analysis/compare/verdict.hpp"
+
 namespace meshbench::analysis {
-
-// Four answers, not two: "inconclusive" says the baselines are too noisy, or the change too
-// close to the noise, to call it either way; more runs would decide.
-enum class SetVerdict { unchanged, regressed, improved, inconclusive };
-const char* to_string(SetVerdict v);
-
-// The levels at which points are judged together. A real regression moves a family (one op at
-// one size everywhere: a protocol threshold; one collective at every size: an algorithm; a
-// dimension: a link; the whole run: a transport or a driver), a rerun's noise mostly does not.
-enum class UnitKind { point, op_size, collective, dimension, run };
-const char* to_string(UnitKind k);
-inline constexpr int kUnitKinds = 5;
 
 // A family: the indices of its member points.
 struct FamilyDef {
   UnitKind kind = UnitKind::run;
   std::vector<std::size_t> members;
 };
-
-// The fewest earlier runs a history must hold: four successive differences per unit.
-inline constexpr std::size_t kMinHistoryRuns = 5;
 
 struct BaselineSetInput {
   // log(median time) per run and point: base[run][point], next[run][point]. Every run holds
@@ -63,11 +51,11 @@ struct BaselineSetInput {
 };
 
 struct SetOptions {
-  double threshold = 0.05;   // floor: a change smaller than this is never a regression
-  double alpha = 0.01;       // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
-  bool confirm = false;      // a regression must also stand alone in a second new run
-  bool interleaved = false;  // baselines and new runs were launched alternately (BaselineSetInput::beside)
-  double prior_pairs = 10;   // weight of the kind's pooled noise in each unit's (in baseline pairs)
+  double threshold = 0.05;           // floor: a change smaller than this is never a regression
+  double alpha = 0.01;               // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
+  bool confirm = false;              // a regression must also stand alone in a second new run
+  bool interleaved = false;          // baselines and new runs were launched alternately (BaselineSetInput::beside)
+  double prior_pairs = kPriorPairs;  // weight of the level's pooled noise in each unit's (in baseline pairs)
 };
 
 // The evidence for one point or family.
@@ -94,7 +82,7 @@ struct UnitFinding {
   // called 95% of the time. It tells a user whether the baseline set can see what they look for.
   double detectable = 0;
   int runs_slower = 0;  // new runs in which it regressed on its own (--confirm)
-  SetVerdict verdict = SetVerdict::unchanged;
+  Verdict verdict = Verdict::unchanged;
   bool unconfirmed = false;  // regressed, but not in two new runs (--confirm)
 };
 
@@ -114,7 +102,7 @@ struct BaselineSetResult {
   // Steps between successive history runs left out as changes of the machine's state (the most
   // in any timing mode); 0 without a history.
   int history_state_changes = 0;
-  int count(UnitKind kind, SetVerdict v) const;
+  int count(UnitKind kind, Verdict v) const;
   bool regressed() const;  // any point or family regressed
   LevelReach reach(UnitKind kind) const;
 };

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare/judge_constants.hpp"
 #include "analysis/compare/regression_stats.hpp"
+#include "analysis/compare/verdict.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis {
@@ -32,9 +34,6 @@ struct ProvenanceChange {
   std::string kind;  // version | doctor | environment | run
   std::string name, before, after;
 };
-
-enum class Verdict { unchanged, regression, improvement, wrong };
-const char* to_string(Verdict v);
 
 struct RowComparison {
   std::string base_mapping, new_mapping;  // names (equal structure; the names may differ)
@@ -108,6 +107,9 @@ struct Comparison {
   std::vector<std::string> restructured;  // same name, different structure: not compared
   int count(Verdict v) const;
   bool regressed() const;
+  // regression when regressed(); inconclusive when a whole run moved slower beyond the threshold
+  // but not significantly (TimingScatter::verdict); clean otherwise.
+  GateVerdict gate_verdict() const;
   // "NCCL 2.27.5 → 2.27.7; ep all_to_all at 64 MiB +11.0% slower (+1 more)": fits one line.
   std::string headline() const;
 };
@@ -119,9 +121,8 @@ RunSide run_side(const results::ResultsFile& file);
 // the far state counts as far; 0 when it was not probed.
 double core_to_core_ns(const results::ResultsFile& file);
 
-// Two runs' machine states differ when one's core-to-core round trip is more than this many
-// times the other's (the two states seen on a VM differ 4-6x; readings of one within 1.5x).
-inline constexpr double kMachineStateFactor = 2.0;
+// Two runs' machine states differ when one's core-to-core round trip is more than
+// kMachineStateFactor times the other's (judge_constants.hpp).
 bool machine_states_differ(double a_ns, double b_ns);  // false when either is 0 (not probed)
 
 // The first `shown` changes as "name before → after, …", then "(+N more)"; "" when none.

@@ -63,6 +63,10 @@ struct SetComparison {
   // (docs/report.md measures it); the output says so.
   int points_without_rounds() const;
   bool regressed() const { return result.regressed() || wrong_points() > 0; }
+  // regression when regressed(); inconclusive when the whole run is (it moved slower, or its noise
+  // exceeds the threshold, without significance), or when a slowdown was set down to
+  // inconclusive because the machine states differ; clean otherwise.
+  GateVerdict gate_verdict() const;
   // "OMPI_MCA_btl (absent) → tcp,self; whole run 111% slower (regressed, z 25)": one line.
   std::string headline() const;
 };

@@ -34,12 +34,11 @@ class JsonCompareWriter final : public CompareWriter {
   void write(const Comparison& comparison, std::ostream& out) const override;
 };
 
-inline constexpr int kCompareJsonVersion = 1;
 nlohmann::ordered_json comparison_to_json(const Comparison& comparison);
 
 std::unique_ptr<CompareWriter> make_compare_writer(OutputFormat format);
 
-// A baseline-set comparison in text, Markdown or JSON (`"mode": "baseline_set"`).
+// A baseline-set comparison in text, Markdown or JSON (the same schema as two files'; `judge.noise` says which).
 nlohmann::ordered_json set_comparison_to_json(const SetComparison& comparison);
 void write_set_comparison(const SetComparison& comparison, OutputFormat format, std::ostream& out);
 

@@ -29,6 +29,15 @@ struct ChangePoint {
 // a change's size is a ratio: exp(after - before). Returned in index order.
 std::vector<ChangePoint> find_change_points(std::span<const double> log_values, const ChangePointOptions& options);
 
+// The smallest p-value the permutation test can give a clean step of `min_segment` runs at one
+// end of a series of `runs` (the most recent change a gate looks for): the step and its mirror
+// score alike and no shuffle scores higher, so p >= 2 / C(runs, min_segment), and never below
+// 1 / (permutations + 1). 1 when the series is shorter than 2 · min_segment (never searched).
+double smallest_reachable_p(std::size_t runs, int min_segment, int permutations);
+
+// The fewest runs in which such a step can reach `p_value` (0 when none can: too few permutations).
+std::size_t runs_needed(int min_segment, double p_value, int permutations);
+
 // The energy statistic of the best split of `values` (for tests): {index, statistic}.
 std::pair<std::size_t, double> best_split(std::span<const double> values, int min_segment);
 

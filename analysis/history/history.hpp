@@ -43,7 +43,11 @@ struct ConfigurationHistory {
   std::vector<RunSide> runs;
   std::vector<Series> series;  // points first, then families (op at a size, collective, dimension, whole run)
   int points_not_in_every_run = 0;
+  // The smallest p-value a step of min_segment runs at either end could reach with these runs
+  // (smallest_reachable_p); above the p-value asked for, "no change" says nothing.
+  double smallest_reachable_p = 1;
   int changed_series() const;
+  int slower_series() const;  // series with a change to slower
 };
 
 struct History {
@@ -52,6 +56,12 @@ struct History {
   int series() const;
   int searched_series() const;  // in configurations with enough runs to find a change
   int changed_series() const;
+  int slower_series() const;
+  // regression: a series changed to slower; inconclusive: none did, but some configuration's runs
+  // could not have shown a step of min_segment runs at the significance asked for; clean otherwise.
+  GateVerdict gate_verdict() const;
+  // The fewest runs a configuration needs for that (runs_needed).
+  std::size_t runs_needed() const;
 };
 
 // Runs are grouped by configuration (never mixed) and ordered by start time. A configuration

@@ -9,7 +9,7 @@
 
 namespace meshbench::analysis {
 
-inline constexpr int kHistoryJsonVersion = 1;
+inline constexpr int kHistoryJsonVersion = 2;
 nlohmann::ordered_json history_to_json(const History& history);
 void write_history(const History& history, OutputFormat format, std::ostream& out);
 

@@ -8,7 +8,7 @@ set_tests_properties(integration.report.setup PROPERTIES
   ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 foreach(_case report_text report_formats report_workload report_plots report_plot_without_matplotlib report_export
               compare_planted_slowdown compare_same_file compare_honest_rerun compare_bad_input
-              compare_set_verdicts compare_set_bad_input history_planted_step)
+              compare_set_verdicts compare_set_bad_input history_planted_step compare_json_schema)
   string(REGEX REPLACE "^([a-z]+)_(.*)$" "\\1.\\2" _name ${_case})
   add_test(NAME integration.${_name}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py ${_case})
@@ -25,6 +25,11 @@ add_test(NAME integration.compare.tcp_whole_run
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_tcp_whole_run)
 set_tests_properties(integration.compare.tcp_whole_run PROPERTIES
   RUN_SERIAL TRUE LABELS "integration;analysis;timing" TIMEOUT 1200 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+# The kept shared-memory -> TCP pair (tests/data/compare_tcp): read only, no runs of its own.
+add_test(NAME integration.compare.kept_tcp_pair
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_kept_tcp_pair)
+set_tests_properties(integration.compare.kept_tcp_pair PROPERTIES
+  LABELS "integration;analysis" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 # report --html in headless chromium, and report --plot's placement picture, on the setup's run.
 foreach(_case html_browser html_placement_pixels html_bad_input plot_placement)
   add_test(NAME integration.report.${_case}

@@ -61,7 +61,7 @@ def main():
     def compare(base, new):
         p = subprocess.run([a.meshbench, "compare", base, new, "--format", "json", "--threshold", a.threshold, "--bootstrap", "0"],
                            capture_output=True, text=True)
-        if p.returncode not in (0, 1):
+        if p.returncode not in (0, 1, 3):
             sys.exit(f"compare failed: {p.stderr}")
         return p.returncode, json.loads(p.stdout)
 
@@ -73,41 +73,41 @@ def main():
     size_found = {f: 0 for f in factors}
     for base, new in pairs:
         rc, data = compare(base, new)
-        rows += len(data["rows"])
-        bad = [r for r in data["rows"] if r["verdict"] in ("regression", "wrong")]
+        rows += len(data["points"])
+        bad = [r for r in data["points"] if r["verdict"] in ("regressed", "wrong")]
         flagged += len(bad)
-        improved += sum(1 for r in data["rows"] if r["verdict"] == "improvement")
+        improved += sum(1 for r in data["points"] if r["verdict"] == "improved")
         pairs_flagged += 1 if bad else 0
         pairs_failed += 1 if rc == 1 else 0
-        shifts += sum(1 for s in data["scatter"] if s["verdict"] == "regression")
-        fam = sum(1 for x in data["families"] if x["verdict"] == "regression")
+        shifts += sum(1 for s in data["families"] if s["level"] == "run" and s["verdict"] == "regressed")
+        fam = sum(1 for x in data["families"] if x["level"] != "run" and x["verdict"] == "regressed")
         families += fam
         pairs_family += 1 if fam else 0
-        for r in data["rows"]:
+        for r in data["points"]:
             t = by_timing.setdefault(r["timing"], [0, 0])
             t[0] += 1
-            t[1] += r["verdict"] == "regression"
+            t[1] += r["verdict"] == "regressed"
         for f in factors:
             planted = os.path.join(work, "planted.h5")
             key = plant_slowdown(new, planted, f)
             _, d = compare(base, planted)
-            hit = [r for r in d["rows"] if r["verdict"] == "regression" and r["base_mapping"] == key["mapping"] and r["dim"] == key["dim"]
+            hit = [r for r in d["points"] if r["verdict"] == "regressed" and r["mapping"] == key["mapping"] and r["dim"] == key["dim"]
                    and r["op"] == key["op"] and r["bytes"] == key["bytes"] and r["timing"] == key["timing"]]
             found[f] += 1 if hit else 0
-            alone[f] += 1 if hit and sum(1 for r in d["rows"] if r["verdict"] == "regression") == 1 else 0
-            largest = max(r["bytes"] for r in data["rows"])
+            alone[f] += 1 if hit and sum(1 for r in d["points"] if r["verdict"] == "regressed") == 1 else 0
+            largest = max(r["bytes"] for r in data["points"])
             plant_op_size_slowdown(new, planted, f, "all_reduce", largest)
             _, d = compare(base, planted)
-            size_found[f] += 1 if any(x["verdict"] == "regression" and x["op"] == "all_reduce" and x["bytes"] == largest
+            size_found[f] += 1 if any(x["verdict"] == "regressed" and x["op"] == "all_reduce" and x["bytes"] == largest
                                       for x in d["families"]) else 0
             keys = plant_op_slowdown(new, planted, f, "ep", "all_to_all")
             rc2, d = compare(base, planted)
             planted_keys = {(k["mapping"], k["bytes"]) for k in keys}
-            op_found[f][0] += sum(1 for r in d["rows"] if r["verdict"] == "regression" and r["dim"] == "ep" and r["op"] == "all_to_all"
-                                  and r["timing"] == "per_iteration" and (r["base_mapping"], r["bytes"]) in planted_keys)
+            op_found[f][0] += sum(1 for r in d["points"] if r["verdict"] == "regressed" and r["dim"] == "ep" and r["op"] == "all_to_all"
+                                  and r["timing"] == "per_iteration" and (r["mapping"], r["bytes"]) in planted_keys)
             op_found[f][1] += len(keys)
             op_found[f][2] += 1 if rc2 == 1 else 0
-            op_found[f][3] += 1 if any(x["verdict"] == "regression" and x["dim"] == "ep" and x["op"] == "all_to_all"
+            op_found[f][3] += 1 if any(x["verdict"] == "regressed" and x["dim"] == "ep" and x["op"] == "all_to_all"
                                        and x["timing"] == "per_iteration" for x in d["families"]) else 0
             os.remove(planted)
 

@@ -64,7 +64,7 @@ def compare(a, base, new, history=()):
     earlier = [arg for h in history for arg in ("--history", h)]
     p = subprocess.run([a.meshbench, "compare", *base, "--", *new, "--format", "json", *earlier, *a.compare_args.split()],
                        capture_output=True, text=True)
-    if p.returncode not in (0, 1):
+    if p.returncode not in (0, 1, 3):
         sys.exit(f"compare failed ({p.returncode}): {p.stderr}")
     return p.returncode, json.loads(p.stdout)
 

@@ -12,34 +12,44 @@ namespace meshbench::analysis {
 
 namespace {
 
-constexpr double kMadToSigma = 1.482602218505602;  // 1 / Φ⁻¹(3/4)
-// Standardised baseline differences needed before a kind's tail is read from them rather than
-// assumed normal.
-constexpr std::size_t kTailPoints = 20;
-// A step between successive history runs in which the whole run moved by more than this many
-// robust sigmas of its steps is a change of the machine's state, not noise (see below).
-constexpr double kStateChangeSigmas = 5;
+// How one level is judged, from the two choices a comparison makes (where the noise comes from,
+// how the runs are paired: BaselineSetInput::history and ::beside) and whether the level is the
+// whole run. Every difference between the forms of `compare BASE… -- NEW…` is one of these.
+struct LevelRules {
+  NoiseSource noise = NoiseSource::baseline_runs;
+  Pairing pairing = Pairing::none;
+  bool whole_run = false;
+  // Interleaved, the whole run's noise is what is left of its adjacent differences once the
+  // change is taken out. Below the whole run 2k differences per point are too few to measure a
+  // spread from (docs/report.md, "Interleaved launches"): the baseline pairs and the rounds supply it.
+  bool noise_from_adjacent() const { return whole_run && pairing == Pairing::interleaved && noise != NoiseSource::history; }
+  // Interleaved, below the whole run: the effect is an order statistic of the adjacent differences,
+  // judged by its own spread rather than by how single baseline differences jump.
+  bool median_of_adjacent() const { return pairing == Pairing::interleaved && !whole_run; }
+  // Only single differences are judged by a fitted tail; the whole run and the interleaved medians are not.
+  bool fit_tails() const { return !whole_run && !median_of_adjacent(); }
+  // The whole run's m − 1 contrasts between baselines launched apart: a run that jumped as a
+  // whole must widen the noise (whole_run_sigma_of_pairs). From adjacent or successive
+  // differences such a run is in one or two of them, whose median it barely moves: robust there.
+  bool rms_scale() const { return whole_run && pairing == Pairing::none && noise != NoiseSource::history; }
+};
 
 // What one unit (a point or a family) is judged on, from differences between runs only: for
 // runs a and b, D(a, b) = median over its points of (log t_a − log t_b), less the whole run's
 // D(a, b) below the whole-run level. A difference of two runs needs no centre, so a baseline
 // is never compared with a centre it is part of (which would shrink its spread).
 struct UnitValues {
-  std::vector<double> base_pairs;  // D(i, j) for the baseline pairs i < j
-  double effect = 0;               // median of D(new j, base i) over all such pairs
+  // D(i, j) for the baseline pairs i < j; with a history, D between successive history runs;
+  // interleaved, for the whole run, the adjacent differences around their median.
+  std::vector<double> base_pairs;
+  double effect = 0;  // median of D(new j, base i) over all such pairs (interleaved: the adjacent ones)
   // The same with D's lower (upper) median for an even number of points: slower (faster) must
   // hold for more than half of a family's points, not for two of four.
   double effect_slow = 0, effect_fast = 0;
   std::vector<double> effect_per_new;  // median over i of D_low(new j, base i), per new run
   double round_var = 0;                // mean over the runs of the rounds' variance of this value
-  // Interleaved (BaselineSetInput::beside): the effect is the median over the adjacent (new,
-  // baseline) pairs alone; for the whole run, base_pairs then hold those differences around it.
-  std::size_t adjacent = 0;  // how many adjacent pairs (0: every new run against every baseline)
-  AdjacentOrder order;       // below the whole run: which of them the effect is, and the runs it takes
-  bool noise_from_adjacent = false;
-  // BaselineSetInput::history: base_pairs hold the differences between successive history runs.
-  bool from_history = false;
-  double round_df = 0;  // degrees of freedom of round_var: runs × (fewest rounds − 1)
+  double round_df = 0;                 // degrees of freedom of round_var: runs × (fewest rounds − 1)
+  AdjacentOrder order;                 // interleaved, below the whole run: which difference the effect is
 };
 
 // which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
@@ -90,12 +100,12 @@ double whole_run_sigma_of_pairs(const std::vector<double>& pairs) {
   return std::max(robust_sigma_of_pairs(pairs), rms / std::numbers::sqrt2);
 }
 
-SetVerdict decide(const UnitFinding& u, const SetOptions& o) {
+Verdict decide(const UnitFinding& u, const SetOptions& o) {
   const double floor = std::log1p(o.threshold);
-  if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? SetVerdict::regressed : SetVerdict::inconclusive;
-  if (u.effect < -floor) return u.effect_fast < -floor && u.q_faster <= o.alpha ? SetVerdict::improved : SetVerdict::inconclusive;
+  if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? Verdict::regressed : Verdict::inconclusive;
+  if (u.effect < -floor) return u.effect_fast < -floor && u.q_faster <= o.alpha ? Verdict::improved : Verdict::inconclusive;
   // Within the floor, but from runs that vary by more than the floor itself: no evidence either way.
-  return u.noise > floor ? SetVerdict::inconclusive : SetVerdict::unchanged;
+  return u.noise > floor ? Verdict::inconclusive : Verdict::unchanged;
 }
 
 // The smallest effect above `floor` whose p-value (decreasing in the effect) is at most `alpha`,
@@ -113,138 +123,160 @@ double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
   return high;
 }
 
-// Judges the units of one kind: pooled noise, shrinkage, tail, p-values, BH, verdicts.
-void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k, const SetOptions& o,
-                double& tail_nu) {
-  if (units.empty()) return;
-  const std::size_t adjacent = values.front().adjacent;
-  const bool noise_from_adjacent = values.front().noise_from_adjacent;
-  const bool from_history = values.front().from_history;
-  // How many differences a unit's own sigma rests on: its own count, since the history steps
-  // left out as state changes are decided per timing mode and the units of one kind span both.
-  const auto pairs_of = [&](std::size_t u) {
-    return noise_from_adjacent || from_history ? static_cast<double>(values[u].base_pairs.size())
-                                               : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
-  };
-  // The whole run has one value per baseline run: m − 1 contrasts, too few to fit a tail to, and
-  // its pair differences are not independent (one run that jumped is in m − 1 of them).
-  const bool whole_run = units.front()->kind == UnitKind::run;
-  // From adjacent or successive differences, a run that jumped as a whole is in one or two of
-  // them, whose median it barely moves: the robust scale is the right one there.
-  const auto sigma_of = whole_run && !noise_from_adjacent && !from_history ? whole_run_sigma_of_pairs : robust_sigma_of_pairs;
-  // Interleaved, below the whole run: the effect is a median of adjacent differences, judged by
-  // its own spread rather than by how single baseline differences jump (see below).
-  const bool median_of_adjacent = adjacent > 0 && !whole_run;
-  // Only single differences are judged by a fitted tail; the whole run and the interleaved
-  // medians are not.
-  const bool fit_tails = !whole_run && !median_of_adjacent;
-  // The kind's pooled noise: the scale of all its units' baseline differences.
-  std::vector<double> all;
-  for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
-  const double pooled = sigma_of(all);
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    auto& f = *units[u];
-    f.own_sigma = sigma_of(values[u].base_pairs);
-    const double pairs = pairs_of(u);
-    const double shrunk = pairs + o.prior_pairs > 0
-                              ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
-                              : 0.0;
-    f.round_sigma = std::sqrt(values[u].round_var);
-    f.sigma = std::max(shrunk, f.round_sigma);
-    // How well sigma is known: the pool counts as prior_pairs observations beside the unit's own
-    // m − 1 contrasts (the conjugate normal / scaled-inverse-chi-square update), so the p-value
-    // is a t with (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is
-    // itself uncertain, and a normal tail would take it as exact.
-    f.df = (from_history ? pairs : static_cast<double>(m) - 1) + o.prior_pairs;
-    // The whole run is the exception: its sigma rests on the m − 1 contrasts of the baselines'
-    // shifts alone, and a t with two degrees of freedom would need a shift of twenty sigmas.
-    // Its false alarms are held by the threshold instead (an honest run drifting as a whole
-    // by more than the floor is what the baselines must show, and then sigma is large).
-    if (whole_run && !from_history) f.df = 0;
-    // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is
-    // left of a point's noise is mostly the run's own: measured, a point's spread between
-    // adjacent launches is 0.93 times (median over 42 points) what its rounds estimate
-    // (docs/report.md, "2026-12-04 (evening): points under interleaving"). The rounds see that
-    // noise in all 2k + 1 runs, the baseline pairs see it plus the spells' per-point patterns in
-    // m − 1 contrasts: the two variance estimates are pooled by their degrees of freedom (the
-    // larger of them, the rule above, would let the spells the pairing cancelled back in), and
-    // so are their dfs.
-    // A history's successive differences already hold the rounds' noise (its runs had rounds
-    // too); its sigma stands alone, floored by today's rounds above.
-    if (median_of_adjacent && values[u].round_df > 0 && !from_history) {
-      const double rounds_df = values[u].round_df;
-      f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
-      f.df += rounds_df;
-    }
-  }
-  // How heavy the kind's tail is: its baseline differences standardised by their units' sigma.
-  std::vector<double> standardised;
-  for (std::size_t u = 0; fit_tails && u < units.size(); ++u) {
-    if (units[u]->sigma <= 0) continue;
-    for (double d : both_signs(values[u].base_pairs)) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
-  }
-  Scatter tail;  // normal unless the differences show otherwise
+// A tail read from standardised differences once there are enough of them (normal otherwise).
+Scatter fitted_tail(const std::vector<double>& standardised) {
+  Scatter tail;
   if (standardised.size() >= kTailPoints) {
     const Scatter fitted = run_to_run_scatter(standardised, kTailPoints);
     tail.tail_nu = fitted.tail_nu;
     tail.tail_scale = fitted.tail_scale;
   }
-  tail_nu = tail.tail_nu;
-  // How any unit of the level jumps between honest runs: the baseline differences in units of
-  // the level's pooled sigma, and the tail they show. Standardising each unit by its own sigma
-  // hides a machine where a few points jump by 100x at random (their sigma absorbs it): on
-  // such a machine a jump in a point whose baselines happened to be quiet is no evidence.
-  Scatter level_tail;
-  if (fit_tails && pooled > 0) {
-    std::vector<double> by_pool;
-    for (const auto& v : values) {
-      for (double d : both_signs(v.base_pairs)) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
-    }
-    if (by_pool.size() >= kTailPoints) {
-      const Scatter fitted = run_to_run_scatter(by_pool, kTailPoints);
-      level_tail.tail_nu = fitted.tail_nu;
-      level_tail.tail_scale = fitted.tail_scale;
+  return tail;
+}
+
+// Each unit's one-run sigma: its own baseline differences shrunk towards the level's pooled
+// scale, floored by its rounds, and how well it is known (df).
+void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, const LevelRules& rules,
+                 const SetOptions& o, double pooled) {
+  const bool from_history = rules.noise == NoiseSource::history;
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    auto& f = *units[u];
+    f.own_sigma = rules.rms_scale() ? whole_run_sigma_of_pairs(values[u].base_pairs) : robust_sigma_of_pairs(values[u].base_pairs);
+    // How many differences a unit's own sigma rests on: its own count, since the history steps
+    // left out as state changes are decided per timing mode and the units of one kind span both.
+    const double pairs = rules.noise_from_adjacent() || from_history ? static_cast<double>(values[u].base_pairs.size())
+                                                                     : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+    const double shrunk = pairs + o.prior_pairs > 0
+                              ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
+                              : 0.0;
+    f.round_sigma = std::sqrt(values[u].round_var);
+    f.sigma = std::max(shrunk, f.round_sigma);
+    // The pool counts as prior_pairs observations beside the unit's own m − 1 contrasts (the
+    // conjugate normal / scaled-inverse-chi-square update): the p-value is a t with
+    // (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is itself uncertain.
+    f.df = (from_history ? pairs : static_cast<double>(m) - 1) + o.prior_pairs;
+    // The whole run's sigma rests on the m − 1 contrasts of the baselines' shifts alone, and a t
+    // with two degrees of freedom would need a shift of twenty sigmas. Its false alarms are held
+    // by the threshold instead (an honest run drifting as a whole by more than the floor is what
+    // the baselines must show, and then sigma is large).
+    if (rules.whole_run && !from_history) f.df = 0;
+    // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is left
+    // of a point's noise is mostly the run's own: measured, a point's spread between adjacent
+    // launches is 0.93 times (median over 42 points) what its rounds estimate (notes/
+    // report-gate-measurements.md, "points under interleaving"). The two variance estimates are
+    // pooled by their degrees of freedom (the larger of them would let the spells the pairing
+    // cancelled back in), and so are their dfs. A history's successive differences already hold
+    // the rounds' noise; its sigma stands alone, floored by today's rounds above.
+    if (rules.median_of_adjacent() && values[u].round_df > 0 && !from_history) {
+      const double rounds_df = values[u].round_df;
+      f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
+      f.df += rounds_df;
     }
   }
-  // Evidence must stand out twice: against the unit's own noise (the heavier of the fitted tail
-  // and the t of its degrees of freedom), and against how the level's units jump.
-  if (level_tail.tail_nu > 0 && (tail_nu <= 0 || level_tail.tail_nu < tail_nu)) tail_nu = level_tail.tail_nu;
-  // Interleaved: one run's jump at a point moves the adjacent differences it is in, and the
-  // effect only moves past x when AdjacentOrder::above of them do, so at least `runs_needed`
-  // runs must have jumped that far at that point (adjacent_order). How often a run jumps that far
-  // is half of how often the level's baseline differences did (either of their two runs),
-  // counted: a tail fitted to them is either too light far out (a machine where 5% of the
-  // points jump 100-fold) or, fitted between 2.5 and 8 sigmas, too heavy to let any median
-  // through. Any `runs_needed` of the m + k runs (a union bound). "That far" is in units of the
-  // unit's rounds sigma, which a jump of a whole run at a point does not widen (its baseline
-  // pairs' sigma would absorb the jump), or of the level's pooled sigma without rounds.
-  const std::size_t runs_needed = values.front().order.runs;
-  const auto jump_scale = [&](std::size_t u) { return units[u]->round_sigma > 0 ? units[u]->round_sigma : pooled; };
-  std::vector<double> jumps;  // |baseline difference| / jump_scale, over the level
-  for (std::size_t u = 0; median_of_adjacent && u < units.size(); ++u) {
-    for (double d : values[u].base_pairs) jumps.push_back(jump_scale(u) > 0 ? std::fabs(d) / jump_scale(u) : INFINITY);
+}
+
+// What every unit of a level is judged against besides its own sigma.
+struct LevelNoise {
+  double pooled = 0;  // one run's scale from all the level's baseline differences
+  // The heavier of the tail of the units' differences standardised by their own sigma and the
+  // tail of the level's differences in units of `pooled` (how any unit of the level jumps:
+  // standardising by each unit's sigma hides a machine where a few points jump 100x at random).
+  Scatter tail, level_tail;
+  // Interleaved, below the whole run: |baseline difference| / the unit's jump scale, over the
+  // level, and how many of the m + k runs must have jumped for the effect to move (adjacent_order).
+  std::vector<double> jumps;
+  std::size_t runs = 0, runs_needed = 0;
+};
+
+// The jump scale of a unit: its rounds sigma, which a jump of a whole run at a point does not
+// widen (its baseline pairs' sigma would absorb the jump), or the level's pooled sigma without rounds.
+double jump_scale(const UnitFinding& u, double pooled) { return u.round_sigma > 0 ? u.round_sigma : pooled; }
+
+LevelNoise level_noise(const std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t runs,
+                       const LevelRules& rules, double pooled, double& tail_nu) {
+  LevelNoise n;
+  n.pooled = pooled;
+  n.runs = runs;
+  n.runs_needed = values.front().order.runs;
+  std::vector<double> standardised, by_pool;
+  for (std::size_t u = 0; rules.fit_tails() && u < units.size(); ++u) {
+    for (double d : both_signs(values[u].base_pairs)) {
+      if (units[u]->sigma > 0) standardised.push_back(d / (std::numbers::sqrt2 * units[u]->sigma));
+      if (pooled > 0) by_pool.push_back(d / (std::numbers::sqrt2 * pooled));
+    }
   }
-  const auto jumps_upper_tail = [&](double effect, double scale) {
-    const double at = scale > 0 ? effect / scale : INFINITY;
-    const auto beyond = std::count_if(jumps.begin(), jumps.end(), [at](double j) { return j > at; });
-    const double q = jumps.empty() ? 0.0 : 0.5 * static_cast<double>(beyond) / static_cast<double>(jumps.size());
-    const auto runs = static_cast<double>(m + k), r = static_cast<double>(runs_needed);
-    const double ways = std::exp(std::lgamma(runs + 1) - std::lgamma(r + 1) - std::lgamma(runs - r + 1));
-    return std::min(1.0, ways * std::pow(q, r));
-  };
-  // Unit u's p-value for `effect`; `factor` turns one run's sigma into the effect's standard deviation.
-  const auto p_of = [&](double effect, std::size_t u, double factor, double sign) {
-    const double noise = units[u]->sigma * factor, df = units[u]->df;
-    if (!(noise > 0)) return sign * effect > 0 ? 0.0 : 1.0;  // baselines that never moved: any move stands out
-    const double z = sign * effect / noise;
-    double p = scatter_upper_tail(tail, z);
-    if (df > 0) p = std::max(p, student_t_upper_tail(z, df));
-    if (median_of_adjacent) return std::max(p, jumps_upper_tail(sign * effect, jump_scale(u)));
-    if (pooled > 0) p = std::max(p, scatter_upper_tail(level_tail, sign * effect / (pooled * factor)));
-    return p;
-  };
+  n.tail = fitted_tail(standardised);
+  n.level_tail = fitted_tail(by_pool);
+  tail_nu = n.tail.tail_nu;
+  // Evidence must stand out twice: against the unit's own noise and against how the level's units jump.
+  if (n.level_tail.tail_nu > 0 && (tail_nu <= 0 || n.level_tail.tail_nu < tail_nu)) tail_nu = n.level_tail.tail_nu;
+  for (std::size_t u = 0; rules.median_of_adjacent() && u < units.size(); ++u) {
+    const double scale = jump_scale(*units[u], pooled);
+    for (double d : values[u].base_pairs) n.jumps.push_back(scale > 0 ? std::fabs(d) / scale : INFINITY);
+  }
+  return n;
+}
+
+// Interleaved: one run's jump at a point moves the adjacent differences it is in, and the effect
+// only moves past x when AdjacentOrder::above of them do, so at least `runs_needed` runs must have
+// jumped that far. How often a run jumps that far is half of how often the level's baseline
+// differences did (either of their two runs), counted: a fitted tail is either too light far
+// out or, fitted between 2.5 and 8 sigmas, too heavy to let any median through. Any
+// `runs_needed` of the m + k runs (a union bound).
+double jumps_upper_tail(const LevelNoise& n, double effect, double scale) {
+  const double at = scale > 0 ? effect / scale : INFINITY;
+  const auto beyond = std::count_if(n.jumps.begin(), n.jumps.end(), [at](double j) { return j > at; });
+  const double q = n.jumps.empty() ? 0.0 : 0.5 * static_cast<double>(beyond) / static_cast<double>(n.jumps.size());
+  const auto runs = static_cast<double>(n.runs), r = static_cast<double>(n.runs_needed);
+  const double ways = std::exp(std::lgamma(runs + 1) - std::lgamma(r + 1) - std::lgamma(runs - r + 1));
+  return std::min(1.0, ways * std::pow(q, r));
+}
+
+// A unit's p-value for `effect` (sign +1: slower, −1: faster); `factor` turns one run's sigma
+// into the effect's standard deviation.
+double unit_p_value(const LevelNoise& n, const LevelRules& rules, const UnitFinding& u, double effect, double factor, double sign) {
+  const double noise = u.sigma * factor;
+  if (!(noise > 0)) return sign * effect > 0 ? 0.0 : 1.0;  // baselines that never moved: any move stands out
+  const double z = sign * effect / noise;
+  double p = scatter_upper_tail(n.tail, z);
+  if (u.df > 0) p = std::max(p, student_t_upper_tail(z, u.df));
+  if (rules.median_of_adjacent()) return std::max(p, jumps_upper_tail(n, sign * effect, jump_scale(u, n.pooled)));
+  if (n.pooled > 0) p = std::max(p, scatter_upper_tail(n.level_tail, sign * effect / (n.pooled * factor)));
+  return p;
+}
+
+// --confirm: in how many new runs, each on its own, each unit would have regressed.
+void count_runs_slower(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k,
+                       const LevelNoise& n, const LevelRules& rules, const SetOptions& o) {
+  const double single_factor = std::sqrt(median_variance_factor(m) + 1.0), floor = std::log1p(o.threshold);
+  for (std::size_t j = 0; j < k; ++j) {
+    std::vector<double> p;
+    for (std::size_t u = 0; u < units.size(); ++u)
+      p.push_back(unit_p_value(n, rules, *units[u], values[u].effect_per_new[j], single_factor, 1));
+    const auto q = benjamini_hochberg(p);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
+    }
+  }
+  if (!o.confirm) return;
+  for (auto* f : units) {
+    if (f->verdict == Verdict::regressed && f->runs_slower < 2) {
+      f->verdict = Verdict::inconclusive;
+      f->unconfirmed = true;
+    }
+  }
+}
+
+// Judges the units of one level: sigmas, the level's noise, p-values, Benjamini–Hochberg, verdicts.
+void judge_level(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k,
+                 const LevelRules& rules, const SetOptions& o, double& tail_nu) {
+  if (units.empty()) return;
+  std::vector<double> all;
+  for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
+  const double pooled = rules.rms_scale() ? whole_run_sigma_of_pairs(all) : robust_sigma_of_pairs(all);
+  unit_sigmas(units, values, m, rules, o, pooled);
+  const LevelNoise noise = level_noise(units, values, m + k, rules, pooled, tail_nu);
   const double combined_factor = std::sqrt(median_variance_factor(m) + median_variance_factor(k));
-  const double single_factor = std::sqrt(median_variance_factor(m) + 1.0);
   const double floor = std::log1p(o.threshold);
   std::vector<double> ps, pf;
   for (std::size_t u = 0; u < units.size(); ++u) {
@@ -254,12 +286,12 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     f.effect_fast = values[u].effect_fast;
     f.noise = f.sigma * combined_factor;
     f.z = f.noise > 0 ? f.effect / f.noise : (f.effect > 0 ? INFINITY : f.effect < 0 ? -INFINITY : 0.0);
-    f.p_slower = p_of(f.effect_slow, u, combined_factor, 1);
-    f.p_faster = p_of(f.effect_fast, u, combined_factor, -1);
+    f.p_slower = unit_p_value(noise, rules, f, f.effect_slow, combined_factor, 1);
+    f.p_faster = unit_p_value(noise, rules, f, f.effect_fast, combined_factor, -1);
     ps.push_back(f.p_slower);
     pf.push_back(f.p_faster);
-    f.detectable =
-        detectable_slowdown([&](double e) { return p_of(e, u, combined_factor, 1); }, floor, o.alpha / static_cast<double>(units.size()));
+    const auto p_at = [&](double e) { return unit_p_value(noise, rules, f, e, combined_factor, 1); };
+    f.detectable = detectable_slowdown(p_at, floor, o.alpha / static_cast<double>(units.size()));
   }
   const auto qs = benjamini_hochberg(ps), qf = benjamini_hochberg(pf);
   for (std::size_t u = 0; u < units.size(); ++u) {
@@ -267,47 +299,10 @@ void judge_kind(std::vector<UnitFinding*>& units, const std::vector<UnitValues>&
     units[u]->q_faster = qf[u];
     units[u]->verdict = decide(*units[u], o);
   }
-  // Each new run on its own, for --confirm: would it have found the regression alone?
-  for (std::size_t j = 0; j < k; ++j) {
-    std::vector<double> p;
-    for (std::size_t u = 0; u < units.size(); ++u) p.push_back(p_of(values[u].effect_per_new[j], u, single_factor, 1));
-    const auto q = benjamini_hochberg(p);
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      if (values[u].effect_per_new[j] > floor && q[u] <= o.alpha) ++units[u]->runs_slower;
-    }
-  }
-  if (o.confirm) {
-    for (auto* f : units) {
-      if (f->verdict == SetVerdict::regressed && f->runs_slower < 2) {
-        f->verdict = SetVerdict::inconclusive;
-        f->unconfirmed = true;
-      }
-    }
-  }
+  count_runs_slower(units, values, m, k, noise, rules, o);
 }
 
 }  // namespace
-
-const char* to_string(SetVerdict v) {
-  switch (v) {
-    case SetVerdict::unchanged: return "unchanged";
-    case SetVerdict::regressed: return "regressed";
-    case SetVerdict::improved: return "improved";
-    case SetVerdict::inconclusive: return "inconclusive";
-  }
-  return "unchanged";
-}
-
-const char* to_string(UnitKind k) {
-  switch (k) {
-    case UnitKind::point: return "point";
-    case UnitKind::op_size: return "op_size";
-    case UnitKind::collective: return "collective";
-    case UnitKind::dimension: return "dimension";
-    case UnitKind::run: return "run";
-  }
-  return "point";
-}
 
 double pairwise_sigma(const std::vector<double>& values) {
   std::vector<double> d;
@@ -355,13 +350,13 @@ AdjacentOrder adjacent_order(const std::vector<std::pair<std::size_t, std::size_
   return o;
 }
 
-int BaselineSetResult::count(UnitKind kind, SetVerdict v) const {
+int BaselineSetResult::count(UnitKind kind, Verdict v) const {
   const auto& list = kind == UnitKind::point ? points : families;
   return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const UnitFinding& u) { return u.kind == kind && u.verdict == v; }));
 }
 
 bool BaselineSetResult::regressed() const {
-  const auto bad = [](const UnitFinding& u) { return u.verdict == SetVerdict::regressed; };
+  const auto bad = [](const UnitFinding& u) { return u.verdict == Verdict::regressed; };
   return std::any_of(points.begin(), points.end(), bad) || std::any_of(families.begin(), families.end(), bad);
 }
 
@@ -383,135 +378,167 @@ LevelReach BaselineSetResult::reach(UnitKind kind) const {
   return r;
 }
 
-BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {
-  BaselineSetResult r;
-  const std::size_t m = in.base.size(), k = in.next.size();
-  const std::size_t points = m == 0 ? 0 : in.base.front().size();
-  std::vector<const std::vector<double>*> runs;  // baselines first, then the new runs
-  for (const auto& run : in.base) runs.push_back(&run);
-  for (const auto& run : in.next) runs.push_back(&run);
-  const std::size_t n = runs.size();
-  for (const auto& run : in.history) runs.push_back(&run);  // after the n runs judged
-  const std::size_t history_steps = in.history.size() < 2 ? 0 : in.history.size() - 1;
-  // The median over `members` of run a's log time less run b's, each point less `less(p)`.
-  const auto difference = [&runs](const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which, const auto& less) {
-    std::vector<double> d;
-    for (auto p : members) d.push_back((*runs[a])[p] - (*runs[b])[p] - less(p));
-    return median_by(std::move(d), which);
-  };
-  const auto nothing = [](std::size_t) { return 0.0; };
-  // Each run pair's whole-run shift, per point (the shift of the run family the point is in).
-  std::vector<std::vector<double>> shift(points, std::vector<double>(n * n, 0.0));
-  for (const auto& def : in.families) {
-    if (def.kind != UnitKind::run) continue;
-    for (std::size_t a = 0; a < n; ++a) {
-      for (std::size_t b = 0; b < n; ++b) {
-        if (a == b) continue;
-        const double s = difference(def.members, a, b, 0, nothing);
-        for (auto p : def.members) shift[p][a * n + b] = s;
-      }
-    }
+namespace {
+
+// The differences between the runs of one comparison (the m baselines, the k new runs, then the
+// history), and each unit's values from them.
+class RunDifferences {
+ public:
+  explicit RunDifferences(const BaselineSetInput& in) : in_(in), m_(in.base.size()), k_(in.next.size()), order_(adjacent_order(in.beside)) {
+    for (const auto& run : in.base) runs_.push_back(&run);
+    for (const auto& run : in.next) runs_.push_back(&run);
+    n_ = runs_.size();
+    for (const auto& run : in.history) runs_.push_back(&run);  // after the n runs judged
+    points_ = m_ == 0 ? 0 : in.base.front().size();
+    steps_ = in.history.size() < 2 ? 0 : in.history.size() - 1;
+    whole_run_shifts();
   }
-  // The same for each pair of successive history runs (h + 1 against h). A step in which the
-  // whole run moved far beyond its usual steps is the machine changing state (a slow or fast
-  // spell starting or ending, docs/report.md "Noise from the gate's history"): the spells move
-  // sizes by different amounts, so below the whole run such a step is a pattern of 20-40% moves
-  // that an interleaved comparison cancels (both runs of an adjacent pair share the spell, and
-  // a boundary inside the window spoils one adjacent difference of 2k). Its differences are
-  // left out of every unit's noise and jumps, as compare sets aside baselines in another state.
-  std::vector<std::vector<double>> history_shift(points, std::vector<double>(history_steps, 0.0));
-  std::vector<std::vector<bool>> state_change(points, std::vector<bool>(history_steps, false));
-  for (const auto& def : in.families) {
-    if (def.kind != UnitKind::run) continue;
-    std::vector<double> steps;
-    for (std::size_t h = 0; h < history_steps; ++h) steps.push_back(difference(def.members, n + h + 1, n + h, 0, nothing));
-    const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
-    int changes = 0;
-    for (std::size_t h = 0; h < history_steps; ++h) {
-      const bool change = std::fabs(steps[h]) > kStateChangeSigmas * usual;
-      changes += change ? 1 : 0;
-      for (auto p : def.members) {
-        history_shift[p][h] = steps[h];
-        state_change[p][h] = change;
-      }
-    }
-    r.history_state_changes = std::max(r.history_state_changes, changes);
+
+  std::size_t points() const { return points_; }
+  int history_state_changes() const { return state_changes_; }
+  LevelRules rules(bool whole_run) const {
+    return {steps_ > 0 ? NoiseSource::history : NoiseSource::baseline_runs, in_.beside.empty() ? Pairing::none : Pairing::interleaved,
+            whole_run};
   }
-  const AdjacentOrder order = adjacent_order(in.beside);
-  // A unit's values from its pairwise differences; below the whole run less the run's shift.
-  const auto values_of = [&](const std::vector<std::size_t>& members, bool whole) {
+
+  UnitValues values_of(const std::vector<std::size_t>& members, const LevelRules& rules) const {
     UnitValues v;
-    // Below the whole run each member less its own run's shift: a family may span timing modes
-    // (one op at one size everywhere), whose runs shift apart.
-    const auto d = [&](std::size_t a, std::size_t b, int which = 0) {
-      return whole ? difference(members, a, b, which, nothing)
-                   : difference(members, a, b, which, [&](std::size_t p) { return shift[p][a * n + b]; });
-    };
-    // Interleaved, the whole run's noise is what is left of its adjacent differences once the
-    // change is taken out (one difference's spread, in a baseline pair's units). Below the whole
-    // run 2k differences per point are too few to measure a spread from (docs/report.md,
-    // "Interleaved launches"): the baseline pairs and the rounds supply it (judge_kind).
-    v.adjacent = in.beside.size();
-    v.from_history = history_steps > 0;
-    v.noise_from_adjacent = whole && v.adjacent > 0 && !v.from_history;
-    for (std::size_t h = 0; h < history_steps; ++h) {
-      if (std::any_of(members.begin(), members.end(), [&](std::size_t p) { return state_change[p][h]; })) continue;
-      v.base_pairs.push_back(whole ? difference(members, n + h + 1, n + h, 0, nothing)
-                                   : difference(members, n + h + 1, n + h, 0, [&](std::size_t p) { return history_shift[p][h]; }));
-    }
-    if (!v.noise_from_adjacent && !v.from_history) {
-      for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = i + 1; j < m; ++j) v.base_pairs.push_back(d(i, j));
+    history_pairs(members, rules, v);
+    if (!rules.noise_from_adjacent() && rules.noise != NoiseSource::history) {
+      for (std::size_t i = 0; i < m_; ++i) {
+        for (std::size_t j = i + 1; j < m_; ++j) v.base_pairs.push_back(d(members, rules, i, j));
       }
     }
+    effects(members, rules, v);
+    double var = 0;
+    for (auto p : members) var += mean_round_var(in_.base_round_var, in_.next_round_var, p);
+    v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
+    int fewest = members.empty() ? 0 : std::numeric_limits<int>::max();
+    for (auto p : members) fewest = std::min(fewest, p < in_.rounds.size() ? in_.rounds[p] : 0);
+    v.round_df = static_cast<double>(n_) * std::max(fewest - 1, 0);
+    return v;
+  }
+
+ private:
+  // The median over `members` of run a's log time less run b's, each point less `less(p)`.
+  template <class Less>
+  double difference(const std::vector<std::size_t>& members, std::size_t a, std::size_t b, int which, const Less& less) const {
+    std::vector<double> out;
+    for (auto p : members) out.push_back((*runs_[a])[p] - (*runs_[b])[p] - less(p));
+    return median_by(std::move(out), which);
+  }
+  static double nothing(std::size_t) { return 0.0; }
+
+  // D(a, b) of a unit: below the whole run each member less its own run's shift (a family may
+  // span timing modes, whose runs shift apart).
+  double d(const std::vector<std::size_t>& members, const LevelRules& rules, std::size_t a, std::size_t b, int which = 0) const {
+    if (rules.whole_run) return difference(members, a, b, which, nothing);
+    return difference(members, a, b, which, [&](std::size_t p) { return shift_[p][a * n_ + b]; });
+  }
+
+  // Each run pair's whole-run shift per point, and each successive history step's. A step in
+  // which the whole run moved far beyond its usual steps is the machine changing state (a slow or
+  // fast spell starting or ending): the spells move sizes by different amounts, so below the
+  // whole run such a step is a pattern of 20-40% moves that an interleaved comparison cancels.
+  // Its differences are left out of every unit's noise, as compare sets aside baselines in
+  // another state.
+  void whole_run_shifts() {
+    shift_.assign(points_, std::vector<double>(n_ * n_, 0.0));
+    history_shift_.assign(points_, std::vector<double>(steps_, 0.0));
+    state_change_.assign(points_, std::vector<bool>(steps_, false));
+    for (const auto& def : in_.families) {
+      if (def.kind != UnitKind::run) continue;
+      for (std::size_t a = 0; a < n_; ++a) {
+        for (std::size_t b = 0; b < n_; ++b) {
+          const double s = a == b ? 0.0 : difference(def.members, a, b, 0, nothing);
+          for (auto p : def.members) shift_[p][a * n_ + b] = s;
+        }
+      }
+      std::vector<double> steps;
+      for (std::size_t h = 0; h < steps_; ++h) steps.push_back(difference(def.members, n_ + h + 1, n_ + h, 0, nothing));
+      const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
+      int changes = 0;
+      for (std::size_t h = 0; h < steps_; ++h) {
+        const bool change = std::fabs(steps[h]) > kStateChangeSigmas * usual;
+        changes += change ? 1 : 0;
+        for (auto p : def.members) {
+          history_shift_[p][h] = steps[h];
+          state_change_[p][h] = change;
+        }
+      }
+      state_changes_ = std::max(state_changes_, changes);
+    }
+  }
+
+  // A history's successive differences, less the steps where the machine changed state.
+  void history_pairs(const std::vector<std::size_t>& members, const LevelRules& rules, UnitValues& v) const {
+    for (std::size_t h = 0; h < steps_; ++h) {
+      if (std::any_of(members.begin(), members.end(), [&](std::size_t p) { return state_change_[p][h]; })) continue;
+      v.base_pairs.push_back(rules.whole_run
+                                 ? difference(members, n_ + h + 1, n_ + h, 0, nothing)
+                                 : difference(members, n_ + h + 1, n_ + h, 0, [&](std::size_t p) { return history_shift_[p][h]; }));
+    }
+  }
+
+  // The effect: every new run against every baseline, or interleaved the adjacent pairs only.
+  void effects(const std::vector<std::size_t>& members, const LevelRules& rules, UnitValues& v) const {
     std::vector<double> all, low, high;
-    if (in.beside.empty()) {
-      for (std::size_t j = m; j < n; ++j) {
+    if (rules.pairing == Pairing::none) {
+      for (std::size_t j = m_; j < n_; ++j) {
         std::vector<double> per;
-        for (std::size_t i = 0; i < m; ++i) {
-          all.push_back(d(j, i));
-          high.push_back(d(j, i, 1));
-          per.push_back(d(j, i, -1));
+        for (std::size_t i = 0; i < m_; ++i) {
+          all.push_back(d(members, rules, j, i));
+          high.push_back(d(members, rules, j, i, 1));
+          per.push_back(d(members, rules, j, i, -1));
         }
         v.effect_per_new.push_back(median_of(per));
         low.insert(low.end(), per.begin(), per.end());
       }
-    } else {  // interleaved: the adjacent (new, baseline) pairs only
-      std::vector<std::vector<double>> per(k);
-      for (const auto& [j, i] : in.beside) {
-        all.push_back(d(m + j, i));
-        high.push_back(d(m + j, i, 1));
-        low.push_back(d(m + j, i, -1));
+    } else {
+      std::vector<std::vector<double>> per(k_);
+      for (const auto& [j, i] : in_.beside) {
+        all.push_back(d(members, rules, m_ + j, i));
+        high.push_back(d(members, rules, m_ + j, i, 1));
+        low.push_back(d(members, rules, m_ + j, i, -1));
         per[j].push_back(low.back());
       }
       for (const auto& p : per) v.effect_per_new.push_back(p.empty() ? 0.0 : median_of(p));
     }
     v.effect = median_of(all);
-    // Interleaved, slower must hold for more than half of the adjacent differences too (one
-    // run that jumped at a point is in two of them, and their plain median would move halfway),
-    // or for one more where that takes another run's jump (adjacent_order).
-    if (v.adjacent > 0 && !whole) {
-      v.order = order;
+    // Interleaved, slower must hold for more than half of the adjacent differences too (one run
+    // that jumped at a point is in two of them, and their plain median would move halfway), or
+    // for one more where that takes another run's jump (adjacent_order).
+    if (rules.median_of_adjacent()) {
+      v.order = order_;
       std::sort(low.begin(), low.end());
       std::sort(high.begin(), high.end());
-      v.effect_slow = low[low.size() - order.above];
-      v.effect_fast = high[order.above - 1];
+      v.effect_slow = low[low.size() - order_.above];
+      v.effect_fast = high[order_.above - 1];
     } else {
       v.effect_slow = median_of(low);
       v.effect_fast = median_of(high);
     }
-    if (v.noise_from_adjacent) {
+    if (rules.noise_from_adjacent()) {
       for (double x : all) v.base_pairs.push_back(x - v.effect);
     }
-    double var = 0;
-    for (auto p : members) var += mean_round_var(in.base_round_var, in.next_round_var, p);
-    v.round_var = var / static_cast<double>(members.size()) * median_variance_factor(members.size());
-    int fewest = members.empty() ? 0 : std::numeric_limits<int>::max();
-    for (auto p : members) fewest = std::min(fewest, p < in.rounds.size() ? in.rounds[p] : 0);
-    v.round_df = static_cast<double>(n) * std::max(fewest - 1, 0);
-    return v;
-  };
+  }
 
+  const BaselineSetInput& in_;
+  std::size_t m_, k_, n_ = 0, points_ = 0, steps_ = 0;
+  AdjacentOrder order_;
+  std::vector<const std::vector<double>*> runs_;  // baselines, new runs, history
+  std::vector<std::vector<double>> shift_, history_shift_;
+  std::vector<std::vector<bool>> state_change_;
+  int state_changes_ = 0;
+};
+
+}  // namespace
+
+BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {
+  BaselineSetResult r;
+  const RunDifferences runs(in);
+  r.history_state_changes = runs.history_state_changes();
+  const std::size_t m = in.base.size(), k = in.next.size(), points = runs.points();
   // One exit status answers for every level: the false-alarm rate is split between the levels
   // present (Bonferroni), Benjamini–Hochberg within each.
   int levels = points > 0 ? 1 : 0;
@@ -531,12 +558,13 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     r.points[p].kind = UnitKind::point;
     r.points[p].index = p;
     point_units.push_back(&r.points[p]);
-    point_values.push_back(values_of({p}, false));
+    point_values.push_back(runs.values_of({p}, runs.rules(false)));
   }
-  judge_kind(point_units, point_values, m, k, per_level, r.tail_nu[0]);
+  judge_level(point_units, point_values, m, k, runs.rules(false), per_level, r.tail_nu[0]);
 
   r.families.resize(in.families.size());
   for (int kind = 1; kind < kUnitKinds; ++kind) {
+    const LevelRules rules = runs.rules(kind == static_cast<int>(UnitKind::run));
     std::vector<UnitFinding*> units;
     std::vector<UnitValues> values;
     for (std::size_t f = 0; f < in.families.size(); ++f) {
@@ -545,9 +573,9 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
       r.families[f].kind = def.kind;
       r.families[f].index = f;
       units.push_back(&r.families[f]);
-      values.push_back(values_of(def.members, def.kind == UnitKind::run));
+      values.push_back(runs.values_of(def.members, rules));
     }
-    judge_kind(units, values, m, k, per_level, r.tail_nu[kind]);
+    judge_level(units, values, m, k, rules, per_level, r.tail_nu[kind]);
   }
   return r;
 }

@@ -47,8 +47,8 @@ void decide(RowComparison& r, const CompareOptions& o) {
   const bool slower = r.ratio > 1.0 + o.threshold, faster = r.ratio < 1.0 - o.threshold;
   // Without samples only the threshold and the run-to-run scatter can speak.
   const bool within_slower = !r.tested || r.q_slower <= o.alpha, within_faster = !r.tested || r.q_faster <= o.alpha;
-  if (slower && within_slower && r.q_between_slower <= o.alpha) r.verdict = Verdict::regression;
-  else if (faster && within_faster && r.q_between_faster <= o.alpha) r.verdict = Verdict::improvement;
+  if (slower && within_slower && r.q_between_slower <= o.alpha) r.verdict = Verdict::regressed;
+  else if (faster && within_faster && r.q_between_faster <= o.alpha) r.verdict = Verdict::improved;
   else r.verdict = Verdict::unchanged;
 }
 
@@ -96,8 +96,11 @@ void judge_against_scatter(Comparison& c, const CompareOptions& o) {
   const auto q_shift_slower = benjamini_hochberg(shift_slower), q_shift_faster = benjamini_hochberg(shift_faster);
   for (std::size_t k = 0; k < c.scatter.size(); ++k) {
     auto& t = c.scatter[k];
-    if (t.shift_ratio > 1 + o.threshold && q_shift_slower[k] <= o.alpha) t.verdict = Verdict::regression;
-    if (t.shift_ratio < 1 - o.threshold && q_shift_faster[k] <= o.alpha) t.verdict = Verdict::improvement;
+    // A whole run that moved beyond the threshold is never unchanged: with one run on each side a
+    // move the points' scatter cannot call significant may be the machine's slow spell or the
+    // software's, so it is inconclusive (the gate recipe's baseline runs tell the two apart).
+    if (t.shift_ratio > 1 + o.threshold) t.verdict = q_shift_slower[k] <= o.alpha ? Verdict::regressed : Verdict::inconclusive;
+    if (t.shift_ratio < 1 - o.threshold) t.verdict = q_shift_faster[k] <= o.alpha ? Verdict::improved : Verdict::inconclusive;
   }
   const auto qs = benjamini_hochberg(p_slower), qf = benjamini_hochberg(p_faster);
   for (std::size_t i = 0; i < c.rows.size(); ++i) {
@@ -172,9 +175,63 @@ void judge_families(Comparison& c, const CompareOptions& o) {
     auto& f = c.families[k];
     f.q_slower = std::max(qs[k], qfs[k]);
     f.q_faster = std::max(qf[k], qff[k]);
-    if (f.median_ratio > 1 + o.threshold && f.q_slower <= o.alpha) f.verdict = Verdict::regression;
-    else if (f.median_ratio < 1 - o.threshold && f.q_faster <= o.alpha) f.verdict = Verdict::improvement;
+    if (f.median_ratio > 1 + o.threshold && f.q_slower <= o.alpha) f.verdict = Verdict::regressed;
+    else if (f.median_ratio < 1 - o.threshold && f.q_faster <= o.alpha) f.verdict = Verdict::improved;
   }
+}
+
+// Every point of the base file with a partner in the new one (same structure, dimension, op,
+// backend, dtype, timing, concurrency and size), with both runs' samples tested against each other.
+void match_rows(Comparison& c, const results::ResultsFile& base, const results::ResultsFile& next, const CompareOptions& options) {
+  const auto base_rows = index_rows(base), new_rows = index_rows(next);
+  const auto base_samples = index_samples(base), new_samples = index_samples(next);
+  std::set<std::string> renamed;
+  const auto base_digest = digests(base), new_digest = digests(next);
+  for (const auto& [name, d] : base_digest) {
+    const auto it = new_digest.find(name);
+    if (it != new_digest.end() && it->second != d) c.restructured.push_back(name);
+  }
+  for (const auto& r : base.measurements()) {
+    const auto bd = base_digest.find(r.mapping);
+    if (bd == base_digest.end()) continue;
+    const RowKey key{bd->second, r.dim, r.op, r.backend, r.dtype, r.timing, r.concurrency, r.bytes};
+    if (base_rows.at(key) != &r) continue;
+    const auto partner = new_rows.find(key);
+    if (partner == new_rows.end()) {
+      ++c.only_base;
+      continue;
+    }
+    const auto& n = *partner->second;
+    RowComparison row;
+    row.base_mapping = r.mapping;
+    row.new_mapping = n.mapping;
+    row.digest = bd->second;
+    row.dim = r.dim;
+    row.op = r.op;
+    row.backend = r.backend;
+    row.dtype = r.dtype;
+    row.timing = r.timing;
+    row.concurrency = r.concurrency;
+    row.bytes = r.bytes;
+    row.base_median_us = r.t_median_us;
+    row.new_median_us = n.t_median_us;
+    row.ratio = r.t_median_us > 0 ? n.t_median_us / r.t_median_us : 1.0;
+    row.base_wrong = r.wrong;
+    row.new_wrong = n.wrong;
+    const auto& sa = samples_of(base_samples, r);
+    const auto& sb = samples_of(new_samples, n);
+    row.base_samples = sa.size();
+    row.new_samples = sb.size();
+    row.tested = !sa.empty() && !sb.empty();
+    if (row.tested) {
+      row.test = mann_whitney(sa, sb);
+      if (options.bootstrap > 0) row.interval = bootstrap_median_ratio(sa, sb, options.confidence, options.bootstrap, options.seed);
+    }
+    if (r.mapping != n.mapping) renamed.insert(r.mapping + " = " + n.mapping);
+    c.rows.push_back(std::move(row));
+  }
+  c.only_new = static_cast<int>(new_rows.size()) - static_cast<int>(c.rows.size());
+  c.renamed.assign(renamed.begin(), renamed.end());
 }
 
 }  // namespace
@@ -184,20 +241,17 @@ std::string FamilyFinding::name() const {
   return dim + " " + op + " (every size)";
 }
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::unchanged: return "unchanged";
-    case Verdict::regression: return "regression";
-    case Verdict::improvement: return "improvement";
-    case Verdict::wrong: return "wrong";
-  }
-  return "unchanged";
+bool Comparison::regressed() const {
+  return count(Verdict::regressed) + count(Verdict::wrong) > 0 ||
+         std::any_of(scatter.begin(), scatter.end(), [](const TimingScatter& t) { return t.verdict == Verdict::regressed; }) ||
+         std::any_of(families.begin(), families.end(), [](const FamilyFinding& f) { return f.verdict == Verdict::regressed; });
 }
 
-bool Comparison::regressed() const {
-  return count(Verdict::regression) + count(Verdict::wrong) > 0 ||
-         std::any_of(scatter.begin(), scatter.end(), [](const TimingScatter& t) { return t.verdict == Verdict::regression; }) ||
-         std::any_of(families.begin(), families.end(), [](const FamilyFinding& f) { return f.verdict == Verdict::regression; });
+GateVerdict Comparison::gate_verdict() const {
+  if (regressed()) return GateVerdict::regression;
+  const bool slower_unsure = std::any_of(scatter.begin(), scatter.end(),
+                                         [](const TimingScatter& t) { return t.verdict == Verdict::inconclusive && t.shift_ratio > 1; });
+  return slower_unsure ? GateVerdict::inconclusive : GateVerdict::clean;
 }
 
 int Comparison::count(Verdict v) const {
@@ -252,7 +306,7 @@ std::string Comparison::headline() const {
 
   std::vector<const RowComparison*> bad;
   for (const auto& r : rows) {
-    if (r.verdict == Verdict::regression || r.verdict == Verdict::wrong) bad.push_back(&r);
+    if (r.verdict == Verdict::regressed || r.verdict == Verdict::wrong) bad.push_back(&r);
   }
   std::stable_sort(bad.begin(), bad.end(), [](const RowComparison* a, const RowComparison* b) {
     if ((a->verdict == Verdict::wrong) != (b->verdict == Verdict::wrong)) return a->verdict == Verdict::wrong;
@@ -265,12 +319,14 @@ std::string Comparison::headline() const {
   };
   std::string tail;
   for (const auto& t : scatter) {
-    if (t.verdict == Verdict::regression)
+    if (t.verdict == Verdict::regressed)
       tail += (tail.empty() ? "" : "; ") + ("the whole " + t.timing + " run " + percent(t.shift_ratio) + " slower");
+    if (t.verdict == Verdict::inconclusive && t.shift_ratio > 1)
+      tail += (tail.empty() ? "" : "; ") + ("the whole " + t.timing + " run " + percent(t.shift_ratio) + " slower (inconclusive)");
   }
   std::vector<const FamilyFinding*> moved;
   for (const auto& f : families) {
-    if (f.verdict == Verdict::regression) moved.push_back(&f);
+    if (f.verdict == Verdict::regressed) moved.push_back(&f);
   }
   std::stable_sort(moved.begin(), moved.end(),
                    [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
@@ -301,7 +357,7 @@ std::string Comparison::headline() const {
   }
   if (tail.empty()) {
     tail = "no regression in " + std::to_string(rows.size()) + " compared points";
-    const int better = count(Verdict::improvement);
+    const int better = count(Verdict::improved);
     if (better > 0) tail += ", " + std::to_string(better) + " faster";
   }
   return head + "; " + tail;
@@ -314,55 +370,7 @@ Comparison compare_runs(const results::ResultsFile& base, const results::Results
   c.next = run_side(next);
   c.changes = provenance_changes(base, next, options.all_environment, c.hidden_changes);
 
-  const auto base_rows = index_rows(base), new_rows = index_rows(next);
-  const auto base_samples = index_samples(base), new_samples = index_samples(next);
-  std::set<std::string> renamed;
-  const auto base_digest = digests(base), new_digest = digests(next);
-  for (const auto& [name, d] : base_digest) {
-    const auto it = new_digest.find(name);
-    if (it != new_digest.end() && it->second != d) c.restructured.push_back(name);
-  }
-  for (const auto& r : base.measurements()) {
-    const auto bd = base_digest.find(r.mapping);
-    if (bd == base_digest.end()) continue;
-    const RowKey key{bd->second, r.dim, r.op, r.backend, r.dtype, r.timing, r.concurrency, r.bytes};
-    if (base_rows.at(key) != &r) continue;
-    const auto partner = new_rows.find(key);
-    if (partner == new_rows.end()) {
-      ++c.only_base;
-      continue;
-    }
-    const auto& n = *partner->second;
-    RowComparison row;
-    row.base_mapping = r.mapping;
-    row.new_mapping = n.mapping;
-    row.digest = bd->second;
-    row.dim = r.dim;
-    row.op = r.op;
-    row.backend = r.backend;
-    row.dtype = r.dtype;
-    row.timing = r.timing;
-    row.concurrency = r.concurrency;
-    row.bytes = r.bytes;
-    row.base_median_us = r.t_median_us;
-    row.new_median_us = n.t_median_us;
-    row.ratio = r.t_median_us > 0 ? n.t_median_us / r.t_median_us : 1.0;
-    row.base_wrong = r.wrong;
-    row.new_wrong = n.wrong;
-    const auto& sa = samples_of(base_samples, r);
-    const auto& sb = samples_of(new_samples, n);
-    row.base_samples = sa.size();
-    row.new_samples = sb.size();
-    row.tested = !sa.empty() && !sb.empty();
-    if (row.tested) {
-      row.test = mann_whitney(sa, sb);
-      if (options.bootstrap > 0) row.interval = bootstrap_median_ratio(sa, sb, options.confidence, options.bootstrap, options.seed);
-    }
-    if (r.mapping != n.mapping) renamed.insert(r.mapping + " = " + n.mapping);
-    c.rows.push_back(std::move(row));
-  }
-  c.only_new = static_cast<int>(new_rows.size()) - static_cast<int>(c.rows.size());
-  c.renamed.assign(renamed.begin(), renamed.end());
+  match_rows(c, base, next, options);
   if (c.rows.empty()) {
     throw InputError(base.path() + " and " + next.path() +
                      " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "

@@ -1,5 +1,5 @@
 // meshbench compare: the regression check between two results files, for people and for CI
-// (exit 0: no regression, 1: regression, 2: bad input).
+// (exit 0: clean, 1: regression, 2: bad input, 3: inconclusive).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -30,7 +30,9 @@ constexpr const char* kSummary =
     "baselines started just before and after it, so that the machine's slow spells, which last several launches, cancel.\n"
     "--history PATH (earlier runs of the baseline configuration, files or folders, at least 5): each point's and family's\n"
     "noise is then its spread between successive history runs, not between the few baselines of this comparison.\n"
-    "Exit status: 0 no regression, 1 a regression (or wrong results), 2 bad input. docs/report.md says why.";
+    "Every form writes one JSON schema (--format json; docs/compare.schema.json). Exit status: 0 clean, 1 a regression (or\n"
+    "wrong results), 2 bad input, 3 inconclusive: the runs cannot support either answer (with two files, a whole run that\n"
+    "moved slower beyond --threshold but not beyond the points' scatter). docs/gate.md is the recipe.";
 
 // Stands for "--" among the positional paths: program_options would otherwise drop it.
 constexpr const char* kSeparator = "\x1f--";
@@ -63,7 +65,7 @@ int compare_sets_command(const std::vector<std::string>& paths, const std::vecto
   for (const auto& p : history_files) history.push_back(open(p));
   const SetComparison c = compare_sets(base, next, o, all_environment, history);
   write_set_comparison(c, format, std::cout);
-  return c.regressed() ? kExitFailure : kExitOk;
+  return exit_status(c.gate_verdict());
 }
 
 }  // namespace
@@ -127,7 +129,7 @@ int compare_command(const Args& raw_args) {
   const auto next = results::ResultsFile::open(paths[1]);
   const Comparison comparison = compare_runs(base, next, o);
   make_compare_writer(format)->write(comparison, std::cout);
-  return comparison.regressed() ? kExitFailure : kExitOk;
+  return exit_status(comparison.gate_verdict());
 }
 
 }  // namespace meshbench::analysis

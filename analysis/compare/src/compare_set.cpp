@@ -276,7 +276,7 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   if (c.state_differs) {
     for (auto* units : {&c.result.points, &c.result.families}) {
       for (auto& u : *units) {
-        if (u.verdict == SetVerdict::regressed) u.verdict = SetVerdict::inconclusive;
+        if (u.verdict == Verdict::regressed) u.verdict = Verdict::inconclusive;
       }
     }
   }
@@ -285,28 +285,10 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
 
 namespace {
 
-SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
-                                const Pairs& beside) {
-  if (options.confirm && next.size() < 2) {
-    throw InputError(
-        "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
-  }
-  SetComparison c;
-  c.options = options;
-  for (const auto& f : base) c.base.push_back(run_side(f));
-  for (const auto& f : next) c.next.push_back(run_side(f));
-  for (const auto* f : history) c.history.push_back(run_side(*f));
-  c.pairs = beside.size();
-  c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
+using RowIndex = std::map<RowKey, const results::MeasurementRow*>;
 
-  // The points every run holds, in the first baseline's order.
-  std::vector<std::map<RowKey, const results::MeasurementRow*>> rows;
-  for (const auto* side : {&base, &next}) {
-    for (const auto& f : *side) rows.push_back(detail::index_rows(f));
-  }
-  std::vector<std::map<RowKey, const results::MeasurementRow*>> history_rows;
-  for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
+// The points every run (and every history run) holds, in the first baseline's order.
+std::vector<RowKey> common_points(const std::vector<RowIndex>& rows, const std::vector<RowIndex>& history_rows, int& skipped) {
   const auto in_every = [](const auto& indexes, const RowKey& key) {
     return std::all_of(indexes.begin(), indexes.end(), [&key](const auto& r) { return r.count(key) > 0; });
   };
@@ -314,75 +296,49 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   for (const auto& entry : rows.front()) {
     const RowKey& key = entry.first;
     if (in_every(rows, key) && in_every(history_rows, key)) keys.push_back(key);
-    else ++c.skipped_points;
+    else ++skipped;
   }
   std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
-  if (keys.empty()) {
-    throw InputError(base.front().path() + " and " + next.front().path() +
-                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
-                     "the same layout and sizes");
-  }
-  std::vector<std::map<RoundKey, std::vector<double>>> rounds;
-  for (const auto* side : {&base, &next}) {
-    for (const auto& f : *side) rounds.push_back(round_log_medians(f));
-  }
-  const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
-  if (base.size() < 2 && !have_rounds && history.empty()) {
-    throw InputError(
-        "one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
-        "or compare two files as meshbench compare BASE.h5 NEW.h5");
-  }
+  return keys;
+}
 
-  BaselineSetInput in;
-  in.base.assign(base.size(), {});
-  in.next.assign(next.size(), {});
-  in.base_round_var.assign(base.size(), {});
-  in.next_round_var.assign(next.size(), {});
-  in.history.assign(history.size(), {});
-  for (const auto& key : keys) {
-    SetPoint p;
-    const auto& first = *rows.front().at(key);
-    p.mapping = first.mapping;
-    std::tie(std::ignore, p.dim, p.op, p.backend, p.dtype, p.timing, p.concurrency, p.bytes) = key;
-    std::vector<double> b, n;
-    int fewest_rounds = -1;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const auto& row = *rows[r].at(key);
-      const double log_t = std::log(std::max(row.t_median_us, 1e-9));
-      const auto it = rounds[r].find({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes});
-      const std::vector<double> none;
-      const auto& round_values = it == rounds[r].end() ? none : it->second;
-      const int kept = static_cast<int>(round_values.size());
-      fewest_rounds = fewest_rounds < 0 ? kept : std::min(fewest_rounds, kept);
-      const double var = round_variance(round_values);
-      auto& wrong = r < base.size() ? p.base_wrong : p.new_wrong;
-      wrong = std::max(wrong, row.wrong);
-      if (r < base.size()) {
-        in.base[r].push_back(log_t);
-        in.base_round_var[r].push_back(var);
-        b.push_back(row.t_median_us);
-      } else {
-        in.next[r - base.size()].push_back(log_t);
-        in.next_round_var[r - base.size()].push_back(var);
-        n.push_back(row.t_median_us);
-      }
-    }
-    for (std::size_t h = 0; h < history.size(); ++h)
-      in.history[h].push_back(std::log(std::max(history_rows[h].at(key)->t_median_us, 1e-9)));
-    p.rounds = std::max(fewest_rounds, 0);
-    in.rounds.push_back(p.rounds);
-    p.base_median_us = median_of(b);
-    p.new_median_us = median_of(n);
-    c.points.push_back(p);
+// One point of every run into the judge's input (log medians, the rounds' variances) and c.points.
+void add_point(const RowKey& key, const std::vector<RowIndex>& rows, const std::vector<std::map<RoundKey, std::vector<double>>>& rounds,
+               std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
+  SetPoint p;
+  p.mapping = rows.front().at(key)->mapping;
+  std::tie(std::ignore, p.dim, p.op, p.backend, p.dtype, p.timing, p.concurrency, p.bytes) = key;
+  std::vector<double> b, n;
+  int fewest_rounds = -1;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto& row = *rows[r].at(key);
+    const double log_t = std::log(std::max(row.t_median_us, 1e-9));
+    const auto it = rounds[r].find({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes});
+    const std::vector<double> none;
+    const auto& round_values = it == rounds[r].end() ? none : it->second;
+    const int kept = static_cast<int>(round_values.size());
+    fewest_rounds = fewest_rounds < 0 ? kept : std::min(fewest_rounds, kept);
+    const bool is_base = r < base_runs;
+    auto& wrong = is_base ? p.base_wrong : p.new_wrong;
+    wrong = std::max(wrong, row.wrong);
+    (is_base ? in.base[r] : in.next[r - base_runs]).push_back(log_t);
+    (is_base ? in.base_round_var[r] : in.next_round_var[r - base_runs]).push_back(round_variance(round_values));
+    (is_base ? b : n).push_back(row.t_median_us);
   }
+  p.rounds = std::max(fewest_rounds, 0);
+  in.rounds.push_back(p.rounds);
+  p.base_median_us = median_of(b);
+  p.new_median_us = median_of(n);
+  c.points.push_back(p);
+}
 
-  // Families: one op at one size, one collective at every size, a dimension, the whole run.
-  // One op at one size spans every timing mode and concurrency: what moves it (a protocol
-  // threshold, a transport's chunk size) moves it however it is timed, and on a small layout
-  // (one mapping, one dimension) it is otherwise a single point, judged as one. The others stay
-  // within one timing mode and concurrency, whose times are not alike. Below the whole run every
-  // point is judged relative to its own timing mode's whole-run shift, so members of two modes
-  // can share a family.
+// Families: one op at one size, one collective at every size, a dimension, the whole run.
+// One op at one size spans every timing mode and concurrency: what moves it (a protocol
+// threshold, a transport's chunk size) moves it however it is timed, and on a small layout (one
+// mapping, one dimension) it is otherwise a single point, judged as one. The others stay within
+// one timing mode and concurrency, whose times are not alike. Below the whole run every point is
+// judged relative to its own timing mode's whole-run shift, so members of two modes can share a family.
+void add_families(SetComparison& c, BaselineSetInput& in) {
   using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::string, std::uint64_t>;
   std::map<FamilyKey, std::vector<std::size_t>> members;
   for (std::size_t i = 0; i < c.points.size(); ++i) {
@@ -413,6 +369,56 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     c.families.push_back(f);
     in.families.push_back({kind, list});
   }
+}
+
+SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
+                                const Pairs& beside) {
+  if (options.confirm && next.size() < 2) {
+    throw InputError(
+        "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
+  }
+  SetComparison c;
+  c.options = options;
+  for (const auto& f : base) c.base.push_back(run_side(f));
+  for (const auto& f : next) c.next.push_back(run_side(f));
+  for (const auto* f : history) c.history.push_back(run_side(*f));
+  c.pairs = beside.size();
+  c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
+
+  std::vector<RowIndex> rows, history_rows;
+  std::vector<std::map<RoundKey, std::vector<double>>> rounds;
+  for (const auto* side : {&base, &next}) {
+    for (const auto& f : *side) {
+      rows.push_back(detail::index_rows(f));
+      rounds.push_back(round_log_medians(f));
+    }
+  }
+  for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
+  const std::vector<RowKey> keys = common_points(rows, history_rows, c.skipped_points);
+  if (keys.empty()) {
+    throw InputError(base.front().path() + " and " + next.front().path() +
+                     " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
+                     "the same layout and sizes");
+  }
+  const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
+  if (base.size() < 2 && !have_rounds && history.empty()) {
+    throw InputError(
+        "one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
+        "or compare two files as meshbench compare BASE.h5 NEW.h5");
+  }
+  BaselineSetInput in;
+  in.base.assign(base.size(), {});
+  in.next.assign(next.size(), {});
+  in.base_round_var.assign(base.size(), {});
+  in.next_round_var.assign(next.size(), {});
+  in.history.assign(history.size(), {});
+  for (const auto& key : keys) {
+    add_point(key, rows, rounds, base.size(), in, c);
+    for (std::size_t h = 0; h < history.size(); ++h)
+      in.history[h].push_back(std::log(std::max(history_rows[h].at(key)->t_median_us, 1e-9)));
+  }
+  add_families(c, in);
   in.beside = beside;
   c.result = judge_baseline_set(in, options);
   return c;
@@ -426,6 +432,20 @@ int SetComparison::points_without_rounds() const {
 
 int SetComparison::wrong_points() const {
   return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
+}
+
+GateVerdict SetComparison::gate_verdict() const {
+  if (regressed()) return GateVerdict::regression;
+  const double floor = std::log1p(options.threshold);
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    const auto& u = result.families[f];
+    if (u.verdict != Verdict::inconclusive) continue;
+    if (families[f].kind == UnitKind::run && u.effect > -floor) return GateVerdict::inconclusive;
+    if (state_differs && u.effect > floor) return GateVerdict::inconclusive;
+  }
+  const bool point_unsure = std::any_of(result.points.begin(), result.points.end(),
+                                        [floor](const UnitFinding& u) { return u.verdict == Verdict::inconclusive && u.effect > floor; });
+  return state_differs && point_unsure ? GateVerdict::inconclusive : GateVerdict::clean;
 }
 
 std::string SetComparison::headline() const {
@@ -451,7 +471,7 @@ std::string SetComparison::headline() const {
   for (int kind = static_cast<int>(UnitKind::run); kind >= static_cast<int>(UnitKind::op_size); --kind) {
     std::vector<std::size_t> hit;
     for (std::size_t f = 0; f < families.size(); ++f) {
-      if (static_cast<int>(families[f].kind) == kind && result.families[f].verdict == SetVerdict::regressed) hit.push_back(f);
+      if (static_cast<int>(families[f].kind) == kind && result.families[f].verdict == Verdict::regressed) hit.push_back(f);
     }
     if (hit.empty()) continue;
     std::stable_sort(hit.begin(), hit.end(),
@@ -473,11 +493,11 @@ std::string SetComparison::headline() const {
     }
   }
   if (wrong_points() > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(wrong_points()) + " point(s) give WRONG results";
-  const int points_regressed = result.count(UnitKind::point, SetVerdict::regressed);
+  const int points_regressed = result.count(UnitKind::point, Verdict::regressed);
   if (points_regressed > 0)
     tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
   if (tail.empty()) {
-    const int inconclusive = result.count(UnitKind::point, SetVerdict::inconclusive);
+    const int inconclusive = result.count(UnitKind::point, Verdict::inconclusive);
     tail = "no regression in " + std::to_string(points.size()) + " compared points";
     if (inconclusive > 0) tail += " (" + std::to_string(inconclusive) + " inconclusive)";
   }

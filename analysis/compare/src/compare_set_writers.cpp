@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
+#include "analysis/compare/src/compare_json.hpp"
 #include "analysis/compare/src/p_value_text.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
@@ -52,16 +53,11 @@ ordered_json evidence_json(const UnitFinding& u) {
 // A ratio for the reach table, or "never" for an infinite log.
 std::string reach_text(double log_ratio) { return std::isfinite(log_ratio) ? pct(log_ratio) : std::string("never"); }
 
-ordered_json set_side_json(const RunSide& s) {
-  return {{"path", s.path},       {"started_at", s.started_at}, {"status", s.status},
-          {"backend", s.backend}, {"world_size", s.world},      {"core_to_core_ns", s.core_to_core_ns}};
-}
-
 // Families that did not come out unchanged, largest level first, largest effect first.
 std::vector<std::size_t> notable_families(const SetComparison& c) {
   std::vector<std::size_t> out;
   for (std::size_t f = 0; f < c.families.size(); ++f) {
-    if (c.result.families[f].verdict != SetVerdict::unchanged) out.push_back(f);
+    if (c.result.families[f].verdict != Verdict::unchanged) out.push_back(f);
   }
   std::stable_sort(out.begin(), out.end(), [&c](std::size_t a, std::size_t b) {
     if (c.families[a].kind != c.families[b].kind) return c.families[a].kind > c.families[b].kind;
@@ -70,9 +66,7 @@ std::vector<std::size_t> notable_families(const SetComparison& c) {
   return out;
 }
 
-void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
-  Sink s(out, markdown);
-  s.title("meshbench compare (baseline set)");
+void write_runs(const SetComparison& c, Sink& s) {
   s.line("baseline: " + std::to_string(c.base.size()) + " run(s); new: " + std::to_string(c.next.size()) + " run(s)");
   const auto state = [](const RunSide& r) {
     return r.core_to_core_ns > 0 ? ", core-to-core " + std::to_string(std::lround(r.core_to_core_ns)) + " ns" : std::string();
@@ -90,10 +84,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
            c.history.back().started_at + "; " + std::to_string(c.result.history_state_changes) +
            " step(s) between them left out as changes of the machine's state (the whole run moved beyond 5 sigmas of its steps)");
   }
-  s.line("summary: " + c.headline());
+}
 
-  detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
-
+void write_method(const SetComparison& c, Sink& s) {
   s.heading("method");
   if (const int bare = c.points_without_rounds(); bare > 0) {
     s.line("note: " + std::to_string(bare) + " of " + std::to_string(c.points.size()) +
@@ -125,7 +118,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
          " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
          "the noise itself exceeds the threshold" +
          std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
+}
 
+void write_reach(const SetComparison& c, Sink& s) {
   s.heading("what this set can detect");
   s.line(
       "the smallest slowdown called a regression if it came alone (median over the level's units), and the size found 95% of the "
@@ -137,7 +132,9 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     if (r.units > 0) reach.add({to_string(kind), std::to_string(r.units), reach_text(r.called), reach_text(r.found_95)});
   }
   s.table(reach);
+}
 
+void write_whole_run(const SetComparison& c, Sink& s) {
   Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
   for (std::size_t f = 0; f < c.families.size(); ++f) {
     if (c.families[f].kind != UnitKind::run) continue;
@@ -149,14 +146,16 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   s.heading("the whole run");
   s.table(whole);
   for (std::size_t f = 0; f < c.families.size(); ++f) {
-    if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == SetVerdict::regressed) {
+    if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == Verdict::regressed) {
       s.line(
           "WHOLE RUN REGRESSION: every point moved together beyond the noise between baseline runs; the changes listed above are the first "
           "suspects");
       break;
     }
   }
+}
 
+void write_families(const SetComparison& c, Sink& s) {
   const auto notable = notable_families(c);
   s.heading("families not unchanged: " + std::to_string(notable.size()) + " of " + std::to_string(c.families.size()));
   if (!notable.empty()) {
@@ -169,16 +168,18 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
     }
     s.table(t);
   }
+}
 
+void write_points(const SetComparison& c, Sink& s) {
   std::vector<std::size_t> moved;
   for (std::size_t p = 0; p < c.points.size(); ++p) {
     const auto v = c.result.points[p].verdict;
-    if (v == SetVerdict::regressed || v == SetVerdict::improved) moved.push_back(p);
+    if (v == Verdict::regressed || v == Verdict::improved) moved.push_back(p);
   }
   std::stable_sort(moved.begin(), moved.end(),
                    [&c](std::size_t a, std::size_t b) { return c.result.points[a].effect > c.result.points[b].effect; });
   s.heading("points regressed or improved: " + std::to_string(moved.size()) + " of " + std::to_string(c.points.size()) + " (" +
-            std::to_string(c.result.count(UnitKind::point, SetVerdict::inconclusive)) + " inconclusive)");
+            std::to_string(c.result.count(UnitKind::point, Verdict::inconclusive)) + " inconclusive)");
   if (!moved.empty()) {
     Table t({"", "mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">noise", ">q"});
     for (auto p : moved) {
@@ -196,41 +197,59 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
   }
   if (c.skipped_points > 0)
     s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
-  s.line("");
+}
+
+void write_verdict(const SetComparison& c, Sink& s) {
   bool whole_run = false;
   for (std::size_t f = 0; f < c.families.size(); ++f) {
-    whole_run = whole_run || (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == SetVerdict::regressed);
+    whole_run = whole_run || (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == Verdict::regressed);
   }
-  if (!c.regressed()) s.line("verdict: no regression (exit status 0)");
-  else s.line(whole_run ? "verdict: REGRESSION of the whole run (exit status 1)" : "verdict: REGRESSION (exit status 1)");
+  switch (c.gate_verdict()) {
+    case GateVerdict::clean: s.line("verdict: no regression (exit status 0)"); break;
+    case GateVerdict::regression:
+      s.line(whole_run ? "verdict: REGRESSION of the whole run (exit status 1)" : "verdict: REGRESSION (exit status 1)");
+      break;
+    case GateVerdict::inconclusive:
+      s.line(c.state_differs ? "verdict: INCONCLUSIVE (exit status 3): the new runs were measured in another machine state; rerun them "
+                               "in the baselines' state"
+                             : "verdict: INCONCLUSIVE (exit status 3): the whole run's noise or move is beyond the threshold without "
+                               "significance; more baseline and new runs decide (docs/gate.md)");
+      break;
+  }
+}
+
+void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
+  Sink s(out, markdown);
+  s.title("meshbench compare (baseline set)");
+  write_runs(c, s);
+  s.line("summary: " + c.headline());
+  detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
+  write_method(c, s);
+  write_reach(c, s);
+  write_whole_run(c, s);
+  write_families(c, s);
+  write_points(c, s);
+  s.line("");
+  write_verdict(c, s);
 }
 
 }  // namespace
 
 ordered_json set_comparison_to_json(const SetComparison& c) {
-  ordered_json j;
-  j["schema"] = "meshbench.compare";
-  j["schema_version"] = kCompareJsonVersion;
-  j["mode"] = "baseline_set";
-  j["base"] = ordered_json::array();
-  for (const auto& b : c.base) j["base"].push_back(set_side_json(b));
-  j["new"] = ordered_json::array();
-  for (const auto& n : c.next) j["new"].push_back(set_side_json(n));
-  j["set_aside"] = ordered_json::array();
-  for (const auto& b : c.set_aside) j["set_aside"].push_back(set_side_json(b));
-  j["new_set_aside"] = ordered_json::array();
-  for (const auto& n : c.next_set_aside) j["new_set_aside"].push_back(set_side_json(n));
-  j["history"] = ordered_json::array();
-  for (const auto& h : c.history) j["history"].push_back(set_side_json(h));
-  j["history_state_changes"] = c.result.history_state_changes;
-  j["state_differs"] = c.state_differs;
-  if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise
-  j["points_without_rounds"] = c.points_without_rounds();
+  const NoiseSource noise = c.history.empty() ? NoiseSource::baseline_runs : NoiseSource::history;
+  ordered_json j =
+      detail::comparison_head(c.gate_verdict(), noise, c.options.interleaved ? Pairing::interleaved : Pairing::none, c.headline());
+  const auto sides = [](const std::vector<RunSide>& runs) {
+    ordered_json a = ordered_json::array();
+    for (const auto& r : runs) a.push_back(detail::run_side_json(r));
+    return a;
+  };
+  j["base"] = sides(c.base);
+  j["new"] = sides(c.next);
   j["options"] = {
       {"threshold", c.options.threshold},
       {"alpha", c.options.alpha},
       {"confirm", c.options.confirm},
-      {"interleaved", c.options.interleaved},
       {"alpha_per_level", c.result.level_alpha},
       {"method", c.history.empty()
                      ? "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
@@ -238,18 +257,20 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
                      : "log median per point and family against the baseline runs' median; noise from the robust spread of the "
                        "differences between successive history runs (shrunk towards the level's pooled spread, floored by the "
                        "between-round spread); Benjamini-Hochberg per level"}};
-  j["headline"] = c.headline();
-  j["regressed"] = c.regressed();
-  ordered_json counts;
-  for (int k = 0; k < kUnitKinds; ++k) {
-    const auto kind = static_cast<UnitKind>(k);
-    ordered_json per;
-    for (auto v : {SetVerdict::regressed, SetVerdict::improved, SetVerdict::unchanged, SetVerdict::inconclusive})
-      per[to_string(v)] = c.result.count(kind, v);
-    counts[to_string(kind)] = per;
-  }
-  j["counts"] = counts;
+  std::vector<std::pair<UnitKind, Verdict>> units;
+  for (std::size_t p = 0; p < c.points.size(); ++p)
+    units.emplace_back(UnitKind::point, c.points[p].wrong() ? Verdict::wrong : c.result.points[p].verdict);
+  for (std::size_t f = 0; f < c.families.size(); ++f) units.emplace_back(c.families[f].kind, c.result.families[f].verdict);
+  j["counts"] = detail::verdict_counts(units);
+  j["matching"] = {
+      {"compared", c.points.size()}, {"skipped_points", c.skipped_points}, {"points_without_rounds", c.points_without_rounds()}};
   detail::add_provenance_changes(j, c.changes, c.hidden_changes);
+  j["set_aside"] = sides(c.set_aside);
+  j["new_set_aside"] = sides(c.next_set_aside);
+  j["history"] = sides(c.history);
+  j["history_state_changes"] = c.result.history_state_changes;
+  j["state_differs"] = c.state_differs;
+  if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise
   j["detectable"] = ordered_json::object();
   for (int k = 0; k < kUnitKinds; ++k) {
     const auto r = c.result.reach(static_cast<UnitKind>(k));
@@ -288,13 +309,11 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
                       {"new_median_us", pt.new_median_us},
                       {"rounds", pt.rounds},
                       {"base_wrong", pt.base_wrong},
-                      {"new_wrong", pt.new_wrong},
-                      {"wrong", pt.wrong()}};
+                      {"new_wrong", pt.new_wrong}};
     o.update(evidence_json(c.result.points[p]));
+    if (pt.wrong()) o["verdict"] = to_string(Verdict::wrong);
     j["points"].push_back(o);
   }
-  j["skipped_points"] = c.skipped_points;
-  j["wrong_points"] = c.wrong_points();
   return j;
 }
 

@@ -85,9 +85,12 @@ std::vector<std::string> scatter_lines(const Comparison& c) {
     std::string line = t.timing + ": the points moved by " + percent_change(t.shift_ratio) + " (median) and scatter ±" +
                        fixed((std::exp(t.scatter.sigma) - 1) * 100, 1) + "% around it (robust sigma, " + tail_name(t.scatter) + ", " +
                        std::to_string(t.scatter.points) + " points)";
-    if (t.verdict == Verdict::regression)
+    if (t.verdict == Verdict::regressed)
       line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
-    if (t.verdict == Verdict::improvement) line += ": the whole run is faster";
+    if (t.verdict == Verdict::improved) line += ": the whole run is faster";
+    if (t.verdict == Verdict::inconclusive)
+      line += t.shift_ratio > 1 ? ": the whole run is slower beyond the threshold, but not beyond the points' scatter (inconclusive)"
+                                : ": the whole run is faster beyond the threshold, but not beyond the points' scatter (inconclusive)";
     out.push_back(line);
     if (t.verdict != Verdict::unchanged) {
       for (const auto& l : moved_ops_lines(c, t.timing)) out.push_back(t.timing + ": " + l);
@@ -99,8 +102,8 @@ std::vector<std::string> scatter_lines(const Comparison& c) {
 std::vector<const RowComparison*> select(const Comparison& c, bool regressions) {
   std::vector<const RowComparison*> out;
   for (const auto& r : c.rows) {
-    const bool bad = r.verdict == Verdict::regression || r.verdict == Verdict::wrong;
-    if (regressions ? bad : r.verdict == Verdict::improvement) out.push_back(&r);
+    const bool bad = r.verdict == Verdict::regressed || r.verdict == Verdict::wrong;
+    if (regressions ? bad : r.verdict == Verdict::improved) out.push_back(&r);
   }
   std::stable_sort(out.begin(), out.end(), [regressions](const RowComparison* a, const RowComparison* b) {
     return regressions ? a->ratio > b->ratio : a->ratio < b->ratio;
@@ -139,7 +142,7 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
   if (!families.empty()) {
     Table t({"", "family", "timing", ">points", ">median change", ">others", ">q"});
     for (const auto* f : families) {
-      const bool slower = f->verdict == Verdict::regression;
+      const bool slower = f->verdict == Verdict::regressed;
       t.add({slower ? "SLOWER" : "faster", f->name(), f->timing, std::to_string(f->points), percent_change(f->median_ratio),
              percent_change(f->rest_ratio), p_text(slower ? f->q_slower : f->q_faster)});
     }
@@ -164,7 +167,16 @@ void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
   for (const auto& r : c.renamed) s.bullet("same mapping under another name: " + r);
   for (const auto& r : c.restructured) s.bullet("mapping " + r + " has other groups in the new run: its points are not compared by name");
   s.line("");
-  s.line(c.regressed() ? "verdict: REGRESSION (exit status 1)" : "verdict: no regression (exit status 0)");
+  switch (c.gate_verdict()) {
+    case GateVerdict::clean: s.line("verdict: no regression (exit status 0)"); break;
+    case GateVerdict::regression: s.line("verdict: REGRESSION (exit status 1)"); break;
+    case GateVerdict::inconclusive:
+      s.line(
+          "verdict: INCONCLUSIVE (exit status 3): the whole run moved slower beyond the threshold, and one run on each side cannot tell "
+          "the software's change from the machine's slow spell; run the gate recipe (docs/gate.md: baseline runs before the "
+          "upgrade, new runs after, meshbench compare BASE... -- NEW...)");
+      break;
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include "analysis/compare/judge_constants.hpp"
+
 namespace meshbench::analysis {
 
 namespace {
@@ -63,8 +65,6 @@ std::vector<double> exact_u_cdf(std::size_t nb, std::size_t na) {
   }
   return cdf;
 }
-
-constexpr double kMadToSigma = 1.482602218505602;  // 1 / Φ⁻¹(3/4)
 
 double median_abs(std::vector<double> v) {
   for (double& x : v) x = std::fabs(x);
@@ -151,14 +151,12 @@ Scatter run_to_run_scatter(std::span<const double> x, std::size_t min_points) {
   s.sigma = kMadToSigma * median_abs(dev);
   if (s.sigma <= 0) return s;
   // The lightest tail under which no exceedance count is surprising.
-  constexpr double kCandidates[] = {0, 10, 5, 3, 2, 1};
-  constexpr double kLevels[] = {2.5, 3, 4, 5, 8};
   const double n = static_cast<double>(x.size());
-  for (double nu : kCandidates) {
+  for (double nu : kTailCandidates) {
     s.tail_nu = nu;
     s.tail_scale = nu <= 0 ? 1.0 : kMadToSigma * mad_of_t(nu);
     bool plausible = true;
-    for (double a : kLevels) {
+    for (double a : kExceedanceLevels) {
       const auto seen = static_cast<int>(std::count_if(dev.begin(), dev.end(), [&](double d) { return std::fabs(d) > a * s.sigma; }));
       if (seen > 0 && poisson_at_least(seen, 2.0 * n * scatter_upper_tail(s, a)) < 0.2) plausible = false;
     }

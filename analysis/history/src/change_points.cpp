@@ -80,6 +80,22 @@ void segment(std::span<const double> all, std::size_t offset, std::size_t length
 
 }  // namespace
 
+double smallest_reachable_p(std::size_t runs, int min_segment, int permutations) {
+  const auto m = static_cast<std::size_t>(std::max(1, min_segment));
+  if (runs < 2 * m) return 1.0;
+  double arrangements = 1;  // C(runs, m), in floating point: it only has to be compared with 2 / p
+  for (std::size_t i = 0; i < m; ++i) arrangements = arrangements * static_cast<double>(runs - i) / static_cast<double>(i + 1);
+  return std::min(1.0, std::max(2.0 / arrangements, 1.0 / (permutations + 1.0)));
+}
+
+std::size_t runs_needed(int min_segment, double p_value, int permutations) {
+  if (1.0 / (permutations + 1.0) > p_value) return 0;
+  for (std::size_t n = 2 * static_cast<std::size_t>(std::max(1, min_segment)); n < 100000; ++n) {
+    if (smallest_reachable_p(n, min_segment, permutations) <= p_value) return n;
+  }
+  return 0;
+}
+
 std::pair<std::size_t, double> best_split(std::span<const double> values, int min_segment) {
   const Split s = best_split_of(values, min_segment);
   return {s.index, s.statistic};

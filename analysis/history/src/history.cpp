@@ -141,6 +141,29 @@ int ConfigurationHistory::changed_series() const {
   return static_cast<int>(std::count_if(series.begin(), series.end(), [](const Series& s) { return !s.changes.empty(); }));
 }
 
+int ConfigurationHistory::slower_series() const {
+  return static_cast<int>(std::count_if(series.begin(), series.end(), [](const Series& s) {
+    return std::any_of(s.changes.begin(), s.changes.end(), [](const SeriesChange& c) { return c.ratio > 1; });
+  }));
+}
+
+int History::slower_series() const {
+  return std::accumulate(configurations.begin(), configurations.end(), 0, [](int n, const auto& c) { return n + c.slower_series(); });
+}
+
+GateVerdict History::gate_verdict() const {
+  if (slower_series() > 0) return GateVerdict::regression;
+  const double asked = options.change_points.p_value;
+  const bool blind = std::any_of(configurations.begin(), configurations.end(),
+                                 [asked](const ConfigurationHistory& c) { return c.smallest_reachable_p > asked; });
+  return blind ? GateVerdict::inconclusive : GateVerdict::clean;
+}
+
+std::size_t History::runs_needed() const {
+  const auto& o = options.change_points;
+  return analysis::runs_needed(o.min_segment, o.p_value, o.permutations);
+}
+
 int History::series() const {
   return std::accumulate(configurations.begin(), configurations.end(), 0,
                          [](int n, const auto& c) { return n + static_cast<int>(c.series.size()); });
@@ -184,7 +207,11 @@ History build_history(const std::vector<results::ResultsFile>& runs, const Histo
     throw InputError("none of the " + std::to_string(runs.size()) +
                      " results file(s) holds a measured point; give runs that measured something");
   std::uint64_t salt = 0;
-  for (auto& [key, members] : groups) h.configurations.push_back(configuration_history(std::move(members), options, salt));
+  for (auto& [key, members] : groups) {
+    h.configurations.push_back(configuration_history(std::move(members), options, salt));
+    auto& c = h.configurations.back();
+    c.smallest_reachable_p = smallest_reachable_p(c.runs.size(), cp.min_segment, cp.permutations);
+  }
   return h;
 }
 

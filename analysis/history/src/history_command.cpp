@@ -1,5 +1,5 @@
-// meshbench history: change points over a series of runs. Exit 0 when no series changed, 1 when
-// one did (so CI can gate on it), 2 for bad input.
+// meshbench history: change points over a series of runs. Exit 0 clean, 1 a series got slower,
+// 2 bad input, 3 inconclusive (too few runs to reach the p-value asked for), as compare's.
 #include "analysis/history/history_command.hpp"
 
 #include <iostream>
@@ -20,7 +20,9 @@ constexpr const char* kSummary =
     "size, a dimension, the whole run), and find the change points in each by E-Divisive means with a permutation test.\n"
     "Each change is named by the run where the new level starts and what the runs' provenance says changed there;\n"
     "--plot DIR draws a PNG per family with a change.\n"
-    "Exit status: 0 no change, 1 a change in some series, 2 bad input. docs/report.md (\"meshbench history\").";
+    "Exit status: 0 clean, 1 a series changed to slower, 2 bad input, 3 inconclusive: no series changed to slower, but some\n"
+    "configuration has too few runs for a step of --min-runs runs to reach --p-value (the output says how many are needed).\n"
+    "docs/report.md (\"meshbench history\").";
 
 }  // namespace
 
@@ -66,7 +68,7 @@ int history_command(const Args& args) {
     // Under --format json stdout holds one JSON document, so the note goes to stderr there.
     (format == OutputFormat::json ? std::cerr : std::cout) << "no family changed: no plot written, " << plot_dir << " left as it was\n";
   }
-  return h.changed_series() > 0 ? kExitFailure : kExitOk;
+  return exit_status(h.gate_verdict());
 }
 
 }  // namespace meshbench::analysis

@@ -14,6 +14,14 @@ std::string changes_text(const std::vector<ProvenanceChange>& changes) {
   return changes.empty() ? "nothing recorded changed" : changes_in_brief(changes, 3);
 }
 
+// Why "no change" from these runs says nothing.
+std::string blind_text(const History& h, const ConfigurationHistory& c) {
+  const auto& o = h.options.change_points;
+  return "with " + std::to_string(c.runs.size()) + " runs no step of " + std::to_string(o.min_segment) +
+         " runs at either end can reach p <= " + sig3(o.p_value) + ": the smallest reachable p-value is " + sig3(c.smallest_reachable_p) +
+         "; " + std::to_string(h.runs_needed()) + " runs are needed (or --min-runs larger, or --p-value larger)";
+}
+
 void write_human(const History& h, std::ostream& out, bool markdown) {
   detail::Sink s(out, markdown);
   s.title("meshbench history");
@@ -30,7 +38,8 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
     s.table(runs);
     if (c.runs.size() < static_cast<std::size_t>(2 * o.min_segment)) {
       s.line("too few runs to find a change: " + std::to_string(2 * o.min_segment) + " are needed (" + std::to_string(o.min_segment) +
-             " on each side)");
+             " on each side); " + std::to_string(h.runs_needed()) + " for a step of " + std::to_string(o.min_segment) +
+             " runs to reach p <= " + sig3(o.p_value));
       continue;
     }
     s.line(std::to_string(c.series.size()) + " series (points and families), " + std::to_string(c.changed_series()) + " with a change" +
@@ -43,6 +52,7 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
       }
     }
     if (!changed.empty()) s.table(changed);
+    if (c.smallest_reachable_p > o.p_value) s.line(blind_text(h, c));
   }
   s.line("");
   if (h.searched_series() == 0) {
@@ -50,7 +60,16 @@ void write_human(const History& h, std::ostream& out, bool markdown) {
   } else if (h.changed_series() == 0) {
     s.line("no change point in " + std::to_string(h.searched_series()) + " series");
   } else {
-    s.line(std::to_string(h.changed_series()) + " of " + std::to_string(h.searched_series()) + " series changed");
+    s.line(std::to_string(h.changed_series()) + " of " + std::to_string(h.searched_series()) + " series changed, " +
+           std::to_string(h.slower_series()) + " to slower");
+  }
+  switch (h.gate_verdict()) {
+    case GateVerdict::clean: s.line("verdict: no regression (exit status 0)"); break;
+    case GateVerdict::regression: s.line("verdict: REGRESSION (exit status 1)"); break;
+    case GateVerdict::inconclusive:
+      s.line("verdict: INCONCLUSIVE (exit status 3): too few runs to see a change at the p-value asked for; " +
+             std::to_string(h.runs_needed()) + " runs are needed");
+      break;
   }
 }
 
@@ -91,11 +110,16 @@ nlohmann::ordered_json history_to_json(const History& h) {
     configs.push_back({{"layout", c.layout},
                        {"topology", c.topology},
                        {"runs", runs},
+                       {"smallest_reachable_p", c.smallest_reachable_p},
                        {"points_not_in_every_run", c.points_not_in_every_run},
                        {"series", series}});
   }
+  const GateVerdict verdict = h.gate_verdict();
   return {{"schema", "meshbench.history"},
           {"version", kHistoryJsonVersion},
+          {"verdict", to_string(verdict)},
+          {"exit_status", exit_status(verdict)},
+          {"runs_needed", h.runs_needed()},
           {"method",
            {{"name", "e-divisive means"},
             {"p_value", o.p_value},
@@ -106,6 +130,7 @@ nlohmann::ordered_json history_to_json(const History& h) {
           {"series", h.series()},
           {"searched_series", h.searched_series()},
           {"changed_series", h.changed_series()},
+          {"slower_series", h.slower_series()},
           {"configurations", configs}};
 }
 

@@ -129,8 +129,8 @@ TEST(BaselineSetStats, PlantedWholeRunTenPercentIsFoundAsAWholeRunRegression) {
     const auto r = judge_baseline_set(in, {});
     const auto& run = run_finding(r);
     EXPECT_NEAR(std::exp(run.effect), 1.10, 0.04) << seed;
-    if (run.verdict == SetVerdict::regressed) ++found;
-    EXPECT_NE(run.verdict, SetVerdict::improved);
+    if (run.verdict == Verdict::regressed) ++found;
+    EXPECT_NE(run.verdict, Verdict::improved);
   }
   EXPECT_GE(found, 45);  // 47 of 50: three baselines estimate the run's own drift from three pairs
 }
@@ -146,9 +146,9 @@ TEST(BaselineSetStats, OneBaselineThatJumpedAsAWholeDoesNotHideAThreefoldRun) {
     auto in = input(s, 5, {});
     for (auto& v : in.base[seed % 5]) v += std::log(1.4);
     in.next = {s.run(3.0)};
-    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++found;
+    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found;
     in.next = {s.run(1.4)};
-    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++like_the_jump;
+    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++like_the_jump;
   }
   EXPECT_EQ(found, 50);
   EXPECT_EQ(like_the_jump, 0);
@@ -162,7 +162,7 @@ TEST(BaselineSetStats, HonestRerunsGiveNoRegressionAcrossSeeds) {
     in.next = {s.run()};
     const auto r = judge_baseline_set(in, {});
     if (r.regressed()) ++regressed;
-    if (run_finding(r).verdict == SetVerdict::regressed) ++run_level;
+    if (run_finding(r).verdict == Verdict::regressed) ++run_level;
   }
   EXPECT_LE(regressed, 3);  // at most 1%
   EXPECT_EQ(run_level, 0);
@@ -193,11 +193,11 @@ TEST(BaselineSetStats, SinglePointPlantedTwentyPercentIsFound) {
     const std::size_t planted = point_of(1, 0, 2, 3);
     in.next = {s.run(1.0, planted, 1.20)};
     const auto r = judge_baseline_set(in, {});
-    if (r.points[planted].verdict == SetVerdict::regressed) ++found;
+    if (r.points[planted].verdict == Verdict::regressed) ++found;
     for (std::size_t p = 0; p < kPoints; ++p) {
-      if (p != planted && r.points[p].verdict == SetVerdict::regressed) ++elsewhere;
+      if (p != planted && r.points[p].verdict == Verdict::regressed) ++elsewhere;
     }
-    EXPECT_NE(run_finding(r).verdict, SetVerdict::regressed) << seed;
+    EXPECT_NE(run_finding(r).verdict, Verdict::regressed) << seed;
   }
   EXPECT_GE(found, 45);
   EXPECT_LE(elsewhere, 1);
@@ -214,9 +214,9 @@ TEST(BaselineSetStats, TooMuchBaselineNoiseIsInconclusiveNotARegression) {
   in.next = {next};
   const auto r = judge_baseline_set(in, {});
   EXPECT_FALSE(r.regressed());
-  EXPECT_EQ(run_finding(r).verdict, SetVerdict::inconclusive);
-  EXPECT_GT(r.count(UnitKind::point, SetVerdict::inconclusive), 30);
-  EXPECT_EQ(r.count(UnitKind::point, SetVerdict::unchanged), 0);  // the noise exceeds the threshold everywhere
+  EXPECT_EQ(run_finding(r).verdict, Verdict::inconclusive);
+  EXPECT_GT(r.count(UnitKind::point, Verdict::inconclusive), 30);
+  EXPECT_EQ(r.count(UnitKind::point, Verdict::unchanged), 0);  // the noise exceeds the threshold everywhere
 }
 
 TEST(BaselineSetStats, ConfirmNeedsTheRegressionInTwoNewRuns) {
@@ -236,13 +236,13 @@ TEST(BaselineSetStats, ConfirmNeedsTheRegressionInTwoNewRuns) {
   in.next = {s.run(1.0, planted, 1.5), s.run()};
   EXPECT_EQ(judge_baseline_set(in, {}).points[planted].runs_slower, 1);
   const auto once = judge_baseline_set(in, confirm);
-  EXPECT_EQ(once.points[planted].verdict, SetVerdict::inconclusive);
+  EXPECT_EQ(once.points[planted].verdict, Verdict::inconclusive);
   EXPECT_TRUE(once.points[planted].unconfirmed);
   EXPECT_FALSE(once.regressed());
   // In both: confirmed.
   in.next = {s.run(1.0, planted, 1.5), s.run(1.0, planted, 1.5)};
   const auto twice = judge_baseline_set(in, confirm);
-  EXPECT_EQ(twice.points[planted].verdict, SetVerdict::regressed);
+  EXPECT_EQ(twice.points[planted].verdict, Verdict::regressed);
   EXPECT_EQ(twice.points[planted].runs_slower, 2);
   EXPECT_TRUE(twice.regressed());
 }
@@ -253,7 +253,7 @@ TEST(BaselineSetStats, FasterEverywhereIsAnImprovementNotARegression) {
   in.next = {s.run(0.8)};
   const auto r = judge_baseline_set(in, {});
   EXPECT_FALSE(r.regressed());
-  EXPECT_EQ(run_finding(r).verdict, SetVerdict::improved);
+  EXPECT_EQ(run_finding(r).verdict, Verdict::improved);
   EXPECT_NEAR(std::exp(run_finding(r).effect), 0.8, 0.03);
 }
 
@@ -270,7 +270,7 @@ TEST(BaselineSetStats, RoundsSupplyTheNoiseOfASingleBaseline) {
   const auto r = judge_baseline_set(in, {});
   const auto& run = run_finding(r);
   EXPECT_NEAR(run.round_sigma, 0.03 * std::sqrt(median_variance_factor(kPoints)), 1e-12);
-  EXPECT_EQ(run.verdict, SetVerdict::regressed);
+  EXPECT_EQ(run.verdict, Verdict::regressed);
   EXPECT_NEAR(r.points[0].round_sigma, 0.03, 1e-12);
   // Rounds floor the noise: with baselines that happen to agree exactly, the rounds still speak.
   BaselineSetInput same = in;
@@ -279,8 +279,8 @@ TEST(BaselineSetStats, RoundsSupplyTheNoiseOfASingleBaseline) {
   same.next = {in.base[0]};
   for (auto& v : same.next[0]) v += std::log(1.06);
   const auto q = judge_baseline_set(same, {});
-  EXPECT_EQ(q.count(UnitKind::point, SetVerdict::regressed), 0);  // 6% against 3% noise per point: not beyond it
-  EXPECT_EQ(run_finding(q).verdict, SetVerdict::regressed);       // but the run's 60 points together are
+  EXPECT_EQ(q.count(UnitKind::point, Verdict::regressed), 0);  // 6% against 3% noise per point: not beyond it
+  EXPECT_EQ(run_finding(q).verdict, Verdict::regressed);       // but the run's 60 points together are
 }
 
 // The baselines' median per point: a new run that sits exactly at their centre.
@@ -315,7 +315,7 @@ TEST(BaselineSetStats, DetectableIsWhereAPointAloneTurnsRegressed) {
         next[planted] += d + margin - e0;
         in.next = {next};
         const auto r = judge_baseline_set(in, {});
-        EXPECT_EQ(r.points[planted].verdict == SetVerdict::regressed, margin > 0) << seed << " point " << planted << " margin " << margin;
+        EXPECT_EQ(r.points[planted].verdict == Verdict::regressed, margin > 0) << seed << " point " << planted << " margin " << margin;
         EXPECT_NEAR(r.points[planted].detectable, d, 1e-3);  // the reach depends on the baselines, not on the new run
       }
       ++checked;
@@ -340,9 +340,9 @@ TEST(BaselineSetStats, AWholeRunSlowdownOfTheFound95SizeIsFoundNineteenTimesInTw
     ASSERT_TRUE(std::isfinite(reach.found_95));
     EXPECT_GT(reach.found_95, reach.called);
     in.next = {s.run(std::exp(reach.found_95))};
-    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++found;
+    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found;
     in.next = {s.run(std::exp(reach.called))};
-    if (run_finding(judge_baseline_set(in, {})).verdict == SetVerdict::regressed) ++found_at_called;
+    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found_at_called;
   }
   RecordProperty("found", found);
   RecordProperty("found_at_called", found_at_called);
@@ -430,11 +430,11 @@ TEST(BaselineSetStats, InterleavedLaunchesCancelSlowSpells) {
     SpellRuns honest(7000 + seed, 2);
     const auto r = judge_baseline_set(honest.in, {});
     honest_alarms += r.regressed() ? 1 : 0;
-    honest_run_level += run_finding(r).verdict == SetVerdict::regressed ? 1 : 0;
+    honest_run_level += run_finding(r).verdict == Verdict::regressed ? 1 : 0;
     SpellRuns slower(7000 + seed, 2, 1.10);
-    found += run_finding(judge_baseline_set(slower.in, {})).verdict == SetVerdict::regressed ? 1 : 0;
+    found += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
     slower.in.beside.clear();  // the same runs judged as a set: the spells are noise between baselines
-    found_as_set += run_finding(judge_baseline_set(slower.in, {})).verdict == SetVerdict::regressed ? 1 : 0;
+    found_as_set += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 3);  // at most 1%
   EXPECT_EQ(honest_run_level, 0);
@@ -468,9 +468,9 @@ TEST(BaselineSetStats, InterleavedPointsTakeTheirNoiseFromTheRoundsToo) {
     honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
     SpellRuns slower(9000 + seed, 3);
     plant_everywhere(slower.in, planted, 1.15);
-    found_pairs_only += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    found_pairs_only += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
     add_rounds(slower.in, 0.02, 3);
-    found_with_rounds += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    found_with_rounds += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 2);                                              // at most 1%
   EXPECT_GE(found_with_rounds, 80) << found_with_rounds;                    // 89 of 200
@@ -553,7 +553,7 @@ TEST(BaselineSetStats, HistoryMeasuresTheWholeRunsNoiseAcrossSpells) {
     EXPECT_EQ(r.history_state_changes, honest.history_boundaries) << seed;
     boundaries += honest.history_boundaries;
     GateTimeline slower(13000 + seed, 40, 0.01, 1.10, kPoints, 1.0, 1.3);
-    found += run_finding(judge_baseline_set(slower.in, {})).verdict == SetVerdict::regressed ? 1 : 0;
+    found += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
     honest.in.history.clear();
     measured_without += near_truth(run_finding(judge_baseline_set(honest.in, {})).own_sigma) ? 1 : 0;
   }
@@ -573,9 +573,9 @@ TEST(BaselineSetStats, HistoryGivesAPointTheNoiseThreeBaselinesCannot) {
     GateTimeline honest(15000 + seed, 30, 0.01);
     honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
     GateTimeline slower(15000 + seed, 30, 0.01, 1.0, planted, 1.15);
-    found += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    found += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
     slower.in.history.clear();
-    found_without += judge_baseline_set(slower.in, {}).points[planted].verdict == SetVerdict::regressed ? 1 : 0;
+    found_without += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 2) << honest_alarms;  // at most 1%
   EXPECT_GE(found, 160) << found;                // 80% (measured 170; without the history 68)
@@ -663,9 +663,9 @@ TEST(BaselineSetStats, TwoNewRunsJumpingAtAPointInASevenPairWindowAreNotARegress
     auto jumped = in;
     jumped.next[0][point] += std::log(100.0);
     jumped.next[1][point] += std::log(100.0);
-    jumped_regressed += judge_baseline_set(jumped, {}).points[point].verdict == SetVerdict::regressed ? 1 : 0;
+    jumped_regressed += judge_baseline_set(jumped, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
     plant_everywhere(in, point, 1.4);
-    planted_found += judge_baseline_set(in, {}).points[point].verdict == SetVerdict::regressed ? 1 : 0;
+    planted_found += judge_baseline_set(in, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_EQ(jumped_regressed, 0);
   EXPECT_GE(planted_found, 36) << planted_found;
@@ -693,7 +693,7 @@ TEST(BaselineSetStats, AFamilyAcrossTimingModesIsJudgedAgainstEachModesOwnShift)
   const auto r = judge_baseline_set(in, {});
   EXPECT_NEAR(r.families[1].effect, std::log(1.5), 0.02);
   EXPECT_NEAR(r.families[2].effect, std::log(1.2), 0.02);
-  EXPECT_EQ(r.families[2].verdict, SetVerdict::regressed);
+  EXPECT_EQ(r.families[2].verdict, Verdict::regressed);
 }
 
 TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimingMode) {

@@ -138,7 +138,7 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
   const auto d = compare_sets(fast, slow, {}, false);
   EXPECT_TRUE(d.state_differs);
   EXPECT_FALSE(d.regressed());
-  EXPECT_GT(d.result.count(UnitKind::run, SetVerdict::inconclusive), 0);
+  EXPECT_GT(d.result.count(UnitKind::run, Verdict::inconclusive), 0);
   EXPECT_NE(d.headline().find("machine state differs"), std::string::npos) << d.headline();
   const bool named = std::any_of(d.changes.begin(), d.changes.end(), [](const ProvenanceChange& ch) {
     return ch.kind == "machine" && ch.before == "60 ns" && ch.after == "330 ns";
@@ -203,7 +203,7 @@ TEST(CompareSet, OneOpAtOneSizeIsOneFamilyAcrossTimingModes) {
   // the baselines': each mode's own shift is taken out.
   const auto& u = c.result.families[static_cast<std::size_t>(op - c.families.begin())];
   EXPECT_NEAR(std::exp(u.effect), 1.25, 0.03);
-  EXPECT_EQ(u.verdict, SetVerdict::regressed);
+  EXPECT_EQ(u.verdict, Verdict::regressed);
   EXPECT_NE(c.headline().find("all_reduce at 64 KiB +2"), std::string::npos) << c.headline();
 }
 
@@ -217,7 +217,7 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
   ASSERT_TRUE(c.regressed());
   const auto& whole = *std::find_if(c.families.begin(), c.families.end(), [](const SetFamily& f) { return f.kind == UnitKind::run; });
   const auto& u = c.result.families[static_cast<std::size_t>(&whole - c.families.data())];
-  EXPECT_EQ(u.verdict, SetVerdict::regressed);
+  EXPECT_EQ(u.verdict, Verdict::regressed);
   EXPECT_NEAR(std::exp(u.effect), 1.5, 0.03);
   const std::string head = c.headline();
   EXPECT_NE(head.find("OMPI_MCA_btl (absent) → tcp,self"), std::string::npos) << head;
@@ -226,8 +226,11 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
   write_set_comparison(c, OutputFormat::text, text);
   EXPECT_NE(text.str().find("verdict: REGRESSION of the whole run (exit status 1)"), std::string::npos) << text.str();
   const auto j = set_comparison_to_json(c);
-  EXPECT_EQ(j["mode"], "baseline_set");
-  EXPECT_TRUE(j["regressed"].get<bool>());
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["judge"]["noise"], "baseline_runs");
+  EXPECT_EQ(j["judge"]["pairing"], "none");
+  EXPECT_EQ(j["verdict"], "regression");
+  EXPECT_EQ(j["exit_status"], 1);
   EXPECT_EQ(j["counts"]["run"]["regressed"], 1);
   // Points and families are judged relative to their run's shift: the run carries the finding.
   EXPECT_EQ(j["counts"]["point"]["regressed"], 0);
@@ -465,7 +468,7 @@ TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainst
   const auto planted = compare_sets(base2, slower, o, false, w.history);
   EXPECT_FALSE(planted.state_differs);
   EXPECT_TRUE(planted.regressed()) << planted.headline();
-  EXPECT_EQ(planted.result.count(UnitKind::run, SetVerdict::regressed), 1) << planted.headline();
+  EXPECT_EQ(planted.result.count(UnitKind::run, Verdict::regressed), 1) << planted.headline();
   // Without a history one baseline cannot give the noise: as a plain set, the state differs.
   const auto alone = compare_sets(base2, slower, o, false);
   EXPECT_TRUE(alone.state_differs);
@@ -567,12 +570,12 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
             std::string::npos)
       << text.str();
   EXPECT_NE(json.str().find("\"pairs\": 4,"), std::string::npos) << json.str();
-  EXPECT_NE(json.str().find("\"interleaved\": true"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(json.str())["judge"]["pairing"], "interleaved");
   // The same files as a plain set: not interleaved in the output, and no pairs to count.
   const auto plain = compare_sets(base, next, {}, false);
   std::ostringstream plain_json;
   write_set_comparison(plain, OutputFormat::json, plain_json);
-  EXPECT_NE(plain_json.str().find("\"interleaved\": false"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(plain_json.str())["judge"]["pairing"], "none");
   EXPECT_EQ(plain_json.str().find("\"pairs\""), std::string::npos) << plain_json.str();
 }
 

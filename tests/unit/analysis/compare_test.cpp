@@ -41,8 +41,8 @@ TEST(Compare, HonestRerunIsNotFlagged) {
   const auto c = compare_runs(base, next, {});
   EXPECT_EQ(c.rows.size(), 12U);
   EXPECT_FALSE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::regression), 0);
-  EXPECT_EQ(c.count(Verdict::improvement), 0);
+  EXPECT_EQ(c.count(Verdict::regressed), 0);
+  EXPECT_EQ(c.count(Verdict::improved), 0);
   EXPECT_NE(c.headline().find("no regression in 12 compared points"), std::string::npos) << c.headline();
 }
 
@@ -52,8 +52,8 @@ TEST(Compare, PlantedTenPercentSlowdownIsFlaggedAndNothingElse) {
   const auto next = results::ResultsFile::open(make_run(3, 1.10).write(dir / "new.h5"));
   const auto c = compare_runs(base, next, {});
   ASSERT_TRUE(c.regressed());
-  ASSERT_EQ(c.count(Verdict::regression), 1);
-  const auto& r = *std::find_if(c.rows.begin(), c.rows.end(), [](const RowComparison& x) { return x.verdict == Verdict::regression; });
+  ASSERT_EQ(c.count(Verdict::regressed), 1);
+  const auto& r = *std::find_if(c.rows.begin(), c.rows.end(), [](const RowComparison& x) { return x.verdict == Verdict::regressed; });
   EXPECT_EQ(r.base_mapping, "ep-inner");
   EXPECT_EQ(r.op, "all_to_all");
   EXPECT_EQ(r.bytes, 65536U);
@@ -94,13 +94,15 @@ TEST(Compare, AWholeRunThatMovedTogetherIsAFindingOfItsOwn) {
   const auto c = compare_runs(base, slower, {});
   ASSERT_EQ(c.scatter.size(), 1U);
   EXPECT_NEAR(c.scatter[0].shift_ratio, 1.12, 0.02);
-  EXPECT_EQ(c.scatter[0].verdict, Verdict::regression);
+  EXPECT_EQ(c.scatter[0].verdict, Verdict::regressed);
   EXPECT_TRUE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::regression), 0);  // no point stands out from the others
+  EXPECT_EQ(c.count(Verdict::regressed), 0);  // no point stands out from the others
   EXPECT_NE(c.headline().find("the whole per_iteration run 1"), std::string::npos) << c.headline();
   EXPECT_NE(c.headline().find("% slower"), std::string::npos) << c.headline();
+  EXPECT_EQ(c.gate_verdict(), GateVerdict::regression);
   const auto same = results::ResultsFile::open(shifted_run(3, 1.0).write(dir / "same.h5"));
   EXPECT_FALSE(compare_runs(base, same, {}).regressed());
+  EXPECT_EQ(compare_runs(base, same, {}).gate_verdict(), GateVerdict::clean);
 }
 
 TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
@@ -122,9 +124,42 @@ TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
   }
   const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
   EXPECT_GT(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.ratio > 1.05 && r.q_slower < 0.05; }), 10);
-  EXPECT_EQ(c.count(Verdict::regression), 0);
+  EXPECT_EQ(c.count(Verdict::regressed), 0);
   EXPECT_FALSE(c.regressed());
   EXPECT_GT(c.scatter.at(0).scatter.tail_nu, 0);  // the jumps made the tail heavy
+  EXPECT_EQ(c.gate_verdict(), GateVerdict::clean);
+}
+
+TEST(Compare, AWholeRunSlowerBeyondTheThresholdButWithinTheScatterIsInconclusiveNeverClean) {
+  // The same scattered rerun, every point 30% slower: the move is far beyond the 5% threshold but
+  // not beyond how these points scatter, so one run on each side cannot call it either way.
+  testing::ScratchDir dir;
+  testing::FixtureFile a, b;
+  a.add_mapping("m", "tp-cp-ep-dp-pp");
+  b.add_mapping("m", "tp-cp-ep-dp-pp");
+  for (int k = 0; k < 60; ++k) {
+    const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
+    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;
+    const double move = 1.3 * std::exp(0.3 * u);
+    auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
+    a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
+    b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
+  }
+  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  ASSERT_EQ(c.scatter.size(), 1U);
+  EXPECT_NEAR(c.scatter[0].shift_ratio, 1.3, 0.05);
+  EXPECT_EQ(c.scatter[0].verdict, Verdict::inconclusive);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_EQ(c.gate_verdict(), GateVerdict::inconclusive);
+  EXPECT_EQ(exit_status(c.gate_verdict()), kExitInconclusive);
+  EXPECT_NE(c.headline().find("slower (inconclusive)"), std::string::npos) << c.headline();
+  std::ostringstream text;
+  make_compare_writer(OutputFormat::text)->write(c, text);
+  EXPECT_NE(text.str().find("verdict: INCONCLUSIVE (exit status 3)"), std::string::npos) << text.str();
+  const auto j = comparison_to_json(c);
+  EXPECT_EQ(j["verdict"], "inconclusive");
+  EXPECT_EQ(j["exit_status"], 3);
+  EXPECT_EQ(j["counts"]["run"]["inconclusive"], 1);
 }
 
 TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
@@ -140,7 +175,7 @@ TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
   }
   const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
   EXPECT_TRUE(std::none_of(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
-  ASSERT_EQ(c.count(Verdict::regression), 1);
+  ASSERT_EQ(c.count(Verdict::regressed), 1);
 }
 
 // Two runs of 2 mappings × 7 (dim, op) families × 6 sizes whose points move by up to ±35%
@@ -180,7 +215,7 @@ TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
   ASSERT_NE(ep, c.families.end());
   EXPECT_EQ(ep->points, 12);
   EXPECT_NEAR(ep->median_ratio, 2.0, 0.4);
-  EXPECT_EQ(ep->verdict, Verdict::regression);
+  EXPECT_EQ(ep->verdict, Verdict::regressed);
   EXPECT_EQ(std::count_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.verdict != Verdict::unchanged; }), 1);
   EXPECT_TRUE(c.regressed());
   EXPECT_NE(c.headline().find("ep all_to_all "), std::string::npos) << c.headline();
@@ -199,7 +234,7 @@ TEST(Compare, ImprovementIsReportedAndDoesNotFail) {
   const auto next = results::ResultsFile::open(make_run(3, 0.85).write(dir / "new.h5"));
   const auto c = compare_runs(base, next, {});
   EXPECT_FALSE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::improvement), 1);
+  EXPECT_EQ(c.count(Verdict::improved), 1);
 }
 
 TEST(Compare, RowsMatchByStructureNotByName) {
@@ -209,7 +244,7 @@ TEST(Compare, RowsMatchByStructureNotByName) {
   const auto renamed = results::ResultsFile::open(make_run(3, 1.10, "renamed").write(dir / "renamed.h5"));
   const auto c = compare_runs(base, renamed, {});
   EXPECT_EQ(c.rows.size(), 12U);
-  EXPECT_EQ(c.count(Verdict::regression), 1);
+  EXPECT_EQ(c.count(Verdict::regressed), 1);
   EXPECT_EQ(c.renamed, (std::vector<std::string>{"ep-inner = renamed"}));
   // ... and a name whose groups changed is not.
   testing::FixtureFile other;
@@ -265,7 +300,7 @@ TEST(Compare, PointsWithoutSamplesAreJudgedByTheThresholdAlone) {
   const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
   ASSERT_EQ(c.rows.size(), 1U);
   EXPECT_FALSE(c.rows[0].tested);
-  EXPECT_EQ(c.rows[0].verdict, Verdict::regression);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::regressed);
 }
 
 TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
@@ -302,9 +337,14 @@ TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
   std::ostringstream json;
   make_compare_writer(OutputFormat::json)->write(c, json);
   const auto j = nlohmann::json::parse(json.str());
-  EXPECT_TRUE(j["regressed"].get<bool>());
-  EXPECT_EQ(j["counts"]["regression"], 1);
-  EXPECT_EQ(j["rows"].size(), 12U);
+  EXPECT_EQ(j["schema"], "meshbench.compare");
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["judge"]["noise"], "points");
+  EXPECT_EQ(j["verdict"], "regression");
+  EXPECT_EQ(j["exit_status"], 1);
+  EXPECT_EQ(j["counts"]["point"]["regressed"], 1);
+  EXPECT_EQ(j["points"].size(), 12U);
+  EXPECT_EQ(j["base"].size(), 1U);
   EXPECT_THROW(make_compare_writer(OutputFormat::csv), InputError);
 }
 

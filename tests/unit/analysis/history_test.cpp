@@ -23,7 +23,7 @@ namespace {
 // Run `index` of a series: 2 mappings × (tp all_reduce, ep all_to_all) × 3 sizes, ±1.5% wobble
 // per point and run; from run `step_from` on, ep all_to_all at 64 KiB is `step` slower and
 // libfabric is 1.18 instead of 1.17.
-testing::FixtureFile make_history_run(int index, int step_from = 1000, double step = 1.0) {
+testing::FixtureFile make_history_run(int index, int step_from = 1000, double step = 1.0, bool whole_run = false) {
   testing::FixtureFile f;
   f.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
   f.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
@@ -36,7 +36,7 @@ testing::FixtureFile make_history_run(int index, int step_from = 1000, double st
     for (std::uint64_t b : {1024ULL, 65536ULL, 1048576ULL}) {
       for (const auto& [dim, op, base] : {std::tuple{"tp", "all_reduce", 20.0}, std::tuple{"ep", "all_to_all", 50.0}}) {
         const double wobble = 1.0 + 0.015 * std::sin(1.7 * (k++) + 2.3 * index);
-        const bool stepped = index >= step_from && std::string(op) == "all_to_all" && b == 65536;
+        const bool stepped = index >= step_from && (whole_run || (std::string(op) == "all_to_all" && b == 65536));
         f.add_point(m, dim, op, b, base * (1 + static_cast<double>(b) / 65536.0) * wobble * (stepped ? step : 1.0));
       }
     }
@@ -45,10 +45,12 @@ testing::FixtureFile make_history_run(int index, int step_from = 1000, double st
 }
 
 // Written in reverse order so that only the start times put them right.
-std::vector<results::ResultsFile> write_runs(const testing::ScratchDir& dir, int n, int step_from, double step) {
+std::vector<results::ResultsFile> write_runs(const testing::ScratchDir& dir, int n, int step_from, double step, bool whole_run = false) {
   std::vector<results::ResultsFile> out;
-  for (int i = n - 1; i >= 0; --i)
-    out.push_back(results::ResultsFile::open(make_history_run(i, step_from, step).write(dir / ("run" + std::to_string(i) + ".h5"))));
+  for (int i = n - 1; i >= 0; --i) {
+    const auto run = make_history_run(i, step_from, step, whole_run);
+    out.push_back(results::ResultsFile::open(run.write(dir / ("run" + std::to_string(i) + ".h5"))));
+  }
   return out;
 }
 
@@ -96,6 +98,44 @@ TEST(History, HonestRunsHaveNoChange) {
   EXPECT_EQ(h.changed_series(), 0);
   // 12 points; op-size 6, collective 2, dimension 2, whole run 1 families.
   EXPECT_EQ(h.searched_series(), 12 + 6 + 2 + 2 + 1);
+  // 12 runs are enough for a step of 3 runs at either end to reach p <= 0.01: "no change" means it.
+  EXPECT_EQ(h.gate_verdict(), GateVerdict::clean);
+}
+
+TEST(History, TheSmallestReachablePValueIsTwoOverTheArrangementsOfTheStep) {
+  EXPECT_NEAR(smallest_reachable_p(7, 3, 999), 2.0 / 35, 1e-12);
+  EXPECT_NEAR(smallest_reachable_p(12, 3, 999), 2.0 / 220, 1e-12);
+  EXPECT_EQ(smallest_reachable_p(5, 3, 999), 1.0);                 // never searched
+  EXPECT_NEAR(smallest_reachable_p(40, 3, 99), 1.0 / 100, 1e-12);  // the permutations' floor
+  EXPECT_EQ(runs_needed(3, 0.01, 999), 12U);                       // 2/C(11,3) = 0.012, 2/C(12,3) = 0.009
+  EXPECT_EQ(runs_needed(3, 0.05, 999), 8U);                        // 2/C(7,3) = 0.057, 2/C(8,3) = 0.036
+  EXPECT_EQ(runs_needed(3, 0.001, 99), 0U);                        // 99 shuffles never reach 0.001
+}
+
+TEST(History, SevenRunsWhoseLastThreeAreTwiceAsSlowAreInconclusiveNotClean) {
+  // Every point 1.9x slower from run 5 on (shared memory → TCP): with 7 runs no arrangement test
+  // can reach p <= 0.01, so the history must not say "no change" and exit 0.
+  testing::ScratchDir dir;
+  const History h = build_history(write_runs(dir, 7, 4, 1.9, true), {});
+  ASSERT_EQ(h.configurations.size(), 1U);
+  EXPECT_NEAR(h.configurations[0].smallest_reachable_p, 2.0 / 35, 1e-12);
+  EXPECT_EQ(h.slower_series(), 0);
+  EXPECT_EQ(h.gate_verdict(), GateVerdict::inconclusive);
+  EXPECT_EQ(exit_status(h.gate_verdict()), kExitInconclusive);
+  std::ostringstream text;
+  write_history(h, OutputFormat::text, text);
+  EXPECT_NE(text.str().find("the smallest reachable p-value is 0.0571"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("12 runs are needed"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("verdict: INCONCLUSIVE (exit status 3)"), std::string::npos) << text.str();
+  const auto j = history_to_json(h);
+  EXPECT_EQ(j["verdict"], "inconclusive");
+  EXPECT_EQ(j["exit_status"], 3);
+  EXPECT_EQ(j["runs_needed"], 12);
+  // The same step with 12 runs (the last three slower) is found, and is a regression.
+  testing::ScratchDir more;
+  const History found = build_history(write_runs(more, 12, 9, 1.9, true), {});
+  EXPECT_GT(found.slower_series(), 0);
+  EXPECT_EQ(found.gate_verdict(), GateVerdict::regression);
 }
 
 TEST(History, RunsOfAnotherLayoutAreGroupedApart) {

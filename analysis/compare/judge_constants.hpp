@@ -1,0 +1,41 @@
+#pragma once
+// Every tuned constant of compare's and history's judges, in one place, each with what set it
+// (docs/report.md, "Tuned constants", has the same as a table). The statistics read them from
+// here; options that a user may change (threshold, alpha, --p-value) are not here.
+#include <array>
+#include <cstddef>
+
+namespace meshbench::analysis {
+
+// 1 / Φ⁻¹(3/4): a median absolute deviation as a normal sigma (a definition, not a tuning).
+inline constexpr double kMadToSigma = 1.482602218505602;
+
+// Two runs' machine states differ when one's core-to-core round trip is more than this many times
+// the other's: the two states seen on the test VM differ 4-6x, readings within one state 1.5x.
+inline constexpr double kMachineStateFactor = 2.0;
+
+// The fewest earlier runs `--history` must hold: four successive differences per unit, the
+// fewest from which a robust spread is more than its largest difference.
+inline constexpr std::size_t kMinHistoryRuns = 5;
+
+// Standardised differences needed before a level's tail is fitted rather than taken as normal:
+// below 20 the exceedance counts at 2.5-8 sigma are 0 or 1 under any tail and decide nothing.
+inline constexpr std::size_t kTailPoints = 20;
+
+// The tails tried, lightest first (degrees of freedom of a scaled Student t; 0 is the normal),
+// and the levels (in sigmas) whose exceedance counts must all be plausible (Poisson, p >= 0.2)
+// under the tail chosen. The ladder reaches the Cauchy (1) that a VM's 100x jumps need.
+inline constexpr std::array<double, 6> kTailCandidates = {0, 10, 5, 3, 2, 1};
+inline constexpr std::array<double, 5> kExceedanceLevels = {2.5, 3, 4, 5, 8};
+
+// A step between successive history runs where the whole run moved by more than this many robust
+// sigmas of its steps is the machine changing state, left out of every unit's noise: the state
+// changes seen on the VM moved the whole run 20-40%, honest steps 1-3%.
+inline constexpr double kStateChangeSigmas = 5;
+
+// How much a unit's own noise is shrunk towards its level's pooled noise, in baseline pairs: three
+// baselines give three pairs, too few to trust alone; ten lets a unit that is really noisier
+// than its level still show it after about ten runs.
+inline constexpr double kPriorPairs = 10;
+
+}  // namespace meshbench::analysis
