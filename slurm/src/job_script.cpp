@@ -30,6 +30,23 @@ bool plain_slurm_value(std::string_view v) {
 
 std::string bash_array(const std::vector<std::string>& words) { return "(" + join(words, " ", shell_word) + ")"; }
 
+std::string_view kind_title(JobKind kind) {
+  switch (kind) {
+    case JobKind::bench: return "benchmark";
+    case JobKind::train: return "training launch";
+    case JobKind::gate: return "upgrade gate";
+  }
+  return "benchmark";
+}
+
+// One bash word for a --new-env assignment: the literal text quoted, each variable expanded
+// (empty when unset) where the word is evaluated.
+std::string assignment_word(const EnvAssignment& e) {
+  std::string out = e.name + "=";
+  for (const auto& piece : e.value) out += piece.variable ? "\"${" + piece.text + ":-}\"" : shell_word(piece.text);
+  return out;
+}
+
 // "%" starts a filename pattern in --output (%j, %x); a literal one is "%%".
 std::string escape_percent(std::string_view path) {
   std::string out;
@@ -55,7 +72,65 @@ std::string_view to_string(Platform platform) {
   return "generic";
 }
 
-std::string_view to_string(JobKind kind) { return kind == JobKind::train ? "train" : "bench"; }
+std::string_view to_string(JobKind kind) {
+  switch (kind) {
+    case JobKind::bench: return "bench";
+    case JobKind::train: return "train";
+    case JobKind::gate: return "gate";
+  }
+  return "bench";
+}
+
+namespace {
+
+bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
+
+// The shell variable name at the start of `text` (empty when there is none).
+std::string_view leading_name(std::string_view text) {
+  if (text.empty() || !name_start(text.front())) return {};
+  std::size_t n = 1;
+  while (n < text.size() && name_char(text[n])) ++n;
+  return text.substr(0, n);
+}
+
+}  // namespace
+
+EnvAssignment parse_env_assignment(std::string_view text) {
+  const auto eq = text.find('=');
+  EnvAssignment out;
+  out.name = std::string(text.substr(0, eq == std::string_view::npos ? 0 : eq));
+  if (eq == std::string_view::npos || out.name.empty() || leading_name(out.name).size() != out.name.size()) {
+    throw InputError("--new-env '" + std::string(text) + "' is not NAME=VALUE with a shell variable name (letters, digits, _)");
+  }
+  std::string literal;
+  const auto flush = [&] {
+    if (!literal.empty()) out.value.push_back({false, literal});
+    literal.clear();
+  };
+  const std::string_view value = text.substr(eq + 1);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string_view rest = value.substr(i + 1);
+    if (value[i] == '$' && !rest.empty() && rest.front() == '{') {
+      const auto close = rest.find('}');
+      const std::string_view inner = close == std::string_view::npos ? rest.substr(1) : rest.substr(1, close - 1);
+      if (close == std::string_view::npos || inner.empty() || leading_name(inner).size() != inner.size()) {
+        throw InputError("--new-env " + out.name + ": ${...} may only name a variable, as in ${LD_LIBRARY_PATH}");
+      }
+      flush();
+      out.value.push_back({true, std::string(inner)});
+      i += close + 1;
+    } else if (const auto name = value[i] == '$' ? leading_name(rest) : std::string_view(); !name.empty()) {
+      flush();
+      out.value.push_back({true, std::string(name)});
+      i += name.size();
+    } else {
+      literal += value[i];
+    }
+  }
+  flush();
+  return out;
+}
 
 JobSpec defaults_for(Platform platform) {
   JobSpec job;
@@ -103,14 +178,34 @@ void validate_job(const JobSpec& job) {
         throw InputError("--io-args must not set " + std::string(own) + ": the job sets --dir from --io and adds to its results.h5");
     }
   }
+  if (job.kind != JobKind::gate && (!job.new_env.empty() || !job.history_dir.empty() || job.new_runs != JobSpec().new_runs)) {
+    throw InputError("--new-env, --new-runs and --history belong to --job gate (the interleaved upgrade gate)");
+  }
+  if (job.kind == JobKind::gate) {
+    if (!job.io_dir.empty()) throw InputError("--io belongs to --job bench; a gate job measures the gate configuration only");
+    if (job.new_env.empty()) {
+      throw InputError(
+          "--job gate needs --new-env NAME=VALUE, the candidate's environment (e.g. LD_LIBRARY_PATH=/opt/nccl-new/lib:$LD_LIBRARY_PATH)");
+    }
+    for (const auto& e : job.new_env) (void)parse_env_assignment(e);
+    if (job.new_runs < kMinNewRuns || job.new_runs > kMaxNewRuns) {
+      throw InputError("--new-runs must be " + std::to_string(kMinNewRuns) + ".." + std::to_string(kMaxNewRuns) +
+                       " (2 is the recipe's default, 4 to see single points)");
+    }
+    if (job.history_dir.empty() || job.history_dir.front() != '/') {
+      throw InputError("--job gate needs --history DIR, an absolute folder on the shared filesystem that keeps every baseline run");
+    }
+  }
   if (job.kind == JobKind::train) {
     if (!job.io_dir.empty()) throw InputError("--io belongs to --job bench; a train job runs --command");
     if (job.command.empty()) throw InputError("--job train needs --command \"PROGRAM ARGS\" (what to launch)");
     if (!job.run_args.empty() || job.doctor) {
-      throw InputError("--run-args and --doctor belong to --job bench; a train job runs --command");
+      throw InputError("--run-args and --doctor belong to --job bench or gate; a train job runs --command");
     }
   } else {
-    if (!job.command.empty()) throw InputError("--command belongs to --job train; a bench job runs meshbench run");
+    if (!job.command.empty()) {
+      throw InputError("--command belongs to --job train; a " + std::string(to_string(job.kind)) + " job runs meshbench run");
+    }
     for (const auto& a : job.run_args) {
       if (a == "--out" || a.rfind("--out=", 0) == 0) {
         throw InputError("--run-args must not set --out: the job writes results.h5 into its run directory under --output-dir");
@@ -134,12 +229,11 @@ namespace {
 
 // The shebang, the command line that wrote the script, and the #SBATCH options.
 void write_sbatch_header(std::ostream& s, const JobSpec& job) {
-  const bool bench = job.kind == JobKind::bench;
   std::vector<std::string> cmdline;
   for (const auto& w : job.generated_by) cmdline.push_back(shell_word(w));
   s << "#!/bin/bash\n"
-    << "# meshbench " << (bench ? "benchmark" : "training launch") << " job for " << platform_title(job.platform)
-    << ", written by meshbench " << kVersion << ":\n"
+    << "# meshbench " << kind_title(job.kind) << " job for " << platform_title(job.platform) << ", written by meshbench " << kVersion
+    << ":\n"
     << "#   meshbench slurm " << join(cmdline, " ") << "\n"
     << "# Review it, then submit it with sbatch. Every value taken from that command line is a\n"
     << "# quoted shell word below: a name or path with shell metacharacters is data, never code.\n";
@@ -154,12 +248,19 @@ void write_sbatch_header(std::ostream& s, const JobSpec& job) {
   if (!job.partition.empty()) s << "#SBATCH --partition=" << job.partition << "\n";
   if (!job.time_limit.empty()) s << "#SBATCH --time=" << job.time_limit << "\n";
   if (job.hostfile) s << "#SBATCH --nodelist=" << join(job.hostfile->nodes, ",") << "\n";
-  s << "set -euo pipefail\n\n";
+  s << "set -euo pipefail\n";
+  if (job.kind == JobKind::gate) {
+    s << "# The job's exit status is compare's: 0 clean, 1 regression, 3 inconclusive. Any other failure\n"
+      << "# (environment file, doctor, a run) exits 2, which no pipeline reads as a verdict.\n"
+      << "judged=no\n"
+      << "trap '[[ $judged == yes ]] || exit 2' EXIT\n";
+  }
+  s << "\n";
 }
 
 // The values taken from the command line, each a quoted shell word, in one block.
 void write_settings(std::ostream& s, const JobSpec& job) {
-  const bool bench = job.kind == JobKind::bench;
+  const bool bench = job.kind != JobKind::train;  // bench and gate run meshbench
   s << "# ---- generated settings ----\n";
   if (bench) s << "MESHBENCH=" << shell_quote(job.meshbench) << "\n";
   s << "OUTPUT_DIR=" << shell_quote(job.output_dir) << "\n"
@@ -180,6 +281,13 @@ void write_settings(std::ostream& s, const JobSpec& job) {
     if (!job.io_dir.empty()) {
       s << "IO_DIR=" << shell_quote(job.io_dir) << "\n";
       if (!job.io_args.empty()) s << "IO_ARGS=" << bash_array(job.io_args) << "\n";
+    }
+    if (job.kind == JobKind::gate) {
+      s << "HISTORY_DIR=" << shell_quote(job.history_dir) << "\n"
+        << "# The candidate's environment, for the new runs only; its variables expand when the runs\n"
+        << "# start (after the environment file is sourced).\n"
+        << "new_env() { NEW_ENV=(" << join(job.new_env, " ", [](const std::string& e) { return assignment_word(parse_env_assignment(e)); })
+        << "); }\n";
     }
   } else {
     s << "COMMAND=" << bash_array(job.command) << "\n";
@@ -216,6 +324,7 @@ void write_srun(std::ostream& s, const JobSpec& job) {
     if (!job.container_mounts.empty()) s << " --container-mounts=\"$CONTAINER_MOUNTS\"";
     s << ")\n";
   }
+  if (job.kind == JobKind::gate) s << "SRUN_ONE=(\"${SRUN[@]}\" --nodes=1 --ntasks=1)  # compare: one task\n";
   s << "# Each step's command line, as run, goes to steps.txt in the run directory.\n"
     << "step() {\n"
     << "  printf '%q ' \"$@\" >>\"$run_dir/steps.txt\"\n"
@@ -227,8 +336,7 @@ void write_srun(std::ostream& s, const JobSpec& job) {
 
 // The pre-flight doctor on every task (bench jobs that ask for it).
 void write_doctor_step(std::ostream& s, const JobSpec& job) {
-  const bool bench = job.kind == JobKind::bench;
-  if (bench && job.doctor) {
+  if (job.kind != JobKind::train && job.doctor) {
     s << "# Pre-flight on every task: environment template, versions, provider, devices, clocks.\n"
       << "# A FAIL stops the job before any benchmark time is spent.\n"
       << "if ! step \"${SRUN[@]}\" \"$MESHBENCH\" doctor" << (job.doctor_args.empty() ? "" : " \"${DOCTOR_ARGS[@]}\"")
@@ -272,6 +380,62 @@ void write_main_step(std::ostream& s, const JobSpec& job) {
   }
 }
 
+// The gate: baseline and new runs launched alternately (base1 new1 base2 ... new K base K+1), the
+// candidate's environment on the new ones only; compare --interleaved writes the verdict; the
+// baselines join the history; the job exits with compare's status.
+void write_gate_steps(std::ostream& s, const JobSpec& job) {
+  const int k = job.new_runs;
+  const std::string run = std::string(" \"${SRUN[@]}\" \"$MESHBENCH\" run") + (job.run_args.empty() ? "" : " \"${RUN_ARGS[@]}\"");
+  s << "# The gate (docs/gate.md): " << k + 1 << " runs of the installed version (base) and " << k << " of the candidate (new),\n"
+    << "# launched alternately, so that a slow spell of the machine falls on both sides. The\n"
+    << "# candidate's environment reaches the new runs only.\n"
+    << "mkdir -p -- \"$HISTORY_DIR\" || die \"cannot create the history folder $HISTORY_DIR\"\n"
+    << "new_env\n";
+  std::string base_files, new_files;
+  for (int i = 1; i <= k + 1; ++i) {
+    const std::string n = std::to_string(i);
+    s << "step" << run << " --out \"$run_dir/base" << n << ".h5\" || die \"baseline run " << n << " failed; nothing judged\"\n";
+    base_files += " \"$run_dir/base" + n + ".h5\"";
+    if (i > k) break;
+    s << "step env \"${NEW_ENV[@]}\"" << run << " --out \"$run_dir/new" << n << ".h5\" || die \"new run " << n
+      << " failed; nothing judged\"\n";
+    new_files += " \"$run_dir/new" + n + ".h5\"";
+  }
+  // SLURM_HOSTFILE would make the one-task srun place a task per line.
+  s << "\n# The verdict: each new run against the baselines launched just before and after it, with\n"
+    << "# each point's noise from the history once it holds the 5 runs --history needs.\n"
+    << "judge=(" << (job.hostfile ? "env -u SLURM_HOSTFILE " : "") << "\"${SRUN_ONE[@]}\" \"$MESHBENCH\" compare --interleaved"
+    << base_files << " --" << new_files << ")\n"
+    << "shopt -s nullglob\n"
+    << "history_runs=(\"$HISTORY_DIR\"/*.h5)\n"
+    << "shopt -u nullglob\n"
+    << "if (( ${#history_runs[@]} >= 5 )); then\n"
+    << "  judge+=(--history \"$HISTORY_DIR\")\n"
+    << "  : >\"$run_dir/verdict.txt\"\n"
+    << "else\n"
+    << "  echo \"gate: $HISTORY_DIR holds ${#history_runs[@]} run(s), fewer than the 5 --history needs:\" \\\n"
+    << "    \"judged on this job's baselines alone\" >\"$run_dir/verdict.txt\"\n"
+    << "fi\n"
+    << "status=0\n"
+    << "step \"${judge[@]}\" >>\"$run_dir/verdict.txt\" 2>&1 || status=$?\n"
+    << "cat -- \"$run_dir/verdict.txt\"\n\n"
+    << "# The history grows by this job's baselines, after the comparison (a history that holds a\n"
+    << "# judged run is refused); not when compare refused the runs.\n"
+    << "case $status in\n"
+    << "  0 | 1 | 3)\n"
+    << "    for i in $(seq 1 " << k + 1 << "); do\n"
+    << "      cp -- \"$run_dir/base$i.h5\" \"$HISTORY_DIR/gate-$SLURM_JOB_ID-base$i.h5\" ||\n"
+    << "        echo \"meshbench job: warning: could not copy base$i.h5 into $HISTORY_DIR\" >&2\n"
+    << "    done\n"
+    << "    echo \"meshbench job: verdict in $run_dir/verdict.txt; baselines added to $HISTORY_DIR\" ;;\n"
+    << "  *)\n"
+    << "    echo \"meshbench job: compare exited with status $status; $HISTORY_DIR left as it was\" >&2\n"
+    << "    status=2 ;;\n"
+    << "esac\n"
+    << "judged=yes\n"
+    << "exit \"$status\"\n";
+}
+
 }  // namespace
 
 std::string render_job_script(const JobSpec& job) {
@@ -283,7 +447,8 @@ std::string render_job_script(const JobSpec& job) {
   write_srun(s, job);
   write_doctor_step(s, job);
   write_hostfile_placement(s, job);
-  write_main_step(s, job);
+  if (job.kind == JobKind::gate) write_gate_steps(s, job);
+  else write_main_step(s, job);
   return s.str();
 }
 

@@ -36,10 +36,11 @@ po::options_description options() {
       ("platform", po::value<std::string>(),
        "hyperpod | parallelcluster | generic (required): output directory, GRES line and srun flags follow it")
       ("job", po::value<std::string>()->default_value("bench"),
-       "bench: [doctor, then] meshbench run; train: launch --command with the same placement plumbing")
-      ("output,o", po::value<std::string>(), "the script to write (default meshbench-bench.sbatch / meshbench-train.sbatch; - for stdout)")
+       "bench: [doctor, then] meshbench run; train: launch --command with the same placement plumbing; "
+       "gate: [doctor, then] baseline and new runs alternately, compare --interleaved, exit with its status (docs/gate.md)")
+      ("output,o", po::value<std::string>(), "the script to write (default meshbench-<job>.sbatch; - for stdout)")
       ("force", "replace an existing script")
-      ("job-name", po::value<std::string>(), "Slurm job name (default meshbench / meshbench-train)")
+      ("job-name", po::value<std::string>(), "Slurm job name (default meshbench / meshbench-train / meshbench-gate)")
       ("nodes", po::value<int>()->default_value(2), "nodes to allocate (taken from --hostfile when given)")
       ("gpus-per-node", po::value<int>()->default_value(8),
        "GPUs per node = tasks per node, one task per GPU (on a CPU-only cluster: slots per node)")
@@ -68,6 +69,14 @@ po::options_description options() {
        "its rows added to the results file")
       ("io-args", po::value<std::string>()->default_value("--shard-bytes 1G"),
        "bench: arguments for 'meshbench io' (shard sizes or --workload and the layout, --repeats, --budget); the job adds --dir and --out")
+      ("new-env", po::value<std::vector<std::string>>()->composing(),
+       "gate: NAME=VALUE (repeatable), the candidate's environment, set for the new runs only; $NAME and ${NAME} in VALUE "
+       "expand when the job runs, e.g. 'LD_LIBRARY_PATH=/opt/nccl-new/lib:$LD_LIBRARY_PATH' (single-quoted)")
+      ("new-runs", po::value<int>()->default_value(2),
+       "gate: runs of the candidate, launched between new-runs + 1 baselines (4 to see single points)")
+      ("history", po::value<std::string>(),
+       "gate: the folder of earlier baseline runs (on the shared filesystem): compare's --history once it holds 5, "
+       "and the job adds its baselines to it")
       ("command", po::value<std::string>(),
        "train: the program and arguments srun launches, e.g. \"python train.py --tp 2\" (no shell expansion)")
       ("container-image", po::value<std::string>(), "pyxis/enroot image for srun --container-image")
@@ -92,12 +101,18 @@ void read_launch(const po::variables_map& vm, JobSpec& job) {
   job.run_args = split_words("--run-args", vm["run-args"].as<std::string>());
   job.doctor = vm.count("doctor") != 0U;
   job.doctor_args = split_words("--doctor-args", vm["doctor-args"].as<std::string>());
-  if (job.kind == JobKind::bench && !job.doctor && !job.doctor_args.empty()) {
+  if (job.kind != JobKind::train && !job.doctor && !job.doctor_args.empty()) {
     throw InputError("--doctor-args needs --doctor");
   }
   job.io_dir = vm["io"].as<std::string>();
   if (!job.io_dir.empty()) job.io_args = split_words("--io-args", vm["io-args"].as<std::string>());
   if (vm.count("command") != 0U) job.command = split_words("--command", vm["command"].as<std::string>());
+  if (job.kind != JobKind::gate && (vm.count("new-env") != 0U || !vm["new-runs"].defaulted() || vm.count("history") != 0U)) {
+    throw InputError("--new-env, --new-runs and --history belong to --job gate (the interleaved upgrade gate)");
+  }
+  if (vm.count("new-env") != 0U) job.new_env = vm["new-env"].as<std::vector<std::string>>();
+  job.new_runs = vm["new-runs"].as<int>();
+  if (vm.count("history") != 0U) job.history_dir = absolute_path(vm["history"].as<std::string>());
 }
 
 // The job as the options describe it, on the platform's defaults (all but the environment file,
@@ -107,9 +122,11 @@ JobSpec job_from_options(const po::variables_map& vm) {
   JobSpec job = defaults_for(parse_platform(vm["platform"].as<std::string>()));
   const std::string kind = vm["job"].as<std::string>();
   if (kind == "train") job.kind = JobKind::train;
-  else if (kind != "bench") throw InputError("--job must be bench or train (got '" + kind + "')");
-  job.job_name =
-      vm.count("job-name") != 0U ? vm["job-name"].as<std::string>() : (job.kind == JobKind::train ? "meshbench-train" : "meshbench");
+  else if (kind == "gate") job.kind = JobKind::gate;
+  else if (kind != "bench") throw InputError("--job must be bench, train or gate (got '" + kind + "')");
+  job.job_name = vm.count("job-name") != 0U   ? vm["job-name"].as<std::string>()
+                 : job.kind == JobKind::bench ? std::string("meshbench")
+                                              : "meshbench-" + std::string(to_string(job.kind));
   job.nodes = vm["nodes"].as<int>();
   job.tasks_per_node = vm["gpus-per-node"].as<int>();
   job.gpu_gres = parse_gres(vm["gpu-gres"].as<std::string>(), job.gpu_gres);
@@ -159,7 +176,11 @@ void write_script(const std::string& script, const std::string& script_path, con
   write_job_file(script_path, script, 0755, force);
   std::cout << "wrote " << script_path << ": " << to_string(job.kind) << " job for " << to_string(job.platform) << ", " << job.nodes
             << " node(s) x " << job.tasks_per_node << " task(s)"
-            << (job.hostfile ? ", placement from " + job.hostfile->path : std::string()) << "\n";
+            << (job.hostfile ? ", placement from " + job.hostfile->path : std::string())
+            << (job.kind == JobKind::gate
+                    ? ", " + std::to_string(job.new_runs + 1) + " baseline and " + std::to_string(job.new_runs) + " new run(s)"
+                    : std::string())
+            << "\n";
   if (fs::exists(job.env_file)) {
     std::cout << "environment: " << job.env_file << " (existing file kept; the job sources it)\n";
   } else {

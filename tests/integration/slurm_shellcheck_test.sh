@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs shellcheck over the scripts `meshbench slurm` writes (each platform, bench and train, with and
+# Runs shellcheck over the scripts `meshbench slurm` writes (each platform, bench, train and gate, with and
 # without container, doctor, io step and hostfile) and over slurm/localcluster/ and these tests' own
 # scripts. Skips (77) without shellcheck.
 #   slurm_shellcheck_test.sh MESHBENCH
@@ -19,6 +19,10 @@ for platform in hyperpod parallelcluster generic; do
     # shellcheck disable=SC2086
     "$meshbench" slurm --platform "$platform" --job train -o "$work/train-$n.sbatch" --command "python train.py" \
       --output-dir /fsx/x ${extra//--doctor --doctor-args=--format=json --io \/fsx\/ckpt/} >/dev/null
+    # shellcheck disable=SC2016,SC2086  # $LD_LIBRARY_PATH expands in the job, not here
+    "$meshbench" slurm --platform "$platform" --job gate -o "$work/gate-$n.sbatch" --run-args "--tp 2 --rounds 3" \
+      --output-dir /fsx/x --history /fsx/gate/history --new-env 'LD_LIBRARY_PATH=/opt/nccl-new/lib:$LD_LIBRARY_PATH' \
+      ${extra//--io \/fsx\/ckpt/} >/dev/null
     n=$((n + 1))
   done
 done

@@ -127,7 +127,9 @@ TEST(slurmCommand, GenericDefaultsToARunsDirectoryWhereItIsGenerated) {
 }
 
 // A recording stand-in for srun: each call writes its argv (NUL-separated), SLURM_HOSTFILE and a
-// variable from the env file into $STUB_RECORD/{call,hostfile,var}.N, and runs nothing.
+// variable from the env file into $STUB_RECORD/{call,hostfile,var}.N, and runs nothing. It creates
+// the file after --out (empty), fails call number $STUB_FAIL_CALL, and stands in for compare: prints
+// a verdict line and exits with $STUB_COMPARE_STATUS.
 void write_srun_stub(const ScratchDir& dir) {
   fs::create_directories(dir.path() / "stub");
   fs::create_directories(dir.path() / "record");
@@ -136,7 +138,14 @@ void write_srun_stub(const ScratchDir& dir) {
              "n=$(find \"$STUB_RECORD\" -name 'call.*' | wc -l)\n"
              "printf '%s\\0' \"$@\" >\"$STUB_RECORD/call.$n\"\n"
              "printf '%s' \"${SLURM_HOSTFILE:-}\" >\"$STUB_RECORD/hostfile.$n\"\n"
-             "printf '%s' \"${MB_TEST_VAR:-}\" >\"$STUB_RECORD/var.$n\"\n");
+             "printf '%s' \"${MB_TEST_VAR:-}\" >\"$STUB_RECORD/var.$n\"\n"
+             "[[ ${STUB_FAIL_CALL:-} != \"$n\" ]] || exit 1\n"
+             "prev=\n"
+             "for a in \"$@\"; do\n"
+             "  [[ $prev != --out ]] || : >\"$a\"\n"
+             "  if [[ $a == compare ]]; then echo 'verdict: stub'; exit \"${STUB_COMPARE_STATUS:-0}\"; fi\n"
+             "  prev=$a\n"
+             "done\n");
   fs::permissions(dir.path() / "stub" / "srun", fs::perms::owner_all);
   // sbatch too, in case a script ever tried to submit itself.
   fs::copy_file(dir.path() / "stub" / "srun", dir.path() / "stub" / "sbatch");
@@ -150,11 +159,11 @@ bool pwned(const fs::path& root) {
   return false;
 }
 
-testing::Result execute(const ScratchDir& dir, const std::string& script) {
-  return run({"bash", script},
-             {"PATH=" + (dir / "stub") + ":" + std::getenv("PATH"), "STUB_RECORD=" + (dir / "record"), "SLURM_JOB_ID=42",
-              "SLURM_JOB_NODELIST=n[0-1]"},
-             dir.path().string());
+testing::Result execute(const ScratchDir& dir, const std::string& script, const std::vector<std::string>& more_env = {}) {
+  std::vector<std::string> env = {"PATH=" + (dir / "stub") + ":" + std::getenv("PATH"), "STUB_RECORD=" + (dir / "record"),
+                                  "SLURM_JOB_ID=42", "SLURM_JOB_NODELIST=n[0-1]"};
+  env.insert(env.end(), more_env.begin(), more_env.end());
+  return run({"bash", script}, env, dir.path().string());
 }
 
 TEST(slurmCommand, HostileValuesAreDataNeverCode) {
@@ -270,6 +279,131 @@ TEST(slurmCommand, JobStopsWhenTheEnvFileOrHostfileIsMissingOrChanged) {
   r = run({"bash", script}, {"-u", "SLURM_JOB_ID", "PATH=" + (dir / "stub") + ":" + std::getenv("PATH")});
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.output, "submit this script with sbatch")) << r.output;
+}
+
+// The .h5 files directly in `folder`, by name.
+std::vector<std::string> h5_files(const fs::path& folder) {
+  std::vector<std::string> out;
+  if (!fs::is_directory(folder)) return out;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    if (e.path().extension() == ".h5") out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(slurmCommand, GateJobAlternatesJudgesAndGrowsTheHistory) {
+  ScratchDir dir;
+  write_srun_stub(dir);
+  write_file(dir / "job.env", "MB_TEST_VAR='env ok'\n");
+  const std::string script = dir / "gate.sbatch";
+  const std::string history = dir / "history $(touch PWNED)";
+  auto r = meshbench({"--platform", "generic", "--job", "gate", "-o", script, "--output-dir", dir / "runs", "--env-file", dir / "job.env",
+                      "--meshbench", "/opt/mb/meshbench", "--run-args", "--tp 2 --rounds 3", "--history", history, "--new-env",
+                      "MB_TEST_VAR=new $(touch PWNED):$MB_TEST_VAR", "--doctor"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "gate job for generic, 2 node(s) x 8 task(s), 3 baseline and 2 new run(s)")) << r.output;
+  EXPECT_TRUE(contains(read_file(script), "#SBATCH --job-name=\"meshbench-gate\"\n"));
+  EXPECT_EQ(run({"bash", "-n", script}).status, 0);
+
+  // Job 42, an empty history: judged on its own baselines, which then start the history.
+  r = execute(dir, script, {"STUB_COMPARE_STATUS=3"});
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_FALSE(pwned(dir.path())) << "a value ran as a command";
+  const std::string run_dir = dir / "runs/gate-42";
+  const std::vector<std::string> srun = {"--mpi=pmix"};
+  auto expect_call = [&](int n, const std::vector<std::string>& tail) {
+    auto want = srun;
+    want.insert(want.end(), tail.begin(), tail.end());
+    EXPECT_EQ(testing::split_nul(read_file(dir / ("record/call." + std::to_string(n)))), want) << "call " << n;
+  };
+  expect_call(0, {"/opt/mb/meshbench", "doctor"});
+  const char* order[] = {"base1", "new1", "base2", "new2", "base3"};
+  for (int i = 0; i < 5; ++i) {
+    expect_call(i + 1, {"/opt/mb/meshbench", "run", "--tp", "2", "--rounds", "3", "--out", run_dir + "/" + order[i] + ".h5"});
+    const bool is_new = std::string(order[i]).starts_with("new");
+    EXPECT_EQ(read_file(dir / ("record/var." + std::to_string(i + 1))), is_new ? "new $(touch PWNED):env ok" : "env ok") << order[i];
+  }
+  expect_call(6, {"--nodes=1", "--ntasks=1", "/opt/mb/meshbench", "compare", "--interleaved", run_dir + "/base1.h5", run_dir + "/base2.h5",
+                  run_dir + "/base3.h5", "--", run_dir + "/new1.h5", run_dir + "/new2.h5"});
+  EXPECT_FALSE(fs::exists(dir / "record/call.7"));
+  const auto verdict = read_file(run_dir + "/verdict.txt");
+  EXPECT_TRUE(contains(verdict, "holds 0 run(s), fewer than the 5 --history needs")) << verdict;
+  EXPECT_TRUE(contains(verdict, "verdict: stub\n"));
+  EXPECT_TRUE(contains(r.output, "verdict: stub\n")) << "the verdict is printed";
+  EXPECT_EQ(h5_files(history), (std::vector<std::string>{"gate-42-base1.h5", "gate-42-base2.h5", "gate-42-base3.h5"}));
+  EXPECT_EQ(lines(read_file(run_dir + "/steps.txt")), 7);
+
+  // Job 43 (a regression) and 44 (clean): once the history holds 5 runs, compare gets it.
+  for (const auto& [job_id, status] : {std::pair{43, 1}, std::pair{44, 0}}) {
+    fs::remove_all(dir / "record");
+    fs::create_directories(dir / "record");
+    r = execute(dir, script, {"SLURM_JOB_ID=" + std::to_string(job_id), "STUB_COMPARE_STATUS=" + std::to_string(status)});
+    EXPECT_EQ(r.status, status) << r.output;
+    const auto judge = testing::split_nul(read_file(dir / "record/call.6"));
+    const bool with_history = std::find(judge.begin(), judge.end(), "--history") != judge.end();
+    EXPECT_EQ(with_history, job_id == 44) << job_id;
+    if (with_history) {
+      EXPECT_EQ(judge.back(), history);
+    }
+  }
+  EXPECT_EQ(h5_files(history).size(), 9U);
+  EXPECT_FALSE(pwned(dir.path()));
+}
+
+TEST(slurmCommand, GateJobExitsTwoWithoutAVerdictAndKeepsTheHistory) {
+  ScratchDir dir;
+  write_srun_stub(dir);
+  write_file(dir / "job.env", "X=1\n");
+  const std::string script = dir / "gate.sbatch";
+  ASSERT_EQ(meshbench({"--platform", "hyperpod", "--job", "gate", "-o", script, "--output-dir", dir / "runs", "--env-file", dir / "job.env",
+                       "--history", dir / "history", "--new-env", "LD_LIBRARY_PATH=/opt/nccl-new/lib:$LD_LIBRARY_PATH", "--new-runs", "1"})
+                .status,
+            0);
+  // The new run fails: no comparison, exit 2 (a failed srun's 1 would read as a regression).
+  auto r = execute(dir, script, {"STUB_FAIL_CALL=1"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "new run 1 failed")) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "record/call.2")) << "nothing after the failed run";
+  EXPECT_TRUE(h5_files(dir / "history").empty());
+  // compare refuses the runs (exit 2): the history stays as it was.
+  fs::remove_all(dir / "record");
+  fs::create_directories(dir / "record");
+  r = execute(dir, script, {"STUB_COMPARE_STATUS=2"});
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "record/call.2")) << "base1 new1 base2, then compare";
+  EXPECT_TRUE(contains(r.output, "left as it was")) << r.output;
+  EXPECT_TRUE(h5_files(dir / "history").empty());
+  // Outside Slurm: 2 as well, never 1.
+  r = run({"bash", script}, {"-u", "SLURM_JOB_ID", "PATH=" + (dir / "stub") + ":" + std::getenv("PATH")});
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+TEST(slurmCommand, GateBadCombinationsAreOneLineExitTwo) {
+  ScratchDir dir;
+  const std::string out = dir / "gate.sbatch";
+  const std::vector<std::string> gate = {"--platform", "generic", "-o", out, "--job", "gate", "--history", "/fsx/gate/history"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = gate;
+    args.insert(args.end(), more.begin(), more.end());
+    return meshbench(args);
+  };
+  expect_bad_input(with({}), "--new-env");
+  expect_bad_input(with({"--new-env", "A=b", "--new-runs", "0"}), "--new-runs");
+  expect_bad_input(with({"--new-env", "A=b", "--new-runs", "17"}), "--new-runs");
+  expect_bad_input(with({"--new-env", "/opt/nccl-new/lib"}), "NAME=VALUE");
+  expect_bad_input(with({"--new-env", "A=${B:-c}"}), "${...}");
+  expect_bad_input(with({"--new-env", "A=b", "--io", "/fsx/ckpt"}), "--io");
+  expect_bad_input(with({"--new-env", "A=b", "--run-args", "--out x.h5"}), "--out");
+  expect_bad_input(with({"--new-env", "A=b", "--doctor-args", "-v"}), "needs --doctor");
+  expect_bad_input(meshbench({"--platform", "generic", "-o", out, "--job", "gate", "--new-env", "A=b"}), "--history");
+  for (const auto& option : std::vector<std::vector<std::string>>{{"--new-env", "A=b"}, {"--new-runs", "4"}, {"--history", "/h"}}) {
+    auto args = std::vector<std::string>{"--platform", "generic", "-o", out};
+    args.insert(args.end(), option.begin(), option.end());
+    expect_bad_input(meshbench(args), "belong to --job gate");
+  }
+  expect_bad_input(meshbench({"--platform", "generic", "-o", out, "--job", "train", "--command", "x", "--history", "/h"}), "--job gate");
+  EXPECT_TRUE(fs::is_empty(dir.path())) << "nothing written on bad input";
 }
 
 }  // namespace
