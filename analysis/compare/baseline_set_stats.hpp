@@ -99,9 +99,9 @@ struct BaselineSetResult {
   std::vector<UnitFinding> families;  // in the input's family order
   double tail_nu[kUnitKinds] = {};    // the tail each kind was judged under (0: normal)
   double level_alpha = 0;             // the false-discovery rate each level was judged at
-  // Steps between successive history runs left out as changes of the machine's state (the most
+  // Steps between successive history runs left out as whole-run jumps (the most
   // in any timing mode); 0 without a history.
-  int history_state_changes = 0;
+  int history_jumps = 0;
   int count(UnitKind kind, Verdict v) const;
   bool regressed() const;  // any point or family regressed
   LevelReach reach(UnitKind kind) const;

@@ -29,9 +29,9 @@ inline constexpr std::array<double, 6> kTailCandidates = {0, 10, 5, 3, 2, 1};
 inline constexpr std::array<double, 5> kExceedanceLevels = {2.5, 3, 4, 5, 8};
 
 // A step between successive history runs where the whole run moved by more than this many robust
-// sigmas of its steps is the machine changing state, left out of every unit's noise: the state
-// changes seen on the VM moved the whole run 20-40%, honest steps 1-3%.
-inline constexpr double kStateChangeSigmas = 5;
+// sigmas of its steps is a whole-run jump (a spell of the machine starting or ending), left out
+// of every unit's noise: the jumps seen on the VM moved the whole run 20-40%, honest steps 1-3%.
+inline constexpr double kWholeRunJumpSigmas = 5;
 
 // How much a unit's own noise is shrunk towards its level's pooled noise, in baseline pairs: three
 // baselines give three pairs, too few to trust alone; ten lets a unit that is really noisier

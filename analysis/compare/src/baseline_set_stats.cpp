@@ -395,7 +395,7 @@ class RunDifferences {
   }
 
   std::size_t points() const { return points_; }
-  int history_state_changes() const { return state_changes_; }
+  int history_jumps() const { return jumps_; }
   LevelRules rules(bool whole_run) const {
     return {steps_ > 0 ? NoiseSource::history : NoiseSource::baseline_runs, in_.beside.empty() ? Pairing::none : Pairing::interleaved,
             whole_run};
@@ -437,8 +437,8 @@ class RunDifferences {
   }
 
   // Each run pair's whole-run shift per point, and each successive history step's. A step in
-  // which the whole run moved far beyond its usual steps is the machine changing state (a slow or
-  // fast spell starting or ending): the spells move sizes by different amounts, so below the
+  // which the whole run moved far beyond its usual steps is a whole-run jump (a slow or fast
+  // spell of the machine starting or ending): the spells move sizes by different amounts, so below the
   // whole run such a step is a pattern of 20-40% moves that an interleaved comparison cancels.
   // Its differences are left out of every unit's noise, as compare sets aside baselines in
   // another state.
@@ -459,14 +459,14 @@ class RunDifferences {
       const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
       int changes = 0;
       for (std::size_t h = 0; h < steps_; ++h) {
-        const bool change = std::fabs(steps[h]) > kStateChangeSigmas * usual;
+        const bool change = std::fabs(steps[h]) > kWholeRunJumpSigmas * usual;
         changes += change ? 1 : 0;
         for (auto p : def.members) {
           history_shift_[p][h] = steps[h];
           state_change_[p][h] = change;
         }
       }
-      state_changes_ = std::max(state_changes_, changes);
+      jumps_ = std::max(jumps_, changes);
     }
   }
 
@@ -529,7 +529,7 @@ class RunDifferences {
   std::vector<const std::vector<double>*> runs_;  // baselines, new runs, history
   std::vector<std::vector<double>> shift_, history_shift_;
   std::vector<std::vector<bool>> state_change_;
-  int state_changes_ = 0;
+  int jumps_ = 0;
 };
 
 }  // namespace
@@ -537,7 +537,7 @@ class RunDifferences {
 BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {
   BaselineSetResult r;
   const RunDifferences runs(in);
-  r.history_state_changes = runs.history_state_changes();
+  r.history_jumps = runs.history_jumps();
   const std::size_t m = in.base.size(), k = in.next.size(), points = runs.points();
   // One exit status answers for every level: the false-alarm rate is split between the levels
   // present (Bonferroni), Benjamini–Hochberg within each.

@@ -81,8 +81,9 @@ void write_runs(const SetComparison& c, Sink& s) {
     s.bullet("set aside new " + n.path + " (" + n.started_at + state(n) + "): no baseline shares its machine state");
   if (!c.history.empty()) {
     s.line("history: " + std::to_string(c.history.size()) + " earlier run(s), started " + c.history.front().started_at + " to " +
-           c.history.back().started_at + "; " + std::to_string(c.result.history_state_changes) +
-           " step(s) between them left out as changes of the machine's state (the whole run moved beyond 5 sigmas of its steps)");
+           c.history.back().started_at + "; " + std::to_string(c.result.history_jumps) +
+           " step(s) between them left out as whole-run jumps (the whole run moved beyond 5 sigmas of its steps: a slow or fast spell "
+           "starting or ending)");
   }
 }
 
@@ -268,7 +269,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["set_aside"] = sides(c.set_aside);
   j["new_set_aside"] = sides(c.next_set_aside);
   j["history"] = sides(c.history);
-  j["history_state_changes"] = c.result.history_state_changes;
+  j["history_jumps"] = c.result.history_jumps;
   j["state_differs"] = c.state_differs;
   if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise
   j["detectable"] = ordered_json::object();

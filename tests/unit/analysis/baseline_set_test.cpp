@@ -550,7 +550,7 @@ TEST(BaselineSetStats, HistoryMeasuresTheWholeRunsNoiseAcrossSpells) {
     measured += near_truth(run_finding(r).own_sigma) ? 1 : 0;
     // A spell moves the whole run 26% (log 1.3) against steps of 1.5%: every boundary, and only
     // those, is left out as a change of the machine's state.
-    EXPECT_EQ(r.history_state_changes, honest.history_boundaries) << seed;
+    EXPECT_EQ(r.history_jumps, honest.history_boundaries) << seed;
     boundaries += honest.history_boundaries;
     GateTimeline slower(13000 + seed, 40, 0.01, 1.10, kPoints, 1.0, 1.3);
     found += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
@@ -713,7 +713,7 @@ TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimi
   in.families = {{UnitKind::run, {0, 1}}, {UnitKind::run, {2, 3}}};
   const SetOptions o;
   const auto r = judge_baseline_set(in, o);
-  EXPECT_EQ(r.history_state_changes, 1);
+  EXPECT_EQ(r.history_jumps, 1);
   for (std::size_t p : {0U, 1U}) EXPECT_DOUBLE_EQ(r.points[p].df, 6 + o.prior_pairs) << p;
   for (std::size_t p : {2U, 3U}) EXPECT_DOUBLE_EQ(r.points[p].df, 7 + o.prior_pairs) << p;
   EXPECT_DOUBLE_EQ(r.families[0].df, 6 + o.prior_pairs);
