@@ -1,5 +1,6 @@
 #pragma once
-// `meshbench report --plot DIR`: PNG plots drawn by matplotlib from the report's JSON.
+// `meshbench report --plot DIR`: PNG plots drawn by matplotlib from the report's JSON and the
+// chart descriptions it shares with the HTML page (analysis/report/charts.hpp).
 #include <string>
 #include <vector>
 

@@ -3,7 +3,9 @@
 Embedded in the meshbench binary at build time and run with Debian's python3 and
 python3-matplotlib: `python3 plots.py REPORT.json OUTDIR`. Prints each file it writes, one per
 line. Exit status 3 when matplotlib is missing, so meshbench can say what to install.
-The JSON carries "op_order", the ops in meshbench's table order, so that no op is named here.
+The JSON carries "op_order", the ops in meshbench's table order, so that no op is named here, and
+"charts": the figures the HTML page draws too (busbw_<dim>.png, predicted_vs_measured.png), each
+described once in C++ (analysis/report/charts.hpp); draw_figure only draws a description.
 """
 import json
 import math
@@ -41,16 +43,14 @@ def size_axis(ax, sizes):
     ticks = ticks[::step]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([size_label(t) for t in ticks], rotation=30, ha="right")
-    ax.set_xlabel("message size (nccl-tests convention)")
+    ax.set_xticklabels([size_label(int(round(t))) for t in ticks], rotation=30, ha="right")
 
 
-def busbw_axis(ax):
-    """Log busbw axis (small and large messages differ by orders of magnitude) with plain labels."""
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+def log_axis(axis):
+    """Log axis ticked at 1, 2, 5 x 10^k with plain labels (values differ by orders of magnitude)."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def save(fig, out_dir, name):
@@ -66,36 +66,52 @@ def ranked_names(report):
     return {m["name"]: m["rank"] for m in report["ranking"]["mappings"]}
 
 
-def label(name, ranks):
-    return f"#{ranks[name]} {name}" if name in ranks else name
+def draw_chart(ax, chart):
+    """One panel from its description (analysis/report/charts.hpp): the HTML page draws the same."""
+    xs_all, ys_all = [], []
+    for s in chart["series"]:
+        xs = [p[0] for p in s["points"]]
+        ys = [p[1] for p in s["points"]]
+        xs_all += xs
+        ys_all += ys
+        if chart["kind"] == "lines":
+            ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.4, color=s["colour"], label=s["name"])
+        else:
+            ax.scatter(xs, ys, s=14, alpha=0.6, color=s["colour"], label=s["name"], zorder=3)
+    if chart["diagonal"] and xs_all:
+        lo, hi = min(xs_all + ys_all) / 1.3, max(xs_all + ys_all) * 1.3
+        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8, linestyle=(0, (4, 3)))
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+    if chart["x"]["bytes"]:
+        size_axis(ax, xs_all)
+    else:
+        ax.set_xscale("log")
+        log_axis(ax.xaxis)
+    ax.set_yscale("log")
+    log_axis(ax.yaxis)
+    ax.set_xlabel(chart["x"]["label"])
+    ax.set_ylabel(chart["y"]["label"])
+    ax.set_title(chart["title"], fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
 
 
-def plot_busbw(report, out_dir):
-    ranks = ranked_names(report)
-    timing = report["ranking"]["timing"]
-    curves = [c for c in report["curves"] if c["timing"] == timing and c["concurrency"] == "concurrent" and c["points"]]
-    dims = [d for d in DIM_ORDER if any(c["dim"] == d for c in curves)]
-    for dim in dims:
-        ops = [o for o in report["op_order"] if any(c["dim"] == dim and c["op"] == o for c in curves)]
-        fig, axes = plt.subplots(1, len(ops), figsize=(5.2 * len(ops), 4.2), squeeze=False)
-        for ax, op in zip(axes[0], ops):
-            these = sorted((c for c in curves if c["dim"] == dim and c["op"] == op), key=lambda c: ranks.get(c["mapping"], 1e9))
-            sizes = []
-            for c in these:
-                x = [p["bytes"] for p in c["points"]]
-                y = [p["busbw_gbps"] for p in c["points"]]
-                sizes += x
-                ax.plot(x, y, marker="o", markersize=3, linewidth=1.4, label=label(c["mapping"], ranks))
-            size_axis(ax, sizes)
-            busbw_axis(ax)
-            ax.set_ylabel("busbw (GB/s)")
-            group = these[0]["group_size"] if these else 0
-            ax.set_title(f"{dim} {op} (groups of {group})")
-            ax.grid(True, which="major", alpha=0.3)
-        axes[0][0].legend(fontsize=7, loc="upper left")
-        fig.suptitle(f"{dim}: busbw against size, {timing} concurrent medians, one line per mapping", fontsize=10)
-        fig.tight_layout()
-        save(fig, out_dir, f"busbw_{dim}.png")
+def draw_figure(figure, out_dir):
+    """One described figure, its panels side by side, into its file."""
+    panels = figure["panels"]
+    square = all(c["diagonal"] for c in panels)
+    w, h = (5.5, 5.0) if square else (5.2, 4.2)
+    fig, axes = plt.subplots(1, len(panels), figsize=(w * len(panels), h), squeeze=False)
+    for ax, chart in zip(axes[0], panels):
+        draw_chart(ax, chart)
+    # One legend where every panel has the same series; else one per panel.
+    names = [[s["name"] for s in c["series"]] for c in panels]
+    for ax, these in zip(axes[0], names if len({tuple(n) for n in names}) > 1 else names[:1]):
+        if these:
+            ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle(figure["title"], fontsize=10)
+    fig.tight_layout()
+    save(fig, out_dir, figure["file_name"])
 
 
 def time_unit(scale_us):
@@ -179,57 +195,8 @@ def plot_spread(report, out_dir):
     save(fig, out_dir, "group_spread.png")
 
 
-PREDICTOR_COLORS = {"uncalibrated": "tab:orange", "calibrated": "tab:blue", "cost-model": "tab:green"}
-
-
-def plot_accuracy(report, out_dir):
-    """Both predictors against the measurements: every point, and every mapping's total."""
-    acc = report["prediction_accuracy"]
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(11, 5))
-    values = []
-    for p in acc["predictors"]:
-        color = PREDICTOR_COLORS.get(p["name"], None)
-        pts = p["point_predictions"]
-        xs = [x["predicted_us"] for x in pts]
-        ys = [x["measured_us"] for x in pts]
-        values += xs + ys
-        med = p["points"]["large"]["median_rel_error"]
-        med_text = f", median error >= 64 KiB {100 * med:.0f}%" if med is not None else ""
-        ax_p.scatter(xs, ys, s=10, alpha=0.6, color=color, label=f"{p['name']}{med_text}")
-        tot = [t for t in p["totals"] if t["dim"] == "step"]
-        o = p["order"]
-        rho = f"Spearman {o['spearman']:.2f}" if o["spearman"] is not None else "Spearman -"
-        reg = f"regret {100 * o['regret']:.1f}%" if o["regret"] is not None else "regret -"
-        ax_m.scatter([t["predicted_us"] for t in tot], [t["measured_us"] for t in tot], s=50, color=color,
-                     label=f"{p['name']}: {rho}, {reg}", zorder=3)
-        values += [t["predicted_us"] for t in tot] + [t["measured_us"] for t in tot]
-    values = [v for v in values if v and v > 0]
-    if not values:
-        plt.close(fig)
-        return
-    lo, hi = min(values), max(values)
-    for ax in (ax_p, ax_m):
-        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
-    ax_p.set_xlabel("predicted (us)")
-    ax_p.set_ylabel(f"measured median (us, {acc['timing']})")
-    ax_p.set_title("per point (dimension, op, size, concurrency)", fontsize=9)
-    ax_m.set_xlabel("predicted (us)")
-    ax_m.set_ylabel("measured (us)")
-    ax_m.set_title("per mapping: " + ("time per step" if acc["per_step"] else "sum over the common points"), fontsize=9)
-    fig.suptitle("cost model against measurement (gray: measured = predicted)", fontsize=10)
-    fig.tight_layout()
-    save(fig, out_dir, "predicted_vs_measured.png")
-
-
-def plot_predictions(report, out_dir):
-    acc = report.get("prediction_accuracy")
-    if acc and acc["predictors"]:
-        plot_accuracy(report, out_dir)
-        return
+def plot_plan_predictions(report, out_dir):
+    """Without an accuracy chart: the plan's step predictions against the ranking (PNG only)."""
     pred = report.get("predictions")
     if not pred:
         return
@@ -378,10 +345,12 @@ def main():
     if arguments is None:
         return 2
     report, out_dir = arguments
-    plot_busbw(report, out_dir)
+    for figure in report["charts"]:
+        draw_figure(figure, out_dir)
     plot_ranking(report, out_dir)
     plot_spread(report, out_dir)
-    plot_predictions(report, out_dir)
+    if not any(f["file_name"] == "predicted_vs_measured.png" for f in report["charts"]):
+        plot_plan_predictions(report, out_dir)
     plot_placement(report, out_dir)
     return 0
 

@@ -128,7 +128,7 @@ bool positive(const std::pair<double, double>& p) {
 }
 
 // The drawable range of every series: [min, max] of x and y over positive points.
-bool extent(const std::vector<Series>& series, double& x0, double& x1, double& y0, double& y1) {
+bool extent(const std::vector<ChartSeries>& series, double& x0, double& x1, double& y0, double& y1) {
   bool any = false;
   for (const auto& s : series) {
     for (const auto& p : s.points) {
@@ -143,11 +143,16 @@ bool extent(const std::vector<Series>& series, double& x0, double& x1, double& y
   return any;
 }
 
-void legend(std::ostream& out, const std::vector<Series>& series) {
+void legend(std::ostream& out, const std::vector<ChartSeries>& series) {
   out << "<ul class=\"legend\">";
   for (const auto& s : series)
     out << "<li><span class=\"swatch\" style=\"background:" << s.colour << "\"></span>" << html_escape(s.name) << "</li>";
   out << "</ul>\n";
+}
+
+// A tick or tooltip value on `axis`: sizes as "4 KiB", other values with three digits.
+std::string value_text(const ChartAxis& axis, double v) {
+  return axis.bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(v))) : sig3(v);
 }
 
 }  // namespace
@@ -244,76 +249,67 @@ void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
   out << "</svg>\n";
 }
 
-void line_chart_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
-                    const std::vector<Series>& series, bool x_bytes) {
+void chart_svg(std::ostream& out, const Chart& chart) {
+  out << "<figure class=\"chart\"><figcaption>" << html_escape(chart.title) << "</figcaption>";
   double x0 = 1, x1 = 1, y0 = 1, y1 = 1;
-  if (!extent(series, x0, x1, y0, y1)) {
-    out << "<p>no positive values to draw</p>\n";
+  if (!extent(chart.series, x0, x1, y0, y1)) {
+    out << "<p>no positive values to draw</p></figure>\n";
     return;
   }
-  const Frame f;
-  const LogScale xs(x0, x1, f.left + 6, f.width - f.right - 6), ys(y0 / 1.2, y1 * 1.2, f.height - f.bottom, f.top);
-  std::vector<double> xticks;
-  for (const auto& s : series) {
-    for (const auto& p : s.points) {
-      if (positive(p) && std::find(xticks.begin(), xticks.end(), p.first) == xticks.end()) xticks.push_back(p.first);
-    }
+  if (chart.diagonal) {  // one scale on both axes, so that y = x is the diagonal
+    x0 = y0 = std::min(x0, y0) / 1.3;
+    x1 = y1 = std::max(x1, y1) * 1.3;
+  } else {
+    y0 /= 1.2;
+    y1 *= 1.2;
   }
-  std::sort(xticks.begin(), xticks.end());
-  if (!x_bytes) xticks = decade_ticks(x0, x1);
-  const std::size_t step = (xticks.size() + 7) / 8;
-  std::vector<double> shown;
-  for (std::size_t i = 0; i < xticks.size(); i += std::max<std::size_t>(step, 1)) shown.push_back(xticks[i]);
-  out << "<figure class=\"chart\"><svg id=\"" << id << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
-      << num(f.height) << "\">\n";
-  axes(out, f, xs, ys, shown, x_bytes, x_label, y_label);
-  for (const auto& s : series) {
-    std::string points;
-    for (const auto& p : s.points) {
-      if (positive(p)) points += num(xs(p.first)) + "," + num(ys(p.second)) + " ";
-    }
-    out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>"
-        << html_escape(s.name) << "</title></polyline>\n";
-    for (const auto& p : s.points) {
-      if (positive(p)) {
-        out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"2.5\" fill=\"" << s.colour << "\"><title>"
-            << html_escape(s.name) << ": " << sig3(p.second) << " at "
-            << (x_bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(p.first))) : sig3(p.first)) << "</title></circle>";
+  const Frame f = chart.diagonal ? Frame{420, 360, 62, 14, 14, 52} : Frame{};
+  const double pad = chart.diagonal ? 0 : 6;
+  const LogScale xs(x0, x1, f.left + pad, f.width - f.right - pad), ys(y0, y1, f.height - f.bottom, f.top);
+  std::vector<double> xticks;
+  if (chart.x.bytes) {  // the points' sizes, at most about eight
+    for (const auto& s : chart.series) {
+      for (const auto& p : s.points) {
+        if (positive(p) && std::find(xticks.begin(), xticks.end(), p.first) == xticks.end()) xticks.push_back(p.first);
       }
     }
-    out << "\n";
+    std::sort(xticks.begin(), xticks.end());
+    const std::size_t step = std::max<std::size_t>((xticks.size() + 7) / 8, 1);
+    std::vector<double> shown;
+    for (std::size_t i = 0; i < xticks.size(); i += step) shown.push_back(xticks[i]);
+    xticks = shown;
+  } else {
+    xticks = decade_ticks(x0, x1);
   }
-  out << "</svg>";
-  legend(out, series);
-  out << "</figure>\n";
-}
-
-void scatter_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
-                 const std::vector<Series>& series) {
-  double x0 = 1, x1 = 1, y0 = 1, y1 = 1;
-  if (!extent(series, x0, x1, y0, y1)) {
-    out << "<p>no positive values to draw</p>\n";
-    return;
+  out << "<svg id=\"" << html_escape(chart.id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
+      << num(f.height) << "\" data-kind=\"" << to_string(chart.kind) << "\">\n";
+  axes(out, f, xs, ys, xticks, chart.x.bytes, chart.x.label, chart.y.label);
+  if (chart.diagonal) {
+    out << "<line x1=\"" << num(xs(x0)) << "\" y1=\"" << num(ys(x0)) << "\" x2=\"" << num(xs(x1)) << "\" y2=\"" << num(ys(x1))
+        << "\" stroke=\"#888\" stroke-dasharray=\"4 3\"><title>" << html_escape(chart.y.label + " = " + chart.x.label)
+        << "</title></line>\n";
   }
-  const double lo = std::min(x0, y0) / 1.3, hi = std::max(x1, y1) * 1.3;  // one scale on both axes, so y = x is the diagonal
-  const Frame f{420, 360, 62, 14, 14, 52};
-  const LogScale xs(lo, hi, f.left, f.width - f.right), ys(lo, hi, f.height - f.bottom, f.top);
-  out << "<figure class=\"chart\"><svg id=\"" << id << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
-      << num(f.height) << "\">\n";
-  axes(out, f, xs, ys, decade_ticks(lo, hi), false, x_label, y_label);
-  out << "<line x1=\"" << num(xs(lo)) << "\" y1=\"" << num(ys(lo)) << "\" x2=\"" << num(xs(hi)) << "\" y2=\"" << num(ys(hi))
-      << "\" stroke=\"#888\" stroke-dasharray=\"4 3\"><title>predicted = measured</title></line>\n";
-  for (const auto& s : series) {
+  const bool lines = chart.kind == Chart::Kind::lines;
+  for (const auto& s : chart.series) {
+    if (lines) {
+      std::string points;
+      for (const auto& p : s.points) {
+        if (positive(p)) points += num(xs(p.first)) + "," + num(ys(p.second)) + " ";
+      }
+      out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>"
+          << html_escape(s.name) << "</title></polyline>\n";
+    }
     for (const auto& p : s.points) {
       if (!positive(p)) continue;
-      out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"3\" fill=\"" << s.colour
-          << "\" fill-opacity=\"0.6\"><title>" << html_escape(s.name) << ": predicted " << sig3(p.first) << ", measured " << sig3(p.second)
-          << "</title></circle>";
+      out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"" << (lines ? "2.5" : "3") << "\" fill=\""
+          << s.colour << "\"" << (lines ? "" : " fill-opacity=\"0.6\"") << "><title>" << html_escape(s.name) << ": "
+          << html_escape(chart.y.label) << " " << value_text(chart.y, p.second) << ", " << html_escape(chart.x.label) << " "
+          << value_text(chart.x, p.first) << "</title></circle>";
     }
     out << "\n";
   }
   out << "</svg>";
-  legend(out, series);
+  legend(out, chart.series);
   out << "</figure>\n";
 }
 

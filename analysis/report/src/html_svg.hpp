@@ -1,11 +1,11 @@
 #pragma once
 // The HTML report's pictures as inline SVG: where a dimension's groups land, the slot × slot
-// link classes, and log-log charts. Pure rendering of what they are given.
+// link classes, and the charts of analysis/report/charts.hpp. Pure rendering of what they are given.
 #include <iosfwd>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "analysis/report/charts.hpp"
 #include "analysis/report/placement.hpp"
 
 namespace meshbench::analysis::detail {
@@ -23,16 +23,9 @@ void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& 
 // <svg id="link-matrix">: slot × slot, each cell the colour of its link class.
 void link_matrix_svg(std::ostream& out, const SlotGrid& grid);
 
-struct Series {
-  std::string name, colour;
-  std::vector<std::pair<double, double>> points;  // (x, y), both > 0 to be drawn
-};
-
-// A log-log line chart; with `x_bytes` the x ticks are the points' sizes as "4 KiB".
-void line_chart_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
-                    const std::vector<Series>& series, bool x_bytes);
-// Log-log points with the diagonal y = x (predicted on x, measured on y).
-void scatter_svg(std::ostream& out, const std::string& id, const std::string& x_label, const std::string& y_label,
-                 const std::vector<Series>& series);
+// A chart as describe_charts describes it (analysis/report/charts.hpp): a <figure> holding its
+// title, <svg id="ID"> with log axes, its series as polylines with dots (lines) or dots (points),
+// the diagonal y = x when asked for, and a legend of the series in their colours.
+void chart_svg(std::ostream& out, const Chart& chart);
 
 }  // namespace meshbench::analysis::detail

@@ -2,11 +2,10 @@
 // script inside, nothing fetched, so that it can be attached to a ticket and opened offline.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <ostream>
 #include <sstream>
-#include <tuple>
 
+#include "analysis/report/charts.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "analysis/report/src/html_svg.hpp"
 #include "analysis/report/src/report_tables.hpp"
@@ -164,49 +163,31 @@ void links_section(std::ostream& out, const Report& r) {
   out << "</ul>\n</section>\n";
 }
 
-void busbw_section(std::ostream& out, const Report& r) {
+// The panels of the described figures whose PNG name starts with `prefix`, one chart each.
+void charts_of(std::ostream& out, const std::vector<ChartFigure>& charts, const std::string& prefix) {
+  out << "<div class=\"charts\">\n";
+  for (const auto& f : charts) {
+    if (f.file_name.rfind(prefix, 0) != 0) continue;
+    for (const auto& c : f.panels) chart_svg(out, c);
+  }
+  out << "</div>\n";
+}
+
+void busbw_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   out << "<section id=\"busbw\"><h2>busbw against size</h2>\n";
   para(out, r.ranking.timing + " concurrent medians, one line per mapping (colour by rank, as listed under each chart).");
   bullets(out, borrowed_dims_lines(r));
-  std::map<std::tuple<int, int, std::string, std::string>, std::vector<const Curve*>> by_op;
-  for (const auto& c : r.curves) {
-    if (c.timing == r.ranking.timing && c.concurrency == "concurrent" && !c.points.empty())
-      by_op[{dim_order(c.dim), op_order(c.op), c.dim, c.op}].push_back(&c);
-  }
-  out << "<div class=\"charts\">\n";
-  int index = 0;
-  for (auto& [key, curves] : by_op) {
-    std::stable_sort(curves.begin(), curves.end(),
-                     [&](const Curve* a, const Curve* b) { return rank_of(r, a->mapping) < rank_of(r, b->mapping); });
-    std::vector<Series> series;
-    for (std::size_t i = 0; i < curves.size(); ++i) {
-      // A mapping keeps one colour in every chart: its rank's (unranked ones after the ranked).
-      const int rank = rank_of(r, curves[i]->mapping);
-      const int colour = rank < (1 << 20) ? rank - 1 : static_cast<int>(r.ranking.mappings.size() + i);
-      Series s{rank_label(r, curves[i]->mapping) + " " + curves[i]->mapping, group_colour(colour), {}};
-      for (const auto& pt : curves[i]->points) s.points.emplace_back(static_cast<double>(pt.bytes), pt.busbw_gbps);
-      series.push_back(std::move(s));
-    }
-    out << "<div><h3>" << esc(std::get<2>(key) + " " + std::get<3>(key)) << " (groups of " << curves.front()->group_size << ")</h3>\n";
-    line_chart_svg(out, "busbw-" + std::to_string(index++), "message size", "busbw GB/s", series, true);
-    out << "</div>\n";
-  }
-  out << "</div>\n</section>\n";
+  charts_of(out, charts, "busbw_");
+  out << "</section>\n";
 }
 
-void predictions_section(std::ostream& out, const Report& r) {
+void predictions_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   out << "<section id=\"predictions\"><h2>Predicted against measured</h2>\n";
   if (r.accuracy && !r.accuracy->predictors.empty()) {
     const auto& a = *r.accuracy;
-    std::vector<Series> series;
-    for (std::size_t i = 0; i < a.predictors.size(); ++i) {
-      Series s{a.predictors[i].name + " (" + a.predictors[i].source + ")", group_colour(static_cast<int>(i)), {}};
-      for (const auto& pt : a.predictors[i].points) s.points.emplace_back(pt.predicted_us, pt.measured_us);
-      series.push_back(std::move(s));
-    }
-    para(out,
-         "Every measured point, the cost model's time against the " + a.timing + " median (µs); on the dashed line the model is exact.");
-    scatter_svg(out, "accuracy-points", "predicted µs", "measured µs", series);
+    para(out, "The cost model's time against the " + a.timing +
+                  " median (µs), for every measured point and every mapping's total; on the dashed line the model is exact.");
+    charts_of(out, charts, "predicted_vs_measured");
     para(out, a.basis);
     accuracy_summary_table(a).render_html(out);
     out << "<h3>Per dimension</h3>\n";
@@ -306,8 +287,9 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   apply_section(out, r);
   placement_section(out, r);
   links_section(out, r);
-  busbw_section(out, r);
-  predictions_section(out, r);
+  const auto charts = describe_charts(r);  // drawn as --plot's PNGs draw them
+  busbw_section(out, r, charts);
+  predictions_section(out, r, charts);
   spread_section(out, r);
   hardware_section(out, r);
   out << "<script>" << kScript << "</script>\n</body></html>\n";
