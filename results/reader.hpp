@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "results/point_key.hpp"
 #include "results/records.hpp"
 
 namespace meshbench::results {
@@ -31,6 +32,12 @@ class ResultsFile {
   const RunInfo& run() const { return run_; }
   const Provenance& provenance() const { return provenance_; }
   const LayoutRecord& layout() const { return layout_; }
+  // The layout's text in this file's point keys (point_key.hpp), and a row's key with it.
+  const std::string& layout_key() const { return layout_key_; }
+  template <PointRow Row>
+  PointKey key_of(const Row& row) const {
+    return results::key_of(row, layout_key_);
+  }
   const std::vector<MappingRecord>& mappings() const { return mappings_; }
   const std::vector<MeasurementRow>& measurements() const { return measurements_; }
   const std::vector<GroupTiming>& group_timings() const { return group_timings_; }
@@ -65,6 +72,7 @@ class ResultsFile {
   RunInfo run_;
   Provenance provenance_;
   LayoutRecord layout_;
+  std::string layout_key_;
   std::vector<MappingRecord> mappings_;
   std::vector<MeasurementRow> measurements_;
   std::vector<GroupTiming> group_timings_;

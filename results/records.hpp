@@ -9,6 +9,7 @@
 
 #include "results/environment.hpp"
 #include "results/gpu_records.hpp"
+#include "results/point_key.hpp"
 
 namespace meshbench::results {
 
@@ -217,14 +218,6 @@ struct PointRecord {
   // What the samplers read around each of the point's visits (bench/sensors/point_sampler.hpp).
   PointReadings readings;
 };
-
-// A point's identity, for --resume.
-struct PointKey {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  auto operator<=>(const PointKey&) const = default;
-};
-PointKey key_of(const MeasurementRow& row);
 
 }  // namespace meshbench::results
 

@@ -1,16 +1,29 @@
 #pragma once
 // How compare matches points between runs: by mapping structure (the digest of its group sets),
-// not by name, and by dimension, op, backend, dtype, timing, concurrency and size.
+// not by name, and by dimension, op, timing, concurrency, size, backend and dtype.
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
 
+#include "results/point_key.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis::detail {
 
-using RowKey = std::tuple<std::uint64_t, std::string, std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
+// A point as compare matches it: its key with the mapping's digest (results::digest_hex) for the
+// mapping's name and no layout (the digest, of the groups of every dimension, stands for it),
+// and the backend and dtype it ran with.
+struct MatchKey {
+  results::PointKey point;
+  std::string backend, dtype;
+  auto operator<=>(const MatchKey&) const = default;
+};
+
+inline MatchKey match_key(std::uint64_t digest, const results::MeasurementRow& r) {
+  results::PointKey point = results::key_of(r);
+  point.mapping = results::digest_hex(digest);
+  return {std::move(point), r.backend, r.dtype};
+}
 
 inline std::map<std::string, std::uint64_t> digests(const results::ResultsFile& f) {
   std::map<std::string, std::uint64_t> out;
@@ -18,14 +31,16 @@ inline std::map<std::string, std::uint64_t> digests(const results::ResultsFile& 
   return out;
 }
 
-// Rows by structure key; the first of duplicate keys wins (a file never holds two).
-inline std::map<RowKey, const results::MeasurementRow*> index_rows(const results::ResultsFile& f) {
+using RowIndex = std::map<MatchKey, const results::MeasurementRow*>;
+
+// Rows by match key; the first of duplicate keys wins (a file never holds two).
+inline RowIndex index_rows(const results::ResultsFile& f) {
   const auto d = digests(f);
-  std::map<RowKey, const results::MeasurementRow*> out;
+  RowIndex out;
   for (const auto& r : f.measurements()) {
     const auto it = d.find(r.mapping);
     if (it == d.end()) continue;
-    out.try_emplace(RowKey{it->second, r.dim, r.op, r.backend, r.dtype, r.timing, r.concurrency, r.bytes}, &r);
+    out.try_emplace(match_key(it->second, r), &r);
   }
   return out;
 }

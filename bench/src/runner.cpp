@@ -474,7 +474,7 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
           for (bool isolated : {false, true}) {
             if (isolated && !options_.isolated) continue;
             const results::PointKey key{
-                d.mapping->name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
+                "", d.mapping->name, dim_name, op_name, std::string(to_string(timing)), isolated ? "isolated" : "concurrent", layout.bytes};
             if (completed_.count(key) != 0 || reporter_ == nullptr) continue;
             reporter_->point_skipped({results::utc_now_iso8601(), d.mapping->name, dim_name, op_name, layout.bytes,
                                       describe(*d.mapping, d.plan.dim, op, layout.bytes, timing, isolated) + ": the buffers need " +
@@ -488,7 +488,7 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
         for (bool isolated : {false, true}) {
           if (isolated && !options_.isolated) continue;
           const std::string concurrency = isolated ? "isolated" : "concurrent";
-          results::PointKey key{d.mapping->name, dim_name, op_name, std::string(to_string(timing)), concurrency, layout.bytes};
+          results::PointKey key{"", d.mapping->name, dim_name, op_name, std::string(to_string(timing)), concurrency, layout.bytes};
           if (completed_.count(key) != 0) continue;
           out.push_back({&d, op, layout, timing, isolated, std::move(key)});
         }

@@ -2,20 +2,12 @@
 
 #include <string>
 
-#include "results/src/tables.hpp"
-
 namespace meshbench::results::tables {
 
 h5::Compound<GpuHealthH5> gpu_health_type() {
   using R = GpuHealthH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("round", &R::round)
+  auto t = point_compound<R>();
+  t.add("round", &R::round)
       .add("attempt", &R::attempt)
       .add("host", &R::host)
       .add("rank", &R::rank)
@@ -53,12 +45,7 @@ h5::Compound<HostCopyH5> host_copy_type() {
 }
 
 GpuHealthH5 to_h5(const GpuHealthRow& r) {
-  return {r.mapping.c_str(),
-          r.dim.c_str(),
-          r.op.c_str(),
-          r.timing.c_str(),
-          r.concurrency.c_str(),
-          r.bytes,
+  return {point_h5(r),
           r.round,
           r.attempt,
           r.host.c_str(),

@@ -5,19 +5,14 @@
 
 #include "results/gpu_records.hpp"
 #include "results/src/h5.hpp"
+#include "results/src/tables.hpp"
 
 namespace meshbench::results::tables {
 
 inline constexpr const char* kGpuHealth = "gpu_health";
 inline constexpr const char* kHostCopies = "host_copies";
 
-struct GpuHealthH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct GpuHealthH5 : PointH5 {
   std::int32_t round = 0, attempt = 0;
   const char* host = nullptr;
   std::int32_t rank = 0, gpu = 0;

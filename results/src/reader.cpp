@@ -159,6 +159,7 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     for (const auto& [name, field] : sizes) *field = static_cast<int>(h5::read_int_attribute(layout, name));
     l.order = h5::read_string_attribute(layout, "order");
     l.workload_json = h5::read_string_attribute(layout, "workload_json");
+    r.layout_key_ = results::layout_key(l);
 
     if (h5::exists(file, "plan_json")) {
       const auto plan = h5::read_strings(file, "plan_json");
@@ -221,7 +222,5 @@ const MappingRecord* ResultsFile::find_mapping(const std::string& name) const {
   }
   return nullptr;
 }
-
-PointKey key_of(const MeasurementRow& row) { return {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes}; }
 
 }  // namespace meshbench::results

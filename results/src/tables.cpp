@@ -1,7 +1,6 @@
 #include "results/src/tables.hpp"
 
 #include <charconv>
-#include <cstdio>
 
 namespace meshbench::results::tables {
 
@@ -35,72 +34,36 @@ h5::Compound<MeasurementH5> measurement_type() {
 
 h5::Compound<GroupTimingH5> group_timing_type() {
   using R = GroupTimingH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("group", &R::group)
-      .add("t_median_us", &R::t_median_us)
-      .add("t_p90_us", &R::t_p90_us)
-      .add("busbw_gbps", &R::busbw_gbps);
+  auto t = point_compound<R>();
+  t.add("group", &R::group).add("t_median_us", &R::t_median_us).add("t_p90_us", &R::t_p90_us).add("busbw_gbps", &R::busbw_gbps);
   return t;
 }
 
 h5::Compound<SampleH5> sample_type() {
   using R = SampleH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("iteration", &R::iteration)
-      .add("t_us", &R::t_us);
+  auto t = point_compound<R>();
+  t.add("iteration", &R::iteration).add("t_us", &R::t_us);
   return t;
 }
 
 h5::Compound<ModelledTimeH5> modelled_time_type() {
   using R = ModelledTimeH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("library", &R::library)
-      .add("modelled_us", &R::modelled_us);
+  auto t = point_compound<R>();
+  t.add("library", &R::library).add("modelled_us", &R::modelled_us);
   return t;
 }
 
 h5::Compound<RoundMedianH5> round_median_type() {
   using R = RoundMedianH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("round", &R::round)
-      .add("t_median_us", &R::t_median_us);
+  auto t = point_compound<R>();
+  t.add("round", &R::round).add("t_median_us", &R::t_median_us);
   return t;
 }
 
 h5::Compound<StateProbeH5> state_probe_type() {
   using R = StateProbeH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("round", &R::round)
+  auto t = point_compound<R>();
+  t.add("round", &R::round)
       .add("attempt", &R::attempt)
       .add("core_to_core_ns", &R::core_to_core_ns)
       .add("ratio", &R::ratio)
@@ -231,46 +194,33 @@ MeasurementRow from_h5(const MeasurementH5& h) {
   return r;
 }
 
-GroupTimingH5 to_h5(const GroupTiming& g) {
-  return {g.mapping.c_str(), g.dim.c_str(), g.op.c_str(),  g.timing.c_str(), g.concurrency.c_str(),
-          g.bytes,           g.group,       g.t_median_us, g.t_p90_us,       g.busbw_gbps};
-}
+GroupTimingH5 to_h5(const GroupTiming& g) { return {point_h5(g), g.group, g.t_median_us, g.t_p90_us, g.busbw_gbps}; }
 
 GroupTiming from_h5(const GroupTimingH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op),     str(h.timing), str(h.concurrency),
           h.bytes,        h.group,    h.t_median_us, h.t_p90_us,    h.busbw_gbps};
 }
 
-SampleH5 to_h5(const Sample& s) {
-  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(), s.timing.c_str(), s.concurrency.c_str(), s.bytes, s.iteration, s.t_us};
-}
+SampleH5 to_h5(const Sample& s) { return {point_h5(s), s.iteration, s.t_us}; }
 
 Sample from_h5(const SampleH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.iteration, h.t_us};
 }
 
-RoundMedianH5 to_h5(const RoundMedian& r) {
-  return {r.mapping.c_str(), r.dim.c_str(), r.op.c_str(), r.timing.c_str(), r.concurrency.c_str(), r.bytes, r.round, r.t_median_us};
-}
+RoundMedianH5 to_h5(const RoundMedian& r) { return {point_h5(r), r.round, r.t_median_us}; }
 
 RoundMedian from_h5(const RoundMedianH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.t_median_us};
 }
 
-StateProbeH5 to_h5(const StateProbe& s) {
-  return {s.mapping.c_str(), s.dim.c_str(), s.op.c_str(),      s.timing.c_str(), s.concurrency.c_str(), s.bytes,
-          s.round,           s.attempt,     s.core_to_core_ns, s.ratio,          s.kept ? 1 : 0};
-}
+StateProbeH5 to_h5(const StateProbe& s) { return {point_h5(s), s.round, s.attempt, s.core_to_core_ns, s.ratio, s.kept ? 1 : 0}; }
 
 StateProbe from_h5(const StateProbeH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op),         str(h.timing), str(h.concurrency), h.bytes,
           h.round,        h.attempt,  h.core_to_core_ns, h.ratio,       h.kept != 0};
 }
 
-ModelledTimeH5 to_h5(const ModelledTime& m) {
-  return {m.mapping.c_str(),     m.dim.c_str(), m.op.c_str(),      m.timing.c_str(),
-          m.concurrency.c_str(), m.bytes,       m.library.c_str(), m.modelled_us};
-}
+ModelledTimeH5 to_h5(const ModelledTime& m) { return {point_h5(m), m.library.c_str(), m.modelled_us}; }
 
 ModelledTime from_h5(const ModelledTimeH5& h) {
   return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, str(h.library), h.modelled_us};
@@ -278,14 +228,8 @@ ModelledTime from_h5(const ModelledTimeH5& h) {
 
 h5::Compound<NicCounterH5> nic_counter_type() {
   using R = NicCounterH5;
-  h5::Compound<R> t;
-  t.add("mapping", &R::mapping)
-      .add("dim", &R::dim)
-      .add("op", &R::op)
-      .add("timing", &R::timing)
-      .add("concurrency", &R::concurrency)
-      .add("bytes", &R::bytes)
-      .add("round", &R::round)
+  auto t = point_compound<R>();
+  t.add("round", &R::round)
       .add("attempt", &R::attempt)
       .add("host", &R::host)
       .add("nic", &R::nic)
@@ -296,9 +240,7 @@ h5::Compound<NicCounterH5> nic_counter_type() {
 }
 
 NicCounterH5 to_h5(const NicCounterDelta& d) {
-  return {d.mapping.c_str(), d.dim.c_str(), d.op.c_str(), d.timing.c_str(), d.concurrency.c_str(),
-          d.bytes,           d.round,       d.attempt,    d.host.c_str(),   d.nic.c_str(),
-          d.kind.c_str(),    d.ops,         d.counters};
+  return {point_h5(d), d.round, d.attempt, d.host.c_str(), d.nic.c_str(), d.kind.c_str(), d.ops, d.counters};
 }
 
 NicCounterDelta from_h5(const NicCounterH5& h) {
@@ -309,12 +251,6 @@ NicCounterDelta from_h5(const NicCounterH5& h) {
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }
 
 Failure from_h5(const FailureH5& h) { return {str(h.at), str(h.mapping), str(h.dim), str(h.op), h.bytes, str(h.message)}; }
-
-std::string digest_hex(std::uint64_t digest) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(digest));
-  return buf;
-}
 
 std::uint64_t parse_digest_hex(const std::string& hex) {
   // What digest_hex writes; anything else is a damaged file (found by fuzzing: stoull threw

@@ -3,8 +3,10 @@
 // conversion from and to the records. Shared by the writer and the reader.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "results/point_key.hpp"
 #include "results/records.hpp"
 #include "results/src/h5.hpp"
 
@@ -23,6 +25,38 @@ inline constexpr const char* kModelledTimes = "modelled_times";
 inline constexpr const char* kStateProbes = "state_probes";
 inline constexpr const char* kNicCounters = "nic_counters";
 inline constexpr const char* kIo = "io";
+
+// The leading columns of the tables of one point's rows (all but /measurements and /failures,
+// which order theirs otherwise): mapping, dim, op, timing, concurrency, bytes. A row type
+// derives from it and its builder starts from point_compound, so the columns' names and order
+// are written once.
+struct PointH5 {
+  const char* mapping = nullptr;
+  const char* dim = nullptr;
+  const char* op = nullptr;
+  const char* timing = nullptr;
+  const char* concurrency = nullptr;
+  std::uint64_t bytes = 0;
+};
+
+template <typename Row>
+h5::Compound<Row> point_compound() {
+  static_assert(std::is_base_of_v<PointH5, Row>, "a row of one point derives from PointH5");
+  h5::Compound<Row> t;
+  t.add("mapping", &Row::mapping)
+      .add("dim", &Row::dim)
+      .add("op", &Row::op)
+      .add("timing", &Row::timing)
+      .add("concurrency", &Row::concurrency)
+      .add("bytes", &Row::bytes);
+  return t;
+}
+
+// A record's point fields as a row's leading columns (the strings stay the record's).
+template <PointRow Record>
+PointH5 point_h5(const Record& r) {
+  return {r.mapping.c_str(), r.dim.c_str(), r.op.c_str(), r.timing.c_str(), r.concurrency.c_str(), r.bytes};
+}
 
 struct MeasurementH5 {
   const char* mapping = nullptr;
@@ -43,46 +77,22 @@ struct MeasurementH5 {
   std::int32_t slowest_group = 0;
 };
 
-struct GroupTimingH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct GroupTimingH5 : PointH5 {
   std::int32_t group = 0;
   double t_median_us = 0, t_p90_us = 0, busbw_gbps = 0;
 };
 
-struct SampleH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct SampleH5 : PointH5 {
   std::int32_t iteration = 0;
   double t_us = 0;
 };
 
-struct RoundMedianH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct RoundMedianH5 : PointH5 {
   std::int32_t round = 0;
   double t_median_us = 0;
 };
 
-struct StateProbeH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct StateProbeH5 : PointH5 {
   std::int32_t round = 0;
   std::int32_t attempt = 0;
   double core_to_core_ns = 0;
@@ -90,13 +100,7 @@ struct StateProbeH5 {
   std::int32_t kept = 1;
 };
 
-struct NicCounterH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct NicCounterH5 : PointH5 {
   std::int32_t round = 0;
   std::int32_t attempt = 1;
   const char* host = nullptr;
@@ -106,13 +110,7 @@ struct NicCounterH5 {
   NicCounterValues counters{};
 };
 
-struct ModelledTimeH5 {
-  const char* mapping = nullptr;
-  const char* dim = nullptr;
-  const char* op = nullptr;
-  const char* timing = nullptr;
-  const char* concurrency = nullptr;
-  std::uint64_t bytes = 0;
+struct ModelledTimeH5 : PointH5 {
   const char* library = nullptr;
   double modelled_us = 0;
 };
@@ -197,7 +195,7 @@ TransportUse from_h5(const TransportH5& t);
 IoH5 to_h5(const IoRow& r);
 IoRow from_h5(const IoH5& h);
 
-std::string digest_hex(std::uint64_t digest);
+// What digest_hex (point_key.hpp) wrote.
 std::uint64_t parse_digest_hex(const std::string& hex);
 
 // Reads a whole table into records with `convert`, freeing HDF5's strings.

@@ -157,7 +157,7 @@ void write_mappings(hid_t file, const std::vector<MappingRecord>& mappings) {
   const Handle g = h5::create_group(file, "mappings");
   const auto type = tables::mapping_type();
   std::vector<std::string> digests;
-  for (const auto& m : mappings) digests.push_back(tables::digest_hex(m.digest));
+  for (const auto& m : mappings) digests.push_back(digest_hex(m.digest));
   std::vector<tables::MappingH5> rows;
   for (std::size_t i = 0; i < mappings.size(); ++i) {
     const auto& m = mappings[i];

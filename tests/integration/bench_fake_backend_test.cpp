@@ -327,7 +327,7 @@ TEST(Runner, RoundsPoolEveryRoundIntoOneRow) {
 
 TEST(Runner, PointsAlreadyStoredAreLeftOut) {
   RunnerRun run;
-  run_runner(run, options_for_test(), 0, {{"straight", "tp", "all_reduce", "per_iteration", "concurrent", 1024}});
+  run_runner(run, options_for_test(), 0, {{"", "straight", "tp", "all_reduce", "per_iteration", "concurrent", 1024}});
   if (world_rank() != 0) return;
   std::vector<std::string> keys;
   for (const auto& p : run.reporter.points) keys.push_back(point_name(p));

@@ -17,14 +17,13 @@ namespace {
 
 using detail::digests;
 using detail::index_rows;
-using detail::RowKey;
-using SampleKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
+using detail::match_key;
 
 // Samples of each point in iteration order.
-std::map<SampleKey, std::vector<double>> index_samples(const results::ResultsFile& f) {
-  std::map<SampleKey, std::vector<std::pair<int, double>>> raw;
-  for (const auto& s : f.samples()) raw[{s.mapping, s.dim, s.op, s.timing, s.concurrency, s.bytes}].emplace_back(s.iteration, s.t_us);
-  std::map<SampleKey, std::vector<double>> out;
+std::map<results::PointKey, std::vector<double>> index_samples(const results::ResultsFile& f) {
+  std::map<results::PointKey, std::vector<std::pair<int, double>>> raw;
+  for (const auto& s : f.samples()) raw[f.key_of(s)].emplace_back(s.iteration, s.t_us);
+  std::map<results::PointKey, std::vector<double>> out;
   for (auto& [k, v] : raw) {
     std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     auto& dst = out[k];
@@ -33,9 +32,11 @@ std::map<SampleKey, std::vector<double>> index_samples(const results::ResultsFil
   return out;
 }
 
-const std::vector<double>& samples_of(const std::map<SampleKey, std::vector<double>>& index, const results::MeasurementRow& r) {
+// The samples of the point of `r`, a row of `f`.
+const std::vector<double>& samples_of(const std::map<results::PointKey, std::vector<double>>& index, const results::ResultsFile& f,
+                                      const results::MeasurementRow& r) {
   static const std::vector<double> kNone;
-  const auto it = index.find({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes});
+  const auto it = index.find(f.key_of(r));
   return it == index.end() ? kNone : it->second;
 }
 
@@ -194,7 +195,7 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
   for (const auto& r : base.measurements()) {
     const auto bd = base_digest.find(r.mapping);
     if (bd == base_digest.end()) continue;
-    const RowKey key{bd->second, r.dim, r.op, r.backend, r.dtype, r.timing, r.concurrency, r.bytes};
+    const auto key = match_key(bd->second, r);
     if (base_rows.at(key) != &r) continue;
     const auto partner = new_rows.find(key);
     if (partner == new_rows.end()) {
@@ -218,8 +219,8 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
     row.ratio = r.t_median_us > 0 ? n.t_median_us / r.t_median_us : 1.0;
     row.base_wrong = r.wrong;
     row.new_wrong = n.wrong;
-    const auto& sa = samples_of(base_samples, r);
-    const auto& sb = samples_of(new_samples, n);
+    const auto& sa = samples_of(base_samples, base, r);
+    const auto& sb = samples_of(new_samples, next, n);
     row.base_samples = sa.size();
     row.new_samples = sb.size();
     row.tested = !sa.empty() && !sb.empty();

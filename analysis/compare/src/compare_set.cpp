@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/compare/point_keys.hpp"
 #include "analysis/report/report_table.hpp"
@@ -18,7 +19,8 @@ namespace meshbench::analysis {
 
 namespace {
 
-using detail::RowKey;
+using detail::MatchKey;
+using detail::RowIndex;
 
 enum class ConfigurationPart { none, layout, topology };
 // The first part of the configuration that differs between two runs, if any.
@@ -45,23 +47,18 @@ void check_homogeneous(const std::vector<results::ResultsFile>& set, const char*
 }
 
 // Each run's per-round log medians per point, for the between-round part of the noise.
-using RoundKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
-std::map<RoundKey, std::vector<double>> round_log_medians(const results::ResultsFile& f) {
-  std::map<RoundKey, std::vector<double>> out;
+using RoundLogs = std::map<results::PointKey, std::vector<double>>;
+RoundLogs round_log_medians(const results::ResultsFile& f) {
+  RoundLogs out;
   for (const auto& r : f.round_medians()) {
-    if (r.t_median_us > 0) out[{r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes}].push_back(std::log(r.t_median_us));
+    if (r.t_median_us > 0) out[f.key_of(r)].push_back(std::log(r.t_median_us));
   }
   return out;
 }
 
 }  // namespace
 
-std::string layout_text(const results::LayoutRecord& l) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "world %d, tp %d cp %d pp %d ep %d etp %d dp %d edp %d", l.world, l.tp, l.cp, l.pp, l.ep, l.etp, l.dp,
-                l.edp);
-  return buf;
-}
+std::string layout_text(const results::LayoutRecord& l) { return results::layout_key(l); }
 
 std::string topology_text(const results::ResultsFile& f) {
   std::string out = std::to_string(f.nodes().size()) + " node(s) of";
@@ -285,35 +282,40 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
 
 namespace {
 
-using RowIndex = std::map<RowKey, const results::MeasurementRow*>;
-
 // The points every run (and every history run) holds, in the first baseline's order.
-std::vector<RowKey> common_points(const std::vector<RowIndex>& rows, const std::vector<RowIndex>& history_rows, int& skipped) {
-  const auto in_every = [](const auto& indexes, const RowKey& key) {
+std::vector<MatchKey> common_points(const std::vector<RowIndex>& rows, const std::vector<RowIndex>& history_rows, int& skipped) {
+  const auto in_every = [](const auto& indexes, const MatchKey& key) {
     return std::all_of(indexes.begin(), indexes.end(), [&key](const auto& r) { return r.count(key) > 0; });
   };
-  std::vector<RowKey> keys;
+  std::vector<MatchKey> keys;
   for (const auto& entry : rows.front()) {
-    const RowKey& key = entry.first;
+    const MatchKey& key = entry.first;
     if (in_every(rows, key) && in_every(history_rows, key)) keys.push_back(key);
     else ++skipped;
   }
-  std::stable_sort(keys.begin(), keys.end(), [&rows](const RowKey& a, const RowKey& b) { return rows.front().at(a) < rows.front().at(b); });
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&rows](const MatchKey& a, const MatchKey& b) { return rows.front().at(a) < rows.front().at(b); });
   return keys;
 }
 
 // One point of every run into the judge's input (log medians, the rounds' variances) and c.points.
-void add_point(const RowKey& key, const std::vector<RowIndex>& rows, const std::vector<std::map<RoundKey, std::vector<double>>>& rounds,
-               std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
+void add_point(const MatchKey& key, const std::vector<const results::ResultsFile*>& runs, const std::vector<RowIndex>& rows,
+               const std::vector<RoundLogs>& rounds, std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
   SetPoint p;
   p.mapping = rows.front().at(key)->mapping;
-  std::tie(std::ignore, p.dim, p.op, p.backend, p.dtype, p.timing, p.concurrency, p.bytes) = key;
+  p.dim = key.point.dim;
+  p.op = key.point.op;
+  p.backend = key.backend;
+  p.dtype = key.dtype;
+  p.timing = key.point.timing;
+  p.concurrency = key.point.concurrency;
+  p.bytes = key.point.bytes;
   std::vector<double> b, n;
   int fewest_rounds = -1;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const auto& row = *rows[r].at(key);
     const double log_t = std::log(std::max(row.t_median_us, 1e-9));
-    const auto it = rounds[r].find({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes});
+    const auto it = rounds[r].find(runs[r]->key_of(row));
     const std::vector<double> none;
     const auto& round_values = it == rounds[r].end() ? none : it->second;
     const int kept = static_cast<int>(round_values.size());
@@ -387,15 +389,17 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
 
   std::vector<RowIndex> rows, history_rows;
-  std::vector<std::map<RoundKey, std::vector<double>>> rounds;
+  std::vector<RoundLogs> rounds;
+  std::vector<const results::ResultsFile*> runs;  // base then new, as rows and rounds
   for (const auto* side : {&base, &next}) {
     for (const auto& f : *side) {
+      runs.push_back(&f);
       rows.push_back(detail::index_rows(f));
       rounds.push_back(round_log_medians(f));
     }
   }
   for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
-  const std::vector<RowKey> keys = common_points(rows, history_rows, c.skipped_points);
+  const std::vector<MatchKey> keys = common_points(rows, history_rows, c.skipped_points);
   if (keys.empty()) {
     throw InputError(base.front().path() + " and " + next.front().path() +
                      " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
@@ -414,7 +418,7 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   in.next_round_var.assign(next.size(), {});
   in.history.assign(history.size(), {});
   for (const auto& key : keys) {
-    add_point(key, rows, rounds, base.size(), in, c);
+    add_point(key, runs, rows, rounds, base.size(), in, c);
     for (std::size_t h = 0; h < history.size(); ++h)
       in.history[h].push_back(std::log(std::max(history_rows[h].at(key)->t_median_us, 1e-9)));
   }

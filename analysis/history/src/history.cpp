@@ -17,6 +17,7 @@ namespace {
 
 struct PointSeries {
   const results::MeasurementRow* first = nullptr;
+  results::PointKey key;           // the first run's row's
   std::vector<double> log_median;  // per run
 };
 
@@ -61,11 +62,11 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
   for (const auto* f : runs) h.runs.push_back(run_side(*f));
 
   // Points present in every run, in the first run's order.
-  std::vector<std::map<detail::RowKey, const results::MeasurementRow*>> indexed;
+  std::vector<detail::RowIndex> indexed;
   for (const auto* f : runs) indexed.push_back(detail::index_rows(*f));
   std::vector<PointSeries> points;
   for (const auto& [key, row] : indexed.front()) {
-    PointSeries p{row, {}};
+    PointSeries p{row, runs.front()->key_of(*row), {}};
     for (const auto& index : indexed) {
       const auto it = index.find(key);
       if (it == index.end() || !(it->second->t_median_us > 0)) break;
@@ -77,12 +78,7 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
       ++h.points_not_in_every_run;
     }
   }
-  std::sort(points.begin(), points.end(), [&](const PointSeries& a, const PointSeries& b) {
-    const auto& x = *a.first;
-    const auto& y = *b.first;
-    return std::tie(x.mapping, x.dim, x.op, x.timing, x.concurrency, x.bytes) <
-           std::tie(y.mapping, y.dim, y.op, y.timing, y.concurrency, y.bytes);
-  });
+  std::sort(points.begin(), points.end(), [](const PointSeries& a, const PointSeries& b) { return a.key < b.key; });
 
   const bool enough = runs.size() >= static_cast<std::size_t>(2 * std::max(1, o.change_points.min_segment));
   for (const auto& p : points) {

@@ -3,17 +3,10 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace meshbench::analysis {
 
 namespace {
-
-using AttemptKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t, int, int>;
-
-AttemptKey attempt_of(const results::GpuHealthRow& r) {
-  return {r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, r.round, r.attempt};
-}
 
 void add_reasons(std::set<std::string>& into, const std::string& names) {
   std::size_t from = 0;
@@ -46,14 +39,14 @@ GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std:
   const auto& rows = file.gpu_health();
   s.sampled = !rows.empty();
   s.rounds = file.run().rounds;
-  std::set<AttemptKey> dropped;
+  std::set<results::PointVisit> dropped;
   for (const auto& p : file.state_probes()) {
-    if (!p.kept) dropped.insert({p.mapping, p.dim, p.op, p.timing, p.concurrency, p.bytes, p.round, p.attempt});
+    if (!p.kept) dropped.insert(results::visit_of(p, file.layout_key()));
   }
   struct HostRun {
     HostGpuHealth health;
     std::set<std::string> gpus, reasons;
-    std::set<AttemptKey> throttled;
+    std::set<results::PointVisit> throttled;
   };
   std::map<std::string, HostRun> hosts;
   for (const auto& r : rows) {
@@ -70,9 +63,9 @@ GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std:
     h.health.ecc_corrected += std::max<std::int64_t>(r.ecc_corrected, 0);
     h.health.ecc_uncorrected += std::max<std::int64_t>(r.ecc_uncorrected, 0);
     h.health.pcie_replays += std::max<std::int64_t>(r.pcie_replays, 0);
-    if (r.throttle.empty() || dropped.count(attempt_of(r)) != 0) continue;
+    if (r.throttle.empty() || dropped.count(results::visit_of(r, file.layout_key())) != 0) continue;
     add_reasons(h.reasons, r.throttle);
-    h.throttled.insert(attempt_of(r));
+    h.throttled.insert(results::visit_of(r, file.layout_key()));
     s.throttled.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, r.round, r.host, r.rank, r.bus_id, r.throttle,
                            r.throttled_readings, r.readings});
   }

@@ -18,9 +18,9 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-using Key = std::tuple<std::string, std::string, std::string, std::string, std::uint64_t>;
+using IoPhaseKey = std::tuple<std::string, std::string, std::string, std::string, std::uint64_t>;
 
-Key key_of(const results::IoRow& r) { return {r.at, r.folder, r.method, r.phase, r.shard_bytes}; }
+IoPhaseKey io_phase_key(const results::IoRow& r) { return {r.at, r.folder, r.method, r.phase, r.shard_bytes}; }
 
 // The repeat's slowest node row among `rows` (same key and repeat), nullptr when none.
 const results::IoRow* slowest_in_repeat(const std::vector<const results::IoRow*>& rows, int repeat) {
@@ -87,10 +87,10 @@ std::string percent(double fraction) { return fraction < 0 ? "?" : std::to_strin
 }  // namespace
 
 std::vector<IoSummary> summarise_io(const std::vector<results::IoRow>& rows) {
-  std::vector<Key> order;
-  std::map<Key, std::vector<const results::IoRow*>> groups;
+  std::vector<IoPhaseKey> order;
+  std::map<IoPhaseKey, std::vector<const results::IoRow*>> groups;
   for (const auto& r : rows) {
-    const Key k = key_of(r);
+    const IoPhaseKey k = io_phase_key(r);
     if (groups.find(k) == groups.end()) order.push_back(k);
     groups[k].push_back(&r);
   }

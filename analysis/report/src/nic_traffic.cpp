@@ -1,7 +1,9 @@
 #include "analysis/report/nic_traffic.hpp"
 
 #include <algorithm>
-#include <tuple>
+#include <map>
+#include <set>
+#include <utility>
 
 namespace meshbench::analysis {
 
@@ -89,10 +91,9 @@ void add_events(const results::NicCounterDelta& d, std::vector<NicEvent>& events
   }
 }
 
-using VisitKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t, int, int, std::string>;
-VisitKey visit_of(const results::NicCounterDelta& d) {
-  return {d.mapping, d.dim, d.op, d.timing, d.concurrency, d.bytes, d.round, d.attempt, d.host};
-}
+// One visit of one host.
+using HostVisit = std::pair<results::PointVisit, std::string>;
+HostVisit host_visit_of(const results::NicCounterDelta& d) { return {results::visit_of(d), d.host}; }
 
 // The bytes each host must send per op of this point, and how that is known.
 struct PointModel {
@@ -119,20 +120,20 @@ PointModel model_of(const results::NicCounterDelta& d, const MappingView& view) 
 NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas, const MappingView& view) {
   NicTraffic out;
   // One visit of one host: its NICs' rows side by side, in the file's order.
-  std::vector<VisitKey> order;
-  std::map<VisitKey, std::vector<const results::NicCounterDelta*>> by_visit;
+  std::vector<HostVisit> order;
+  std::map<HostVisit, std::vector<const results::NicCounterDelta*>> by_visit;
   for (const auto& d : deltas) {
     add_events(d, out.events);
-    auto& rows = by_visit[visit_of(d)];
-    if (rows.empty()) order.push_back(visit_of(d));
+    auto& rows = by_visit[host_visit_of(d)];
+    if (rows.empty()) order.push_back(host_visit_of(d));
     rows.push_back(&d);
   }
-  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t, int, int>, bool> visits;
+  std::set<results::PointVisit> visits;
   std::map<std::string, PointModel> models;  // by mapping, dim, op, concurrency and size
   for (const auto& key : order) {
     const auto& rows = by_visit[key];
     const auto& first = *rows.front();
-    visits[{first.mapping, first.dim, first.op, first.timing, first.concurrency, first.bytes, first.round, first.attempt}] = true;
+    visits.insert(key.first);
     const std::string model_key =
         first.mapping + "|" + first.dim + "|" + first.op + "|" + first.concurrency + "|" + std::to_string(first.bytes);
     if (!models.count(model_key)) models[model_key] = model_of(first, view);

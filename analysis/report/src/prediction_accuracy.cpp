@@ -267,8 +267,7 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
                       plain.params,
                       {},
                       true};
-    for (const auto& m : file.modelled_times())
-      library.modelled[{m.mapping, m.dim, m.op, m.timing, m.concurrency, m.bytes}] = m.modelled_us;
+    for (const auto& m : file.modelled_times()) library.modelled[results::key_of(m)] = m.modelled_us;
     out.push_back(std::move(library));
   }
   return out;

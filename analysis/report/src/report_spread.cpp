@@ -28,11 +28,10 @@ std::set<std::string> hosts_of_group(const results::ResultsFile& file, const res
 }  // namespace
 
 std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::uint64_t>;
-  std::map<Key, std::vector<const results::GroupTiming*>> by_point;
-  std::vector<Key> order;
+  std::map<results::PointKey, std::vector<const results::GroupTiming*>> by_point;
+  std::vector<results::PointKey> order;
   for (const auto& g : file.group_timings()) {
-    Key k{g.mapping, g.dim, g.op, g.timing, g.concurrency, g.bytes};
+    const auto k = file.key_of(g);
     auto [it, inserted] = by_point.try_emplace(k);
     if (inserted) order.push_back(k);
     it->second.push_back(&g);
@@ -41,7 +40,7 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
   for (const auto& k : order) {
     const auto& gs = by_point[k];
     GroupSpread s;
-    std::tie(s.mapping, s.dim, s.op, s.timing, s.concurrency, s.bytes) = k;
+    results::set_point(s, k);
     s.groups = static_cast<int>(gs.size());
     std::vector<double> medians;
     for (const auto* g : gs) {

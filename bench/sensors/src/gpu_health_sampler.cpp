@@ -69,12 +69,7 @@ int nvml_index_of(const nvml::NvmlLibrary& nvml, const GpuOfRank& gpu) {
 results::GpuHealthRow gpu_health_row(const SampledVisit& visit, const nvml::GpuWindow& w, const std::string& host, int rank, int gpu,
                                      const std::string& bus_id) {
   results::GpuHealthRow row;
-  row.mapping = visit.key.mapping;
-  row.dim = visit.key.dim;
-  row.op = visit.key.op;
-  row.timing = visit.key.timing;
-  row.concurrency = visit.key.concurrency;
-  row.bytes = visit.key.bytes;
+  results::set_point(row, visit.key);
   row.round = visit.round;
   row.attempt = visit.attempt;
   row.host = host;

@@ -8,7 +8,7 @@ namespace meshbench::bench {
 namespace {
 
 TEST(GpuHealthRow, AWindowBecomesARowWithGapsMarked) {
-  const results::PointKey key{"m", "ep", "all_to_all", "batched", "concurrent", 1 << 20};
+  const results::PointKey key{"", "m", "ep", "all_to_all", "batched", "concurrent", 1 << 20};
   nvml::GpuWindow w;
   w.readings = 4;
   w.temperature_max_c = 77;
