@@ -8,7 +8,8 @@ set_tests_properties(integration.report.setup PROPERTIES
   ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 foreach(_case report_text report_formats report_workload report_plots report_plot_without_matplotlib report_export
               compare_planted_slowdown compare_same_file compare_honest_rerun compare_bad_input
-              compare_set_verdicts compare_set_bad_input history_planted_step compare_json_schema)
+              compare_set_verdicts compare_set_bad_input history_planted_step compare_json_schema
+              results_columns_unchanged)
   string(REGEX REPLACE "^([a-z]+)_(.*)$" "\\1.\\2" _name ${_case})
   add_test(NAME integration.${_name}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py ${_case})

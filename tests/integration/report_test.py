@@ -49,6 +49,29 @@ def test_report_text():
     check(p.stderr == "", "report wrote to stderr", p)
 
 
+def test_results_columns_unchanged():
+    """The tables' columns on disk are a contract with h5py and pandas users: every compound
+    table that both the kept file (tests/data/compare_tcp/shm.h5, written by meshbench at
+    1f916b1) and a file this build writes hold has the same column names, in the same order,
+    of the same kinds."""
+    kept = os.path.join(os.path.dirname(__file__), "..", "data", "compare_tcp", "shm.h5")
+
+    def columns(path):
+        out = {}
+        with read_h5(path) as f:
+            def visit(name, obj):
+                if hasattr(obj, "dtype") and obj.dtype.names:
+                    out[name] = [(n, obj.dtype[n].kind) for n in obj.dtype.names]
+            f.visititems(visit)
+        return out
+
+    old, new = columns(kept), columns(fixture("base.h5"))
+    shared = sorted(set(old) & set(new))
+    check(len(shared) >= 6, f"too few tables in common to compare: {shared}")
+    changed = [name for name in shared if old[name] != new[name]]
+    check(not changed, "columns changed in " + "; ".join(f"{n}: {old[n]} -> {new[n]}" for n in changed))
+
+
 def test_report_formats():
     j = run("report", fixture("base.h5"), "--format", "json")
     check(j.returncode == 0, "report --format json failed", j)
