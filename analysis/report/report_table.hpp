@@ -39,7 +39,5 @@ std::string fixed(double value, int digits);
 std::string sig3(double value);
 // "+11.0%" / "-3.2%" from a ratio (1.11 -> +11.0%).
 std::string percent_change(double ratio);
-// A mapping digest as the results file writes it: 16 hex digits.
-std::string hex_digest(std::uint64_t digest);
 
 }  // namespace meshbench::analysis

@@ -140,12 +140,7 @@ results::RunHeader make_header(const std::string& command_line, const RunOptions
   h.run.rounds = options.rounds;
   h.run.order_seed = options.seed;
   h.run.hosts = hosts;
-  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(mpi_version, &len);
-  std::string mpi(mpi_version, static_cast<std::size_t>(len));
-  if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
-  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi}, {"backends_built", kBackends}};
+  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi_library_version()}, {"backends_built", kBackends}};
   for (const auto& v : backend.versions()) h.provenance.versions.push_back(v);
   h.provenance.environment = results::recorded_environment();
   const auto& l = plan.layout;

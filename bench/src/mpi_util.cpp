@@ -23,4 +23,13 @@ std::string this_hostname() {
   return buf;
 }
 
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string mpi(text, static_cast<std::size_t>(len));
+  if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
+  return mpi;
+}
+
 }  // namespace meshbench::bench

@@ -2,7 +2,6 @@
 // Private: the parts of compare's JSON that every form writes alike (schema "meshbench.compare",
 // version 2; docs/compare.schema.json), so that a CI script reads one schema whichever form ran.
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 

@@ -7,6 +7,7 @@
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_table.hpp"
 #include "common/error.hpp"
+#include "results/point_key.hpp"
 
 namespace meshbench::analysis {
 
@@ -21,7 +22,7 @@ UnitKind level_of(const FamilyFinding& f) { return f.bytes != 0 ? UnitKind::op_s
 ordered_json point_json(const RowComparison& r) {
   ordered_json row = {{"mapping", r.base_mapping},
                       {"new_mapping", r.new_mapping},
-                      {"digest", hex_digest(r.digest)},
+                      {"digest", results::digest_hex(r.digest)},
                       {"dim", r.dim},
                       {"op", r.op},
                       {"backend", r.backend},

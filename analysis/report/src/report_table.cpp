@@ -140,10 +140,4 @@ std::string percent_change(double ratio) {
   return buf;
 }
 
-std::string hex_digest(std::uint64_t digest) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(digest));
-  return buf;
-}
-
 }  // namespace meshbench::analysis

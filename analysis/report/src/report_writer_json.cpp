@@ -4,6 +4,7 @@
 #include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "common/error.hpp"
+#include "results/point_key.hpp"
 
 namespace meshbench::analysis {
 
@@ -83,7 +84,7 @@ ordered_json ranking_json(const Ranking& k) {
   for (const auto& m : k.mappings) {
     ordered_json dims = ordered_json::object();
     for (const auto& d : m.dims) dims[d.dim] = d.complete || d.value != 0 ? ordered_json(d.value) : ordered_json(nullptr);
-    ordered_json row = {{"rank", m.rank},   {"name", m.name},       {"how", m.how},           {"digest", hex_digest(m.digest)},
+    ordered_json row = {{"rank", m.rank},   {"name", m.name},       {"how", m.how},           {"digest", results::digest_hex(m.digest)},
                         {"score", m.score}, {"vs_best", m.vs_best}, {"complete", m.complete}, {"dims", dims}};
     if (k.basis == Ranking::Basis::workload) {
       row["ops"] = ordered_json::array();

@@ -327,12 +327,7 @@ results::RunHeader io_header(const Args& args, const Launch& at, const std::vect
   h.run.backend = "mpi";
   h.run.world_size = at.size;
   h.run.hosts = hosts;
-  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(mpi_version, &len);
-  std::string mpi(mpi_version, static_cast<std::size_t>(len));
-  if (const auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
-  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi}};
+  h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi_library_version()}};
   h.provenance.environment = results::recorded_environment();
   const auto& l = c.layout;
   h.layout = {at.size, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), 0, 0, mapping::kDefaultOrder, workload_json};
