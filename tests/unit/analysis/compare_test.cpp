@@ -105,24 +105,30 @@ TEST(Compare, AWholeRunThatMovedTogetherIsAFindingOfItsOwn) {
   EXPECT_EQ(compare_runs(base, same, {}).gate_verdict(), GateVerdict::clean);
 }
 
-TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
-  // Honest reruns on an oversubscribed machine: points move by tens of percent, some by 10x,
-  // both ways. Their samples are tight, so each move is "significant" within the runs; judged
-  // against how all points moved, none stands out.
-  testing::ScratchDir dir;
+// Two runs of 60 tp all_reduce points with tight samples whose medians moved by a ±35% spread
+// pattern times `whole`; with `jumps`, every 13th point instead jumps 10x, both ways.
+Comparison scattered_rerun(const testing::ScratchDir& dir, double whole, bool jumps) {
   testing::FixtureFile a, b;
   a.add_mapping("m", "tp-cp-ep-dp-pp");
   b.add_mapping("m", "tp-cp-ep-dp-pp");
   for (int k = 0; k < 60; ++k) {
     const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
     const double u = ((k * 37) % 60) / 59.0 * 2 - 1;  // spread pattern in [-1, 1]
-    double move = std::exp(0.3 * u);                  // ±35%
-    if (k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;  // the occasional 10x jump, both ways
+    double move = whole * std::exp(0.3 * u);          // ±35%
+    if (jumps && k % 13 == 5) move = k % 2 == 0 ? 10.0 : 0.1;
     auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
     a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
     b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
   }
-  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  return compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+}
+
+TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
+  // Honest reruns on an oversubscribed machine: points move by tens of percent, some by 10x,
+  // both ways. Their samples are tight, so each move is "significant" within the runs; judged
+  // against how all points moved, none stands out.
+  testing::ScratchDir dir;
+  const auto c = scattered_rerun(dir, 1.0, true);
   EXPECT_GT(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.ratio > 1.05 && r.q_slower < 0.05; }), 10);
   EXPECT_EQ(c.count(Verdict::regressed), 0);
   EXPECT_FALSE(c.regressed());
@@ -134,18 +140,7 @@ TEST(Compare, AWholeRunSlowerBeyondTheThresholdButWithinTheScatterIsInconclusive
   // The same scattered rerun, every point 30% slower: the move is far beyond the 5% threshold but
   // not beyond how these points scatter, so one run on each side cannot call it either way.
   testing::ScratchDir dir;
-  testing::FixtureFile a, b;
-  a.add_mapping("m", "tp-cp-ep-dp-pp");
-  b.add_mapping("m", "tp-cp-ep-dp-pp");
-  for (int k = 0; k < 60; ++k) {
-    const std::uint64_t bytes = 1000ULL + static_cast<std::uint64_t>(k);
-    const double u = ((k * 37) % 60) / 59.0 * 2 - 1;
-    const double move = 1.3 * std::exp(0.3 * u);
-    auto sa = pattern_samples(50, 60, 0.01, k), sb = pattern_samples(50 * move, 60, 0.01, k + 1);
-    a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
-    b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
-  }
-  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  const auto c = scattered_rerun(dir, 1.3, false);
   ASSERT_EQ(c.scatter.size(), 1U);
   EXPECT_NEAR(c.scatter[0].shift_ratio, 1.3, 0.05);
   EXPECT_EQ(c.scatter[0].verdict, Verdict::inconclusive);

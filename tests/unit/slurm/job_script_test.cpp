@@ -25,6 +25,17 @@ void expect_parses(const std::string& script) {
   EXPECT_EQ(r.status, 0) << r.output << "\n" << script;
 }
 
+// A job the renderer must refuse, with one line that mentions `mention`.
+void expect_rejected(const JobSpec& job, const std::string& mention) {
+  try {
+    (void)render_job_script(job);
+    FAIL() << "accepted; expected an error mentioning " << mention;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line";
+  }
+}
+
 TEST(slurmJobScript, HyperPodAutoResumesAndRequestsNoGres) {
   const auto s = render_job_script(job_for(Platform::hyperpod));
   EXPECT_TRUE(contains(s, "SRUN+=(--auto-resume=1)"));
@@ -165,15 +176,6 @@ TEST(slurmJobScript, PercentInTheOutputDirectoryIsLiteral) {
 }
 
 TEST(slurmJobScript, RejectsWhatCannotBeWrittenSafely) {
-  auto expect_rejected = [](const JobSpec& job, const std::string& mention) {
-    try {
-      (void)render_job_script(job);
-      FAIL() << "accepted; expected an error mentioning " << mention;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line";
-    }
-  };
   auto job = job_for(Platform::generic);
   auto j = job;
   j.job_name = "two\nlines";
@@ -351,15 +353,6 @@ TEST(slurmJobScript, EnvAssignmentsExpandOnlyVariables) {
 }
 
 TEST(slurmJobScript, GateRefusesWhatItCannotJudge) {
-  auto expect_rejected = [](const JobSpec& job, const std::string& mention) {
-    try {
-      (void)render_job_script(job);
-      FAIL() << "accepted; expected an error mentioning " << mention;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << "one line";
-    }
-  };
   auto j = gate_job();
   j.new_env.clear();
   expect_rejected(j, "--new-env");
