@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "mapping/cost_params.hpp"
@@ -42,6 +43,15 @@ struct DimShape {
 // and the model read points through these same two functions.
 topology::LinkClass calibration_link(const DimShape& shape);
 int calibration_flows(const DimShape& shape, bool isolated);
+
+// How the model priced one op. GPU groups are priced as NCCL's tuning model would run them
+// (mapping/nccl_tuning.hpp): the algorithm and protocol it picks; a calibrated time says
+// "calibrated"; the α-β profiles (CPU slots, MPI) say "alpha-beta".
+struct OpEstimate {
+  double time_us = 0;
+  std::string algorithm;  // "ring", "tree", "nvls", "nvls_tree", "pat", "direct", "calibrated", "alpha-beta"
+  std::string protocol;   // "LL", "LL128", "Simple"; empty where the model has no protocol
+};
 
 struct Score {
   std::array<double, kAllDims.size()> dim_us{};  // per step with a workload, else summed over the sweep
@@ -98,6 +108,8 @@ class CostModel {
   // With a calibration (CostParams::calibration) that fits the shape's link class and the op's
   // family, the calibrated time; otherwise the α-β profiles.
   double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated = false) const;
+  // The same time, with how it was priced.
+  OpEstimate op_estimate(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated = false) const;
   // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
   std::vector<OpTraffic> traffic(const Layout& layout) const;
 

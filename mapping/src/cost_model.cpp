@@ -562,8 +562,12 @@ int calibration_flows(const DimShape& shape, bool isolated) {
 }
 
 double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated) const {
+  return op_estimate(shape, op, bytes, isolated).time_us;
+}
+
+OpEstimate CostModel::op_estimate(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated) const {
   const int n = shape.group_size;
-  if (n <= 1) return 0;
+  if (n <= 1) return {0, "none", ""};
   // all_to_allv's busiest rank sends `skew` times the average, in both models.
   const double skew = ops::info(op).traffic_matrix ? params_.alltoallv_imbalance : 1.0;
   if (params_.calibration) {
@@ -571,7 +575,7 @@ double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, 
     const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);
     if (const auto t = calibrated_time_us(*params_.calibration, calibration_link(shape), op, n, busiest,
                                           calibration_flows(shape, isolated || !params_.contention)))
-      return *t;
+      return {*t, "calibrated", ""};
   }
   // The α-β profiles already hold every group of the dimension running at once; `isolated`
   // changes nothing here (their sharing is in the profiles, not a term that could be removed).
@@ -585,7 +589,7 @@ double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, 
   const double steps = detail::latency_steps(op, n);
   double worst = 0;
   for (const auto& p : profiles) worst = std::max(worst, steps * p.alpha_us + load * p.us_per_byte);
-  return worst;
+  return {worst, "alpha-beta", ""};
 }
 
 std::vector<OpTraffic> CostModel::traffic(const Layout& layout) const {
