@@ -41,12 +41,18 @@ struct ImportedLog {
   std::string started_at;                                     // as the log gives it, ISO-8601; empty when it does not
   int runs = 0;                                               // runs appended in the file
   std::vector<LoggedPoint> points;
+  // Lines that are not the tool's output (a shell prompt and command, prose pasted with the log,
+  // a wrapped command's tail), skipped unless --strict: how many, and the first few as
+  // {line, text} for --verbose.
+  int skipped = 0;
+  std::vector<std::pair<int, std::string>> skipped_first;
 };
 
 // Choices a log may leave open, from the command line.
 struct ImportOptions {
-  std::string op;  // the collective, for an nccl-tests log that does not name its binary
-  int ranks = 0;   // for an OSU collective log (OSU does not print how many ranks ran)
+  std::string op;       // the collective, for an nccl-tests log that does not name its binary
+  int ranks = 0;        // for an OSU collective log (OSU does not print how many ranks ran)
+  bool strict = false;  // refuse any line that is not the tool's output instead of skipping it
 };
 
 }  // namespace meshbench::analysis

@@ -169,8 +169,69 @@ def test_refusals():
         expect_bad_input(p, "threads.log ran on other hosts than")
 
 
+PUBLIC = os.path.join(DATA, "public")
+# tests/data/import/public (SOURCES.md there), unchanged: (tool, log, extra options, sizes,
+# lines skipped), both counted by hand from the file. The two logs of nccl-tests#290 name no
+# binary anywhere, so --op; OSU never prints its rank count, so --ranks (the command's -n/-np).
+PUBLIC_LOGS = [
+    ("nccl-tests", "nccl-tests-issue-287-rtx5090-1gpu-allreduce-prompt.log", (), 25, 1),
+    ("nccl-tests", "nccl-tests-issue-290-h100-1node-allreduce.log", ("--op", "all_reduce"), 6, 0),
+    ("nccl-tests", "nccl-tests-issue-290-h100-2node-allreduce-srun.log", ("--op", "all_reduce"), 11, 1),
+    ("nccl-tests", "nccl-tests-issue-309-h100-2node-allreduce.log", (), 32, 9),
+    ("nccl-tests", "nccl-tests-issue-309-h100-2node-allreduce-ring.log", (), 14, 2),
+    ("nccl-tests", "nccl-tests-issue-309-h100-4node-allreduce.log", (), 32, 2),
+    ("nccl-tests", "nccl-tests-issue-309-h100-8node-allreduce-prompt.log", (), 14, 1),
+    ("nccl-tests", "oci-gb300-1node-alltoall.log", (), 2, 0),
+    ("nccl-tests", "ocitutorials-a100-1node-allreduce.log", (), 1, 1),
+    ("nccl-tests", "ocitutorials-a100-2node-allreduce.log", (), 1, 1),
+    ("osu", "osu-jsc-tutorial-allreduce-16mib.log", ("--ranks", "4"), 1, 1),
+    ("osu", "osu-jsc-tutorial-allreduce-1gib-ucc.log", ("--ranks", "4"), 1, 1),
+    ("osu", "osu-mvapich2-gdr-a100-allreduce.log", ("--ranks", "2"), 19, 6),
+]
+
+
+def test_public_log(name):
+    """One log as people pasted it (prompts, commands, launcher and MPI messages around the
+    table): it imports unchanged, every row read, its skipped lines counted in the output."""
+    entry = [e for e in PUBLIC_LOGS if e[1] == name]
+    check(len(entry) == 1, f"{name} has no entry in PUBLIC_LOGS (sizes and skipped lines counted by hand)")
+    tool, name, extra, sizes, skipped = entry[0]
+    with TempDir() as d:
+        out = os.path.join(d, "out.h5")
+        p = imported(out, os.path.join(PUBLIC, name), tool=tool, extra=extra)
+        lines = [l.strip() for l in p.stdout.splitlines() if l.strip().startswith("lines skipped:")]
+        check(len(lines) == 1 and lines[0].startswith(f"lines skipped: {skipped} that are not"), f"{name}: skipped line {lines}", p)
+        with read_h5(out) as f:
+            rows = len(f["/measurements"][:])
+            versions = {r["name"].decode(): r["value"].decode() for r in f["/provenance/versions"][:]}
+        expected = sizes * (2 if tool == "nccl-tests" else 1)  # nccl-tests: out-of-place and in-place
+        check(rows == expected, f"{name}: {rows} rows, expected {expected}", p)
+        if name == "nccl-tests-issue-309-h100-2node-allreduce.log":
+            check(versions.get("nccl") == "2.26.2", f"the NCCL version the log states: {versions}", p)
+
+
+def test_public_refusals():
+    """--verbose lists the first skipped lines; --strict refuses the prompt as import did before;
+    a log that names no binary anywhere asks for --op; neither leaves a file."""
+    with TempDir() as d:
+        p = run("import", "nccl-tests", os.path.join(PUBLIC, "nccl-tests-issue-309-h100-2node-allreduce.log"),
+                "--out", os.path.join(d, "v.h5"), "--verbose")
+        check(p.returncode == 0 and "nccl-tests-issue-309-h100-2node-allreduce.log:1: '/mnt/nfs/openmpi" in p.stdout
+              and "nccl-tests-issue-309-h100-2node-allreduce.log: 4 more" in p.stdout, "--verbose lists the first skipped lines", p)
+        bad = os.path.join(d, "bad")
+        os.mkdir(bad)
+        p = run("import", "nccl-tests", os.path.join(PUBLIC, "nccl-tests-issue-309-h100-8node-allreduce-prompt.log"), "--strict",
+                "--out", os.path.join(bad, "x.h5"))
+        expect_bad_input(p, "nccl-tests-issue-309-h100-8node-allreduce-prompt.log:1: unrecognised line '$ mpirun -np 64")
+        p = run("import", "nccl-tests", os.path.join(PUBLIC, "nccl-tests-issue-290-h100-1node-allreduce.log"), "--out",
+                os.path.join(bad, "x.h5"))
+        expect_bad_input(p, "nccl-tests-issue-290-h100-1node-allreduce.log:16: the log does not name its collective")
+        check("give --op" in p.stderr, "the way out is --op", p)
+        check(os.listdir(bad) == [], f"files left after a refused import: {os.listdir(bad)}", p)
+
+
 CASES = {name[len("test_"):]: fn for name, fn in globals().items() if name.startswith("test_")}
 
 if __name__ == "__main__":
-    CASES[sys.argv[1]]()
-    print("PASS", sys.argv[1])
+    CASES[sys.argv[1]](*sys.argv[2:])
+    print("PASS", *sys.argv[1:])

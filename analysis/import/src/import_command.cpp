@@ -27,7 +27,9 @@ constexpr const char* kSummary =
     "the same /measurements columns as 'meshbench run' writes, and the provenance the logs hold (NCCL version,\n"
     "devices, hosts, ranks, command line). Several logs, and several runs appended in one log, go into one file\n"
     "when they share a run shape (ranks and hosts); a point printed more than once becomes rounds of that point.\n"
-    "A line the importer does not recognise is refused with its file and line number, and no file is written.";
+    "Lines around the tool's output (a shell prompt and the command, prose pasted with the log) are skipped and\n"
+    "counted; the binary a command line names gives the collective when the log's header does not. With --strict\n"
+    "such a line is refused with its file and line number, and no file is written.";
 
 // The log file's modification time, ISO-8601 UTC: when the run ended, for logs that print no time.
 std::string modified_at(const std::string& path) {
@@ -56,6 +58,9 @@ std::string points_in_brief(const std::vector<results::PointRecord>& points) {
   });
 }
 
+// A skipped line as --verbose lists it: quoted, cut at 100 characters.
+std::string quote_cut(const std::string& text) { return "'" + (text.size() > 100 ? text.substr(0, 97) + "..." : text) + "'"; }
+
 }  // namespace
 
 int import_command(const Args& args) {
@@ -66,7 +71,7 @@ int import_command(const Args& args) {
   std::vector<std::string> logs;
   std::string out, started_at;
   ImportOptions options;
-  bool force = false;
+  bool force = false, verbose = false;
   po::options_description desc("import options");
   // clang-format off
   desc.add_options()
@@ -78,7 +83,10 @@ int import_command(const Args& args) {
       ("ranks", po::value(&options.ranks)->default_value(0)->value_name("N"),
        "how many ranks ran: required for OSU collectives (OSU does not print it); nccl-tests counts its '#  Rank' lines")
       ("started-at", po::value(&started_at)->default_value("")->value_name("TIME"),
-       "the run's start (ISO-8601), for history's order; default: the log's own time, else the first log's modification time");
+       "the run's start (ISO-8601), for history's order; default: the log's own time, else the first log's modification time")
+      ("strict", po::bool_switch(&options.strict),
+       "refuse a line that is not the tool's output (a prompt, a command, prose) instead of skipping it")
+      ("verbose", po::bool_switch(&verbose), "list the first lines skipped in each log");
   // clang-format on
   po::positional_options_description positional;
   positional.add("logs", -1);
@@ -112,8 +120,11 @@ int import_command(const Args& args) {
   const ImportedResults imported = imported_results(parsed, "meshbench import " + join(args, " "), when);
   results::write_results_file(out, imported.header, imported.points, force);
 
-  int runs = 0;
-  for (const auto& l : parsed) runs += l.runs;
+  int runs = 0, skipped = 0;
+  for (const auto& l : parsed) {
+    runs += l.runs;
+    skipped += l.skipped;
+  }
   const auto& run = imported.header.run;
   std::cout << "meshbench import: " << imported.points.size() << " points from " << parsed.size() << " log(s), " << runs << " run(s), into "
             << out << "\n"
@@ -122,6 +133,18 @@ int import_command(const Args& args) {
   std::cout << "\n  points: " << points_in_brief(imported.points) << "\n  started at " << when << " (from " << when_from << ")\n";
   for (const auto& [k, v] : imported.header.provenance.versions) {
     if (k != "meshbench" && k != "imported_from") std::cout << "  " << k << ": " << v << "\n";
+  }
+  std::cout << "  lines skipped: " << skipped << " that are not " << (tool == "osu" ? "OSU" : "nccl-tests") << " output"
+            << (skipped == 0 ? ""
+                : verbose    ? " (--strict refuses them)"
+                             : " (--verbose lists them, --strict refuses them)")
+            << "\n";
+  if (verbose) {
+    for (const auto& l : parsed) {
+      for (const auto& [line, text] : l.skipped_first) std::cout << "    " << l.path << ":" << line << ": " << quote_cut(text) << "\n";
+      if (l.skipped > static_cast<int>(l.skipped_first.size()))
+        std::cout << "    " << l.path << ": " << l.skipped - static_cast<int>(l.skipped_first.size()) << " more\n";
+    }
   }
   for (const auto& n : imported.notes) std::cout << "  note: " << n << "\n";
   return kExitOk;

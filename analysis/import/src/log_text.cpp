@@ -76,4 +76,27 @@ bool is_launcher_line(std::string_view line, bool& in_block) {
   return false;
 }
 
+std::string_view unquoted(std::string_view line) {
+  std::string_view t = trim(line);
+  while (!t.empty() && t.front() == '>') t = trim(t.substr(1));
+  return t;
+}
+
+void skip_line(ImportedLog& log, const ImportOptions& options, int line, std::string_view text, const std::string& refusal) {
+  if (options.strict) refuse(log.path, line, refusal);
+  constexpr std::size_t kKept = 5;
+  ++log.skipped;
+  if (log.skipped_first.size() < kKept) log.skipped_first.emplace_back(line, one_line(trim(text)));
+}
+
+std::string program_on_command_line(std::string_view line, std::string_view suffix) {
+  for (std::string_view token : tokens(line)) {
+    const auto slash = token.rfind('/');
+    if (slash != std::string_view::npos) token.remove_prefix(slash + 1);
+    if (token.size() > 4 && token.substr(token.size() - 4) == "_mpi") token.remove_suffix(4);
+    if (token.size() > suffix.size() && token.substr(token.size() - suffix.size()) == suffix) return std::string(token);
+  }
+  return "";
+}
+
 }  // namespace meshbench::analysis::detail

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/import/imported_log.hpp"
 #include "common/strings.hpp"  // trim
 
 namespace meshbench::analysis::detail {
@@ -29,5 +30,17 @@ std::optional<std::int64_t> to_i64(std::string_view s);
 // dashes (`in_block` carries whether the frame is open), its "[host:pid] ..." lines, and
 // Slurm's "srun: " / "slurmstepd: " lines.
 bool is_launcher_line(std::string_view line, bool& in_block);
+
+// A line pasted as a Markdown quote ("> # nThread ..."), without its quote marks.
+std::string_view unquoted(std::string_view line);
+
+// A line that is not the tool's output: refused with `refusal` under --strict, else counted in
+// the log (the first few kept for --verbose).
+void skip_line(ImportedLog& log, const ImportOptions& options, int line, std::string_view text, const std::string& refusal);
+
+// The benchmark binary a command line names ("$ mpirun -np 16 ./build/all_reduce_perf -b 8"):
+// the file name of the first token that ends in `suffix` ("_perf"), or of `suffix` and "_mpi"
+// (nccl-tests built with MPI=1 NAME_SUFFIX=_mpi), without the "_mpi"; "" when none does.
+std::string program_on_command_line(std::string_view line, std::string_view suffix);
 
 }  // namespace meshbench::analysis::detail

@@ -25,7 +25,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kPrograms
 }  // namespace
 
 std::string op_of_nccl_tests_program(const std::string& program) {
-  const std::string name = std::filesystem::path(program).filename().string();
+  std::string name = std::filesystem::path(program).filename().string();
+  // nccl-tests built with MPI=1 NAME_SUFFIX=_mpi: all_reduce_perf_mpi.
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, "_mpi") == 0) name.resize(name.size() - 4);
   for (const auto& [binary, op] : kPrograms) {
     if (name == binary || name == op) return std::string(op);
   }

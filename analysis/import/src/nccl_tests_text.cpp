@@ -115,6 +115,7 @@ struct Run {
   bool ranks_cut = false;
   std::optional<Columns> columns;
   bool in_table = false;
+  std::string command_program;  // the binary of the command line its op was taken from
   std::vector<LoggedPoint> points;
   bool started() const { return config || columns || !points.empty(); }
 };
@@ -126,6 +127,10 @@ struct Parser {
   std::string redop;  // the one reduction the log's rows may have
   std::set<std::string> nccl_versions, cuda_versions;
   Run run;
+  // The binary the latest command line in the log named ("$ mpirun ... ./build/alltoall_perf"),
+  // for runs whose header does not say; skipped lines only, so never under --strict.
+  std::string command_program;
+  int command_line = 0;
 
   void finish_run() {
     if (!run.started()) return;
@@ -158,7 +163,7 @@ struct Parser {
                  (hosts.empty() ? "unnamed hosts" : join(std::set(hosts.begin(), hosts.end()), ",")) +
                  ") is of another shape than the first in the file; split the file and import each shape into its own results file");
     }
-    if (log.program.empty()) log.program = run.program;
+    if (log.program.empty()) log.program = run.program.empty() ? run.command_program : run.program;
     for (auto& p : run.points) {
       p.run = log.runs;
       log.points.push_back(std::move(p));
@@ -167,7 +172,8 @@ struct Parser {
     run = Run{};
   }
 
-  // The collective of the current run: the binary's name, else --op, else the file's name.
+  // The collective of the current run: the binary's name, else --op, else the binary a command
+  // line in the log names, else the file's name.
   std::string op_for_row(int line) {
     if (!run.program.empty()) {
       std::string op = op_of_nccl_tests_program(run.program);
@@ -178,12 +184,20 @@ struct Parser {
       return op;
     }
     if (!options.op.empty()) return options.op;
+    if (!command_program.empty()) {
+      std::string op = op_of_nccl_tests_program(command_program);
+      if (op.empty())
+        refuse(path, command_line, command_program + " measures a collective meshbench does not; import logs of " + kImported);
+      run.command_program = command_program;
+      return op;
+    }
     const std::string name = std::filesystem::path(path).filename().string();
     for (const std::string binary : {"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf", "sendrecv_perf"}) {
       if (name.find(binary) != std::string::npos) return op_of_nccl_tests_program(binary);
     }
     refuse(path, line,
-           "the log does not name its collective (no '# Collective test starting' line, nor a binary's name in the file name); give --op "
+           "the log does not name its collective (no '# Collective test starting' line, no command line naming a binary, nor a binary's "
+           "name in the file name); give --op "
            "all_reduce|all_gather|reduce_scatter|all_to_all|send_recv");
   }
 
@@ -308,13 +322,22 @@ struct Parser {
     }
     if (t[0] == "Out" || t[0] == "Avg" || (t[0] == "Collective" && t.size() > 2 && t[2] == "concluded:")) run.in_table = false;
     if (t[0] == "OSU") refuse(path, line, "this is an OSU micro-benchmarks log; import it with 'meshbench import osu'");
+    // A root shell's prompt: "# mpirun -np 8 ./build/all_reduce_perf -b 8 -e 128M".
+    if (!options.strict && t[0] != "Collective") note_command(body, line);
     // Everything else after '#' is nccl-tests' commentary: the units line, blocking and
     // memory notes, "Reducing maxBytes", the JSON file's name.
   }
 
+  void note_command(std::string_view text, int line) {
+    std::string program = program_on_command_line(text, "_perf");
+    if (program.empty()) return;
+    command_program = std::move(program);
+    command_line = line;
+  }
+
   void line(std::string_view text, int number, bool& launcher_block) {
     const std::string_view bare = strip_launcher_prefix(text);
-    const std::string_view t = trim(bare);
+    const std::string_view t = options.strict ? trim(bare) : unquoted(bare);
     if (t.empty()) return;
     if (t.front() == '#') return comment(t.substr(1), number);
     if (is_launcher_line(t, launcher_block)) return;
@@ -327,16 +350,19 @@ struct Parser {
       }
       return;
     }
-    if (run.in_table && run.columns) return row(t, number);
-    refuse(path, number,
-           "unrecognised line " + quoted(t) + ": not nccl-tests output; give the output of " + kImported + " (text, or the JSON of -J)");
+    // In a table, a line that starts with a size is a row (refused when cut short); under
+    // --strict every line there is.
+    if (run.in_table && run.columns && (options.strict || to_u64(tokens(t).front()))) return row(t, number);
+    if (!options.strict) note_command(t, number);
+    skip_line(log, options, number, t,
+              "unrecognised line " + quoted(t) + ": not nccl-tests output; give the output of " + kImported + " (text, or the JSON of -J)");
   }
 };
 
 }  // namespace
 
 ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, const ImportOptions& options) {
-  Parser p{path, options, {}, {}, {}, {}, {}};
+  Parser p{path, options, {}, {}, {}, {}, {}, {}, 0};
   p.log.tool = "nccl-tests";
   p.log.path = path;
   std::string text;
@@ -344,6 +370,10 @@ ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, con
   bool launcher_block = false;
   while (std::getline(in, text)) p.line(text, ++number, launcher_block);
   p.finish_run();
+  if (p.log.runs == 0 && !p.log.skipped_first.empty())
+    refuse(path, p.log.skipped_first.front().first,
+           "unrecognised line " + detail::quoted(p.log.skipped_first.front().second) + ", and no nccl-tests result table in " +
+               std::to_string(number) + " line(s); give the output of " + kImported + " (text, or the JSON of -J)");
   if (p.log.runs == 0)
     refuse(path, std::max(number, 1),
            "no nccl-tests result table in " + std::to_string(number) + " line(s); give the output of " + kImported);

@@ -77,7 +77,7 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
   };
   while (std::getline(in, text)) {
     ++number;
-    const std::string_view t = trim(strip_launcher_prefix(text));
+    const std::string_view t = options.strict ? trim(strip_launcher_prefix(text)) : detail::unquoted(strip_launcher_prefix(text));
     if (t.empty()) continue;
     if (t.front() == '#') {
       const std::string_view body = trim(t.substr(1));
@@ -158,8 +158,13 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
       run.in_table = false;  // OSU stops at the first size that fails its check
       continue;
     }
-    if (!run.in_table) refuse(path, number, "unrecognised line " + quoted(t) + ": not OSU output; give the output of " + kImported);
     const auto f = tokens(t);
+    // Outside a table any such line, in one a line that does not start with a size (MVAPICH's
+    // warnings print between rows), is not OSU's; under --strict every line in a table is a row.
+    if (!run.in_table || (!options.strict && !detail::to_u64(f.front()))) {
+      detail::skip_line(log, options, number, t, "unrecognised line " + quoted(t) + ": not OSU output; give the output of " + kImported);
+      continue;
+    }
     if (f.size() != run.columns.size() + 1)
       refuse(path, number,
              "a result row of " + std::to_string(f.size()) + " fields where the column header at line " + std::to_string(run.columns_line) +
@@ -200,6 +205,10 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
     ++run.rows;
   }
   finish();
+  if (log.runs == 0 && !log.skipped_first.empty())
+    refuse(path, log.skipped_first.front().first,
+           "unrecognised line " + detail::quoted(log.skipped_first.front().second) + ", and no '# OSU MPI ... Test' header in " +
+               std::to_string(number) + " line(s); give the output of " + kImported);
   if (log.runs == 0)
     refuse(path, std::max(number, 1),
            "no '# OSU MPI ... Test' header in " + std::to_string(number) + " line(s); give the output of " + kImported);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "analysis/import/nccl_tests_log.hpp"
@@ -198,9 +199,115 @@ TEST(ImportNcclTests, OtherProgramsOutputIsSkippedOnlyWhereItIsTheLaunchersOrNcc
   const auto plain = from_text(text.str());
   const auto mixed = from_text(launcher + text.str());
   EXPECT_EQ(mixed.points.size(), plain.points.size());
-  EXPECT_EQ(error_of([&] { from_text("mpirun was unable to launch the specified application\n" + text.str()); }).substr(0, 36),
-            "log.txt:1: unrecognised line 'mpirun");
+  EXPECT_EQ(mixed.skipped, 0);
+  // Any other line is skipped and counted; --strict refuses it.
+  const std::string other = "mpirun was unable to launch the specified application\n" + text.str();
+  const auto lenient = from_text(other);
+  EXPECT_EQ(lenient.points.size(), plain.points.size());
+  EXPECT_EQ(lenient.skipped, 1);
+  ImportOptions strict;
+  strict.strict = true;
+  EXPECT_EQ(error_of([&] { from_text(other, strict); }).substr(0, 36), "log.txt:1: unrecognised line 'mpirun");
 }
+
+// A run as people paste it: a prompt and the command, no "# Collective test starting" line.
+const std::string kPasted =
+    "user@gpu-a1:~/nccl-tests$ mpirun -np 2 -x NCCL_DEBUG=WARN ./build/alltoall_perf_mpi -b 8 -e 16 -f 2 -g 1\n"
+    "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+    "#  Rank  0 Group  0 Pid  1 on gpu-a1 device  0 [0000:19:00] NVIDIA H100 80GB HBM3\n"
+    "#  Rank  1 Group  0 Pid  2 on gpu-a1 device  1 [0000:3b:00] NVIDIA H100 80GB HBM3\n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    "           8             2     float    none      -1    10.00    0.00    0.00      0    10.00    0.00    0.00      0\n"
+    "gpu-a1: Test CUDA failure common.cu:389 'an illegal memory access was encountered'\n"
+    "          16             4     float    none      -1    11.00    0.00    0.00      0    11.00    0.00    0.00      0\n"
+    "# Out of bounds values : 0 OK\n";
+
+TEST(ImportNcclTests, ACommandLineInThePasteNamesTheCollective) {
+  const auto log = from_text(kPasted);
+  EXPECT_EQ(log.program, "alltoall_perf");  // NAME_SUFFIX=_mpi left off
+  ASSERT_EQ(log.points.size(), 4u);
+  EXPECT_EQ(log.points.front().op, "all_to_all");
+  EXPECT_EQ(log.points.back().bytes, 16u);
+  EXPECT_EQ(log.skipped, 2);  // the prompt's line, and the line inside the table that is no row
+  ASSERT_EQ(log.skipped_first.size(), 2u);
+  EXPECT_EQ(log.skipped_first[0].first, 1);
+  EXPECT_EQ(log.skipped_first[1].first, 7);
+  // --op still wins over a command line (it names what the user knows).
+  EXPECT_EQ(from_text(kPasted, test_import::with_op("all_gather")).points.front().op, "all_gather");
+}
+
+TEST(ImportNcclTests, StrictRefusesThePromptAsBefore) {
+  ImportOptions strict;
+  strict.strict = true;
+  const auto e = error_of([&] { from_text(kPasted, strict); });
+  EXPECT_EQ(e.rfind("log.txt:1: unrecognised line 'user@gpu-a1:~/nccl-tests$ mpirun", 0), 0u) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+}
+
+TEST(ImportNcclTests, AQuotedPasteReadsAndACutRowIsStillRefused) {
+  std::string quoted;
+  for (std::size_t at = 0; at < kPasted.size();) {
+    const auto end = kPasted.find('\n', at);
+    quoted += "> " + kPasted.substr(at, end + 1 - at);
+    at = end + 1;
+  }
+  EXPECT_EQ(from_text(quoted).points.size(), 4u);
+  std::string cut = kPasted;
+  const std::string row_tail = "    11.00    0.00    0.00      0    11.00    0.00    0.00      0";
+  cut.replace(cut.find(row_tail), row_tail.size(), "    11.00");
+  EXPECT_NE(error_of([&] { from_text(cut); }).find("log.txt:8: a result row of"), std::string::npos);
+}
+
+TEST(ImportNcclTests, ACommandOfAnotherBinaryIsRefusedAtItsLine) {
+  std::string other = kPasted;
+  other.replace(other.find("alltoall_perf_mpi"), 17, "broadcast_perf");
+  EXPECT_NE(error_of([&] { from_text(other); }).find("log.txt:1: broadcast_perf measures a collective meshbench does not"),
+            std::string::npos);
+}
+
+TEST(ImportNcclTests, AFileWithNoTableNamesItsFirstUnrecognisedLine) {
+  EXPECT_EQ(error_of([] { from_text("a,b,c\n1,2,3\n"); }).substr(0, 38), "log.txt:1: unrecognised line 'a,b,c', ");
+}
+
+// tests/data/import/public (SOURCES.md there): logs as people pasted them in public issue threads
+// and documents, unchanged. Sizes and skipped lines counted by hand from each file.
+struct PublicLog {
+  const char* name;
+  const char* op;  // --op, for the logs that name no binary anywhere
+  int ranks;
+  std::size_t sizes;
+  int skipped;
+  const char* nccl;  // the NCCL version the log states, "" when none
+};
+class ImportPublicNcclTestsLog : public ::testing::TestWithParam<PublicLog> {};
+
+TEST_P(ImportPublicNcclTestsLog, ReadsEveryRowAndSkipsOnlyTheLinesAroundThem) {
+  const PublicLog& c = GetParam();
+  std::ifstream in(test_import::fixture(std::string("public/") + c.name));
+  ASSERT_TRUE(in) << c.name;
+  const auto log = parse_nccl_tests_log(in, c.name, test_import::with_op(c.op));
+  EXPECT_EQ(log.ranks, c.ranks);
+  EXPECT_EQ(of_timing(log, "batched").size(), c.sizes);
+  EXPECT_EQ(of_timing(log, "batched_in_place").size(), c.sizes);
+  EXPECT_EQ(log.skipped, c.skipped);
+  std::string nccl;
+  for (const auto& [k, v] : log.versions) {
+    if (k == "nccl") nccl = v;
+  }
+  EXPECT_EQ(nccl, c.nccl);
+}
+
+INSTANTIATE_TEST_SUITE_P(Public, ImportPublicNcclTestsLog,
+                         ::testing::Values(PublicLog{"nccl-tests-issue-287-rtx5090-1gpu-allreduce-prompt.log", "", 1, 25, 1, ""},
+                                           PublicLog{"nccl-tests-issue-290-h100-1node-allreduce.log", "all_reduce", 8, 6, 0, ""},
+                                           PublicLog{"nccl-tests-issue-290-h100-2node-allreduce-srun.log", "all_reduce", 16, 11, 1, ""},
+                                           PublicLog{"nccl-tests-issue-309-h100-2node-allreduce.log", "", 16, 32, 9, "2.26.2"},
+                                           PublicLog{"nccl-tests-issue-309-h100-2node-allreduce-ring.log", "", 16, 14, 2, ""},
+                                           PublicLog{"nccl-tests-issue-309-h100-4node-allreduce.log", "", 32, 32, 2, "2.26.2"},
+                                           PublicLog{"nccl-tests-issue-309-h100-8node-allreduce-prompt.log", "", 64, 14, 1, ""},
+                                           PublicLog{"oci-gb300-1node-alltoall.log", "", 4, 2, 0, "2.28.7"},
+                                           PublicLog{"ocitutorials-a100-1node-allreduce.log", "", 8, 1, 1, ""},
+                                           PublicLog{"ocitutorials-a100-2node-allreduce.log", "", 16, 1, 1, ""}));
 
 }  // namespace
 }  // namespace meshbench::analysis

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "analysis/import/osu_log.hpp"
@@ -111,6 +112,30 @@ TEST(ImportOsu, Refusals) {
   std::istringstream column("# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)   P50 Tail Lat(us)\n");
   EXPECT_EQ(error_of([&] { parse_osu_log(column, "tail.log", test_import::with_ranks(2)); }).substr(0, 41),
             "tail.log:2: a column meshbench does not r");
+}
+
+// tests/data/import/public (SOURCES.md there): OSU output pasted with its prompt, srun's and
+// MVAPICH's messages (some between rows), unchanged; sizes and skipped lines counted by hand.
+TEST(ImportOsu, PublicLogsReadEveryRowAndSkipTheLinesAroundThem) {
+  struct Case {
+    const char* name;
+    int ranks;
+    std::size_t sizes;
+    int skipped;
+  };
+  for (const Case c : {Case{"osu-jsc-tutorial-allreduce-16mib.log", 4, 1, 1}, Case{"osu-jsc-tutorial-allreduce-1gib-ucc.log", 4, 1, 1},
+                       Case{"osu-mvapich2-gdr-a100-allreduce.log", 2, 19, 6}}) {
+    std::ifstream in(test_import::fixture(std::string("public/") + c.name));
+    ASSERT_TRUE(in) << c.name;
+    const auto log = parse_osu_log(in, c.name, test_import::with_ranks(c.ranks));
+    EXPECT_EQ(log.points.size(), c.sizes) << c.name;
+    EXPECT_EQ(log.skipped, c.skipped) << c.name;
+    ImportOptions strict = test_import::with_ranks(c.ranks);
+    strict.strict = true;
+    std::ifstream again(test_import::fixture(std::string("public/") + c.name));
+    EXPECT_NE(test_support::error_of([&] { parse_osu_log(again, c.name, strict); }).find(":1: unrecognised line"), std::string::npos)
+        << c.name;
+  }
 }
 
 }  // namespace
