@@ -9,6 +9,7 @@
 
 #include "mapping/cost_params.hpp"
 #include "mapping/layout.hpp"
+#include "mapping/nccl_tuning.hpp"
 #include "mapping/ops.hpp"
 #include "mapping/rank_groups.hpp"
 #include "mapping/workload.hpp"
@@ -35,6 +36,10 @@ struct DimShape {
   topology::LinkClass worst_link = topology::LinkClass::LOC;
   // Pareto front of the groups' profiles: a dimension is as slow as its slowest group.
   std::vector<Profile> ring, all_to_all, send_recv;
+  // GPU groups, as NCCL's tuning model sees them: the distinct communicators of the dimension's
+  // groups, with the network devices shared as all groups share them (`gpu_shared`) and alone
+  // (`gpu_alone`); pairs of neighbouring stages for send/recv. Empty for CPU slots.
+  std::vector<nccl::Communicator> gpu_shared, gpu_alone, gpu_pairs;
 };
 
 // What a calibration is indexed by for a dimension of this shape: NET when its groups cross

@@ -34,6 +34,12 @@ struct CostParams {
   // A fitted model (`--cost-model cost.json` from `meshbench calibrate`): where it covers a
   // shape's link class and op family it replaces the α-β profiles above.
   std::optional<Calibration> calibration;
+  // The NCCL release GPU groups are priced for (major×10000 + minor×100 + patch): which
+  // algorithms exist (mapping/nccl_tuning.hpp). An imported log states its own.
+  int nccl_version = 22809;
+  // GPU groups are priced as NCCL runs them (mapping/nccl_tuning.hpp); false prices them with the
+  // α-β profiles above, as CPU slots always are.
+  bool nccl_tuning = true;
 
   LinkCost& operator[](topology::LinkClass c) { return links[static_cast<std::size_t>(c)]; }
   const LinkCost& operator[](topology::LinkClass c) const { return links[static_cast<std::size_t>(c)]; }

@@ -11,9 +11,11 @@
 #include <bit>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "common/error.hpp"
 #include "op_terms.hpp"
+#include "topology/catalog.hpp"
 
 namespace meshbench::mapping {
 
@@ -107,6 +109,12 @@ struct CostModel::Fabric {
     // class between two of them and its bandwidth, so a run costs no pair loop.
     std::vector<LinkClass> worst_of_mask;
     std::vector<double> gbps_of_mask;
+    // GPU nodes, for NCCL's tuning model.
+    bool gpu = false;
+    int sm = 0;
+    bool nvswitch = false;  // every pair of GPUs over NVLink
+    bool amd_cpu = false;
+    double net_latency_us = 0;
   };
   static constexpr int kTabulated = 12;
   int slots = 0;
@@ -186,6 +194,47 @@ void tabulate_slot_sets(CostModel::Fabric::NodeLayout& l) {
   }
 }
 
+// The GPUs' compute capability: the catalog's, else read from the model name; 0 for CPU slots.
+int gpu_sm(const topology::NodeTopology& node) {
+  for (const auto& t : topology::node_types()) {
+    if (!node.node_type.empty() && t.name == node.node_type) return t.sm;
+  }
+  const std::string& model = node.slots.empty() ? std::string() : node.slots.front().model;
+  static constexpr std::array<std::pair<std::string_view, int>, 9> kByName = {
+      {{"B200", 100}, {"B100", 100}, {"H100", 90}, {"H200", 90}, {"H800", 90}, {"H20", 90}, {"A100", 80}, {"A800", 80}, {"V100", 70}}};
+  for (const auto& [name, sm] : kByName) {
+    if (model.find(name) != std::string::npos) return sm;
+  }
+  return 80;  // an unknown GPU is priced as Ampere
+}
+
+// The network's latency beyond NCCL's table, from the 8-byte all_reduce of published two-node
+// runs (tests/data/published): 2 × p5.48xlarge 69 µs, 2 × p4de.24xlarge 164 µs, where NCCL's
+// tree LL with InfiniBand's latency says 25 µs. EFA NICs of unknown platforms are priced like
+// p5's; InfiniBand and RoCE as NCCL's table.
+double net_latency_us(const topology::NodeTopology& node) {
+  constexpr double kP5Efa = 22.0, kP4Efa = 70.0;
+  if (node.node_type.starts_with("p5")) return kP5Efa;
+  if (node.node_type.starts_with("p4d")) return kP4Efa;
+  const bool efa = std::any_of(node.nics.begin(), node.nics.end(), [](const auto& n) { return n.kind == topology::NicKind::efa; });
+  return efa ? kP5Efa : 0.0;
+}
+
+void gpu_facts(const topology::NodeTopology& node, CostModel::Fabric::NodeLayout& l) {
+  l.gpu = !node.slots.empty() &&
+          std::all_of(node.slots.begin(), node.slots.end(), [](const auto& s) { return s.kind == topology::SlotKind::gpu; });
+  if (!l.gpu) return;
+  l.sm = gpu_sm(node);
+  l.nvswitch = l.slots > 1;
+  for (int a = 0; a < l.slots; ++a) {
+    for (int b = 0; b < l.slots; ++b) {
+      if (a != b && l.link[static_cast<std::size_t>(a * l.slots + b)] != LinkClass::NVL) l.nvswitch = false;
+    }
+  }
+  l.amd_cpu = node.cpu.find("AMD") != std::string::npos;
+  l.net_latency_us = net_latency_us(node);
+}
+
 CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, const CostParams& params) {
   if (node.nics.size() > 64)
     throw InputError("the cost model handles at most 64 NICs per node (a node has " + std::to_string(node.nics.size()) + ")");
@@ -207,6 +256,7 @@ CostModel::Fabric::NodeLayout node_layout(const topology::NodeTopology& node, co
     }
   }
   if (l.slots <= CostModel::Fabric::kTabulated) tabulate_slot_sets(l);
+  gpu_facts(node, l);
   return l;
 }
 
@@ -412,6 +462,44 @@ void count_flows(const Fabric& f, Scratch& s, double n, DimShape& shape) {
   shape.max_nic_flows = max_users(s);
 }
 
+void add_unique(std::vector<nccl::Communicator>& comms, const nccl::Communicator& c) {
+  if (std::find(comms.begin(), comms.end(), c) == comms.end()) comms.push_back(c);
+}
+
+// One GPU group as NCCL sees it: its GPUs, nodes and links; per node one network device per NIC
+// class its members reach, each giving what the class gives one flow, with the dimension's other
+// groups sharing it (and alone).
+void add_gpu_group(const Fabric& f, const CostParams& params, const Scratch& s, const detail::PricedGroup& g, int n, DimShape& shape) {
+  nccl::Communicator c{
+      .sm = 1000, .ranks = n, .nodes = g.nodes, .intra_gbps = kInf, .nvlink = true, .nvswitch = true, .nccl_version = params.nccl_version};
+  double own_gbps = 0;
+  for (int k = g.first_run; k < g.end_run; ++k) {
+    const Run& r = s.runs[static_cast<std::size_t>(k)];
+    const auto& l = f.at(r.node);
+    if (!l.gpu) return;
+    c.sm = std::min(c.sm, l.sm);
+    c.amd_cpu |= l.amd_cpu;
+    c.net_latency_us = std::max(c.net_latency_us, l.net_latency_us);
+    c.nvswitch &= l.nvswitch;
+    if (r.end - r.begin > 1) {
+      c.intra_gbps = std::min(c.intra_gbps, r.gbps);
+      c.nvlink &= r.worst <= LinkClass::NVB;
+    }
+    if (g.nodes > 1) {
+      const int devices = std::max(1, std::popcount(r.rail));
+      const double shared = reachable_gbps(f, s, r.node, r.rail, params.contention) / devices;
+      const double own = reachable_gbps(f, s, r.node, r.rail, false) / devices;
+      c.nics = c.nics == 0 ? devices : std::min(c.nics, devices);
+      c.nic_gbps = c.nic_gbps == 0 ? shared : std::min(c.nic_gbps, shared);
+      own_gbps = own_gbps == 0 ? own : std::min(own_gbps, own);
+    }
+  }
+  nccl::Communicator alone = c;
+  alone.nic_gbps = own_gbps;
+  add_unique(shape.gpu_shared, c);
+  add_unique(shape.gpu_alone, alone);
+}
+
 // Pass 2: each group under that sharing. A ring is as slow as its slowest run inside a node or
 // its slowest reachable NICs; an all-to-all as its busiest egress.
 void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, double n, bool want_ring, bool want_a2a, DimShape& shape) {
@@ -445,6 +533,7 @@ void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, d
     const double alpha = params[multi ? LinkClass::NET : worst].alpha_us;
     if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
     if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
+    add_gpu_group(f, params, s, g, static_cast<int>(n), shape);
   }
 }
 
@@ -479,18 +568,52 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
     const int na = f.node_of[static_cast<std::size_t>(a)];
     const auto& l = f.at(na);
     const auto la = static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)]);
+    const bool gpus = l.gpu && f.at(f.node_of[static_cast<std::size_t>(b)]).gpu;
+    nccl::Communicator pair{.sm = l.sm,
+                            .ranks = 2,
+                            .nodes = 1,
+                            .intra_gbps = 0,
+                            .nvlink = false,
+                            .nvswitch = l.nvswitch,
+                            .amd_cpu = l.amd_cpu,
+                            .net_latency_us = l.net_latency_us,
+                            .nccl_version = params.nccl_version};
     if (na == f.node_of[static_cast<std::size_t>(b)]) {
       const std::size_t k = la * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
       shape.worst_link = std::max(shape.worst_link, l.link[k]);
       add_profile(shape.send_recv, {params[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
+      pair.intra_gbps = l.link_gbps[k];
+      pair.nvlink = l.link[k] <= LinkClass::NVB;
+      if (gpus) add_unique(shape.gpu_pairs, pair);
       return;
     }
     shape.crosses_nodes = true;
     shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, 2);
     shape.worst_link = LinkClass::NET;
-    add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reachable_gbps(f, s, na, l.rail[la], params.contention))});
+    const double reach = reachable_gbps(f, s, na, l.rail[la], params.contention);
+    add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reach)});
+    pair.nodes = 2;
+    pair.nics = std::max(1, std::popcount(l.rail[la]));
+    pair.nic_gbps = reach / pair.nics;
+    if (gpus) add_unique(shape.gpu_pairs, pair);
   });
   reset(s);
+}
+
+// One GPU communicator's op, priced by NCCL's tuning model (the all-to-alls and send/recv by its
+// point-to-point transfers). all_to_allv's busiest rank sends `skew` times the average.
+OpEstimate gpu_op_estimate(const nccl::Communicator& c, Op op, std::uint64_t bytes, double skew) {
+  const Family family = ops::info(op).family;
+  if (family == Family::all_to_all || family == Family::point_to_point) {
+    const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);
+    const auto t = family == Family::all_to_all ? nccl::all_to_all(c, busiest) : nccl::send_recv(c, bytes);
+    return {t.time_us, "p2p", std::string(nccl::to_string(t.protocol))};
+  }
+  const auto coll = family == Family::ring_all_reduce ? nccl::Collective::all_reduce
+                    : op == Op::reduce_scatter        ? nccl::Collective::reduce_scatter
+                                                      : nccl::Collective::all_gather;
+  const auto choice = nccl::choose(c, coll, bytes);
+  return {choice.time_us, std::string(nccl::to_string(choice.algorithm)), std::string(nccl::to_string(choice.protocol))};
 }
 
 }  // namespace
@@ -577,9 +700,20 @@ OpEstimate CostModel::op_estimate(const DimShape& shape, Op op, std::uint64_t by
                                           calibration_flows(shape, isolated || !params_.contention)))
       return {*t, "calibrated", ""};
   }
+  const Family family = ops::info(op).family;
+  const auto& gpu = family == Family::point_to_point    ? shape.gpu_pairs
+                    : (isolated || !params_.contention) ? shape.gpu_alone
+                                                        : shape.gpu_shared;
+  if (params_.nccl_tuning && !gpu.empty()) {
+    OpEstimate slowest{-1, "", ""};
+    for (const auto& c : gpu) {
+      const OpEstimate e = gpu_op_estimate(c, op, bytes, skew);
+      if (e.time_us > slowest.time_us) slowest = e;
+    }
+    return slowest;
+  }
   // The α-β profiles already hold every group of the dimension running at once; `isolated`
   // changes nothing here (their sharing is in the profiles, not a term that could be removed).
-  const Family family = ops::info(op).family;
   const std::vector<Profile>& profiles = family == Family::all_to_all       ? shape.all_to_all
                                          : family == Family::point_to_point ? shape.send_recv
                                                                             : shape.ring;

@@ -122,6 +122,7 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   ASSERT_TRUE(cal.sharing.nic_exponent);
   EXPECT_NEAR(*cal.sharing.nic_exponent, 0.5, 1e-3);
   CostParams params = default_cost_params(topo);
+  params.nccl_tuning = false;  // beside the calibration, the α-β profiles
   const CostModel plain(topo, params);
   params.calibration = cal;
   const CostModel calibrated(topo, params);

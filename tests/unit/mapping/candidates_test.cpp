@@ -121,6 +121,7 @@ TEST(Candidates, RemovingNicContentionFlipsTheRanking) {
       make_node({.gpus = 8, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 8}), 2);
   const Layout layout{.world = 16, .tp = 2};
   CostParams p = default_cost_params(topo);
+  p.nccl_tuning = false;  // the α-β arithmetic below
   for (auto& l : p.links) l.alpha_us = 0;
   const CostModel with(topo, p);
   p.contention = false;

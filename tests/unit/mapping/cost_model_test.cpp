@@ -27,6 +27,7 @@ struct TwoByTwo {
     topo = topology::ClusterTopology::replicate(
         make_node({.gpus = 2, .nics = nics, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2}), 2);
     params = default_cost_params(topo);
+    params.nccl_tuning = false;  // the α-β arithmetic, not NCCL's tuning model
     for (auto& l : params.links) l.alpha_us = 0;
   }
   Score score(const Layout& l, std::vector<int> slots, bool contention = true) const {
@@ -118,6 +119,7 @@ TEST(CostModel, PcieUplinkContentionOnPcieOnlyNodes) {
   const auto topo = topology::ClusterTopology::replicate(
       make_node({.gpus = 4, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 1, .nvlink = false, .gpus_per_switch = 2}), 1);
   CostParams p = default_cost_params(topo);
+  p.nccl_tuning = false;  // the α-β arithmetic
   for (auto& l : p.links) l.alpha_us = 0;
   const Layout l{.world = 4, .tp = 2};
   const std::vector<int> crossing{0, 2, 1, 3};
@@ -181,6 +183,7 @@ TEST(CostModel, LargeNodesFindTheSlowestPairAcrossTheWholeGroup) {
   const auto topo = topology::ClusterTopology::replicate(
       make_node({.gpus = 128, .nics = 1, .nic_gbps = 10, .nvl_gbps = 0, .numa = 2, .nvlink = false, .gpus_per_switch = 1}), 1);
   CostParams p = default_cost_params(topo);
+  p.nccl_tuning = false;  // the α-β arithmetic
   for (auto& l : p.links) l.alpha_us = 0;
   p[LinkClass::SYS].bandwidth_gbps = 10;
   const CostModel model(topo, p);
