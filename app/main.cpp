@@ -63,6 +63,7 @@ constexpr std::array kSubcommands = {
     Subcommand{"groups", "print Megatron-Core's rank groups for a parallel layout", meshbench::mapping::groups_command},
     Subcommand{"workload", "print a model config's or launch script's shape, parameters and traffic", meshbench::mapping::workload_command},
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
+    Subcommand{"predict", "print nccl-tests' table of what a collective should take on the hardware", meshbench::mapping::predict_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", run},
     Subcommand{"io", "measure checkpoint write and read-back bandwidth into a folder (under mpirun/srun)", meshbench::bench::io_command},
     Subcommand{"report", "rank a results file's mappings for ML and infrastructure readers", meshbench::analysis::report_command},

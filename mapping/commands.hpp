@@ -6,6 +6,8 @@ namespace meshbench::mapping {
 int groups_command(const Args& args);
 // meshbench plan
 int plan_command(const Args& args);
+// meshbench predict
+int predict_command(const Args& args);
 // meshbench workload
 int workload_command(const Args& args);
 }
