@@ -17,7 +17,19 @@ Machine parse_nccl_xml(const std::string& text, const std::string& name);
 Machine load_hwloc_xml(const std::string& path);
 
 // This node, discovered with hwloc (the same reader as hwloc XML), plus NIC line rates
-// from sysfs and NVLinks from NVML when the NVIDIA driver is there.
+// from sysfs (or from the file kLinkRatesVariable names) and NVLinks from NVML when the
+// NVIDIA driver is there.
 Machine discover_local_machine();
+
+// The environment variable that names a link rate file: the rates a shaper gave this node's
+// NICs, which sysfs does not show (the local test cluster's up.sh writes one; docs/slurm.md).
+inline constexpr const char* kLinkRatesVariable = "MESHBENCH_LINK_RATES";
+
+// Applies a link rate file to `machine`, the node called `host`: lines "HOST INTERFACE
+// BITS_PER_SECOND" ('#' starts a comment; 0 bit/s: the link is not shaped). The NICs named on
+// `host`'s lines take that line rate, replacing sysfs's, and a note says where it came from.
+// Never throws: a file that cannot be read, a malformed line, no line for `host` or an
+// interface the node lacks is one note, and the rates stay as discovered.
+void apply_link_rates(Machine& machine, const std::string& path, const std::string& host);
 
 }  // namespace meshbench::topology

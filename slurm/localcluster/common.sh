@@ -118,10 +118,18 @@ mbn_load_cluster() {
 }
 
 # The helpers' common start: root, then cluster $1 (or the default one, see above) loaded;
-# MBN_CLUSTER names it afterwards.
+# MBN_CLUSTER names it afterwards. MESHBENCH_LINK_RATES names the cluster's link rate file, so
+# every process the helper starts (mpirun's ranks, a job's steps) reads the shaped rates.
 mbn_use_cluster() {
   mbn_require_root
   mbn_load_cluster "$(mbn_resolve_cluster "${1:-}")"
+  mbn_export_link_rates
+}
+
+# Exports MESHBENCH_LINK_RATES for the loaded cluster (clusters brought up before up.sh wrote the
+# file have none: then the variable is left alone).
+mbn_export_link_rates() {
+  if [[ -n ${MBN_LINK_RATES:-} && -r $MBN_LINK_RATES ]]; then export MESHBENCH_LINK_RATES="$MBN_LINK_RATES"; fi
 }
 
 # Runs "$@" inside node $2's network namespace of cluster $1 with the node's hostname, and with

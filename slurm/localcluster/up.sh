@@ -9,6 +9,8 @@
 # joined through a bridge that lives in a namespace of its own, and tc shapes every node's link
 # in both directions (--node-rate gives node K a rate of its own: a slow node for the cost
 # model's tests, where one figure for every network link cannot explain every mapping's time).
+# The rates go to $MBN_STATE/link_rates, which meshbench's live discovery reads on the nodes
+# (the helpers export MESHBENCH_LINK_RATES naming it), so `topo` and the cost model know them.
 # Nothing is put on the root namespace. With --slurm, slurmctld runs in
 # node 0's namespace and one slurmd per node in that node's namespace, each slurmd with its own
 # mount namespace and a private /tmp. Configs, state and logs live under
@@ -195,6 +197,14 @@ for ((k = 0; k < nodes; k++)); do
   printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
   printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
 done
+# The rates the links are shaped to, for meshbench's live discovery on the nodes (veth reports
+# no speed in sysfs): the helpers export MESHBENCH_LINK_RATES naming this file. tc shapes no
+# delay here, so the file holds rates only; 0 is an unshaped link (--rate none).
+{
+  echo "# Link rates of local cluster '$cluster', written by slurm/localcluster/up.sh (docs/slurm.md)."
+  echo "# host interface bits_per_second (0: not shaped)"
+  for ((k = 0; k < nodes; k++)); do printf '%s eth0 %s\n' "$(mbn_node_ns "$cluster" "$k")" "${node_bps[k]}"; done
+} >"$state/link_rates"
 # The nodes' names for every process of the cluster (mbn_in_node and the slurmds bind-mount it
 # over /etc/hosts in their own mount namespaces): this machine's entries plus the nodes'.
 {
@@ -306,6 +316,7 @@ fi
   printf 'MBN_RATE_BPS=%q\n' "$rate_bps"
   printf 'MBN_NODE_RATES=%q\n' "${node_rates[*]}"
   printf 'MBN_NODE_RATES_BPS=%q\n' "${node_bps[*]}"
+  printf 'MBN_LINK_RATES=%q\n' "$state/link_rates"
   printf 'MBN_HOSTFILE=%q\n' "$state/hostfile"
   printf 'MBN_HOSTFILE_NAMES=%q\n' "$state/hostfile.names"
   printf 'MBN_SLURM=%q\n' "$with_slurm"

@@ -33,6 +33,16 @@ set_tests_properties(cluster_mpirun cluster_slurm cluster_teardown PROPERTIES
 # The probe's rates are timings (scripts/flake.sh reruns the tests labelled timing).
 set_tests_properties(cluster_mpirun cluster_slurm PROPERTIES LABELS "cluster;slurm;integration;timing")
 
+# The rates up.sh shapes, recorded for live discovery: `meshbench topo` on the emulated nodes.
+add_test(NAME cluster_link_rates
+  COMMAND bash ${_mb_cluster_tests}/cluster_link_rates_test.sh ${MESHBENCH_EXE} cr${_mb_cluster_hash})
+set_tests_properties(cluster_link_rates PROPERTIES
+  LABELS "cluster;integration"
+  SKIP_RETURN_CODE 77
+  RESOURCE_LOCK meshbench_localcluster
+  TIMEOUT 120
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+
 # NIC counters on the emulated nodes: each node's eth0 against the bytes a cross-node all-reduce
 # and all-to-all move (byte counts, not timings).
 add_test(NAME cluster_nic_counters

@@ -21,6 +21,9 @@ namespace {
 // Bandwidths are NCCL's figures (at most one decimal in practice); rounding keeps the
 // output free of float noise without losing them.
 double tidy(double v) { return std::round(v * 1000.0) / 1000.0; }
+// A NIC's line rate keeps every whole Mbit/s (0.000125 GB/s): a link shaped to 250 Mbit/s is
+// 0.03125 GB/s in every rank's copy of the topology, not 0.031.
+double tidy_rate(double gbps) { return std::round(gbps * 1e6) / 1e6; }
 
 ojson slot_json(const NodeTopology& node, const Slot& s) {
   return {{"index", s.index},
@@ -38,7 +41,7 @@ ojson nic_json(const Nic& n) {
           {"kind", to_string(n.kind)},
           {"pci", n.pci},
           {"numa", n.numa},
-          {"speed_gbps", tidy(n.speed_gbps)},
+          {"speed_gbps", tidy_rate(n.speed_gbps)},
           {"line_rate_gbit", tidy(n.speed_gbps * 8.0)},
           {"pci_switch", n.pci_switch}};
 }

@@ -4,12 +4,16 @@
 
 #include <limits.h>
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "topology/loaders.hpp"
 #include "topology/src/hwloc_reader.hpp"
 #include "topology/src/nccl_rules.hpp"
@@ -67,6 +71,44 @@ void add_virtual_nics(Machine& m) {
   }
 }
 
+// "1 Gb/s (0.125 GB/s)" for a rate in bits per second.
+std::string describe_rate(std::uint64_t bps) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g Gb/s (%g GB/s)", static_cast<double>(bps) / 1e9, static_cast<double>(bps) / 8e9);
+  return text;
+}
+
+struct LinkRate {
+  std::string host, interface;
+  std::uint64_t bps = 0;
+};
+
+// The file's lines, or why it cannot be used (then `why` is set and the lines are none).
+std::vector<LinkRate> read_link_rates(const std::string& path, std::string& why) {
+  std::ifstream in(path);
+  if (!in) {
+    why = "cannot be read";
+    return {};
+  }
+  std::vector<LinkRate> rates;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string_view text = trim(std::string_view(line).substr(0, line.find('#')));
+    if (text.empty()) continue;
+    std::istringstream fields{std::string(text)};
+    LinkRate rate;
+    std::string bps, extra;
+    fields >> rate.host >> rate.interface >> bps >> extra;
+    const auto [end, ec] = std::from_chars(bps.data(), bps.data() + bps.size(), rate.bps);
+    if (bps.empty() || !extra.empty() || ec != std::errc() || end != bps.data() + bps.size()) {
+      why = "line " + std::to_string(number) + " is '" + std::string(text.substr(0, 80)) + "', not 'HOST INTERFACE BITS_PER_SECOND'";
+      return {};
+    }
+    rates.push_back(std::move(rate));
+  }
+  return rates;
+}
+
 std::string hostname() {
   char buf[HOST_NAME_MAX + 1] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
@@ -84,6 +126,38 @@ std::string export_xml(hwloc_topology_t t) {
 
 }  // namespace
 
+void apply_link_rates(Machine& m, const std::string& path, const std::string& host) {
+  const std::string file = "link rate file " + path + " (" + kLinkRatesVariable + ")";
+  std::string why;
+  const std::vector<LinkRate> rates = read_link_rates(path, why);
+  if (!why.empty()) {
+    m.notes.push_back(one_line(file + " ignored: " + why + "; NIC line rates are as discovered"));
+    return;
+  }
+  bool named = false;
+  for (const LinkRate& rate : rates) {
+    if (rate.host != host) continue;
+    named = true;
+    std::vector<NetPort*> ports;
+    for (PciDevice& d : m.pci) {
+      for (NetPort& port : d.ports) {
+        if (port.name == rate.interface) ports.push_back(&port);
+      }
+    }
+    if (ports.empty()) {
+      m.notes.push_back(one_line(file + " names NIC " + rate.interface + ", which this node does not have"));
+    } else if (rate.bps == 0) {
+      m.notes.push_back(one_line("NIC " + rate.interface + " is not shaped (" + file + "); its line rate is as discovered"));
+    } else {
+      for (NetPort* port : ports) port->speed_gbps = static_cast<double>(rate.bps) / 8e9;
+      m.notes.push_back(
+          one_line("NIC " + rate.interface + " line rate " + describe_rate(rate.bps) + ": the rate its link is shaped to, from " + file));
+    }
+  }
+  // Notes name no host: the nodes of a cluster that differ in nothing else stay one layout.
+  if (!named) m.notes.push_back(one_line(file + " names no link of this node; NIC line rates are as discovered"));
+}
+
 Machine discover_local_machine() {
   HwlocTopology topology;
   if (hwloc_topology_load(topology.get()) != 0) throw std::runtime_error("hwloc could not discover this node's topology");
@@ -95,6 +169,7 @@ Machine discover_local_machine() {
   m.source = "hwloc";
   m.raw_xml = export_xml(topology.get());
   add_virtual_nics(m);
+  if (const char* rates = std::getenv(kLinkRatesVariable); rates != nullptr && *rates != '\0') apply_link_rates(m, rates, m.name);
   if (m.count(PciKind::gpu) > 0 && add_nvml_facts(m)) m.source += "+nvml";
   return m;
 }
