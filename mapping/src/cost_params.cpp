@@ -1,5 +1,7 @@
 #include "mapping/cost_params.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -19,13 +21,19 @@ constexpr std::array<double, topology::kLinkClassCount> kAlphaUs = {0.0, 1.0, 1.
 // Fallback bandwidths (GB/s) for a class the topology does not show: H100 NVLink-class, PCIe Gen4
 // x16 through one switch, through several, the host bridge, across sockets; a 100 Gb/s NIC.
 constexpr std::array<double, topology::kLinkClassCount> kFallbackGbps = {1000.0, 150.0, 100.0, 24.0, 24.0, 16.0, 12.0, 12.5};
+// CPU slots (MPI ranks) of one node reach each other through shared memory, whatever the class
+// (PHB in one NUMA node, SYS across): about 1 us per step, and one memory copy's bandwidth for
+// messages beyond the caches. Both measured with Open MPI 4.1's shared-memory transport (vader,
+// CMA single copy) between two ranks (docs/mapping.md, "CPU slots: shared memory").
+constexpr double kShmAlphaUs = 1.0;
+constexpr double kShmGbps = 2.5;
 
 }  // namespace
 
 CostParams default_cost_params(const topology::ClusterTopology& topo) {
   CostParams p;
   std::array<double, topology::kLinkClassCount> sum{};
-  std::array<int, topology::kLinkClassCount> count{};
+  std::array<int, topology::kLinkClassCount> count{}, cpu_count{};
   double fastest_nic = 0;
   for (int i = 0; i < topo.layout_count(); ++i) {
     const auto& node = topo.layout(i);
@@ -33,16 +41,20 @@ CostParams default_cost_params(const topology::ClusterTopology& topo) {
       for (int b = 0; b < node.slot_count(); ++b) {
         if (a == b || node.bandwidth_gbps.empty()) continue;
         const auto c = static_cast<std::size_t>(node.link(a, b));
-        if (node.bandwidth(a, b) > 0) {
-          sum[c] += node.bandwidth(a, b);
-          ++count[c];
-        }
+        if (node.bandwidth(a, b) <= 0) continue;
+        // The topology gives CPU slots NCCL's path bandwidth (LOC_BW in a NUMA node): a copy
+        // through shared memory is what MPI gets, capped by the inter-socket link across sockets.
+        const bool cpu = node.slots[static_cast<std::size_t>(a)].kind == topology::SlotKind::cpu &&
+                         node.slots[static_cast<std::size_t>(b)].kind == topology::SlotKind::cpu;
+        sum[c] += cpu ? std::min(kShmGbps, node.bandwidth(a, b)) : node.bandwidth(a, b);
+        ++count[c];
+        cpu_count[c] += cpu ? 1 : 0;
       }
     }
     for (const auto& nic : node.nics) fastest_nic = std::max(fastest_nic, nic.speed_gbps);
   }
   for (std::size_t c = 0; c < p.links.size(); ++c) {
-    p.links[c].alpha_us = kAlphaUs[c];
+    p.links[c].alpha_us = count[c] > 0 && cpu_count[c] == count[c] ? kShmAlphaUs : kAlphaUs[c];
     p.links[c].bandwidth_gbps = count[c] > 0 ? sum[c] / count[c] : kFallbackGbps[c];
   }
   if (fastest_nic > 0) p[LinkClass::NET].bandwidth_gbps = fastest_nic;
