@@ -115,7 +115,8 @@ class CostModel {
   double op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated = false) const;
   // The same time, with how it was priced.
   OpEstimate op_estimate(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated = false) const;
-  // The op list a dimension is charged for (the workload's, or typical_ops × sweep).
+  // The op list a dimension is charged for: one step of the workload, or typical_ops × the sweep
+  // (run's in-process plan: the sizes it measures; plan always has a workload, its default one).
   std::vector<OpTraffic> traffic(const Layout& layout) const;
 
   // The model's view of the topology (private to the implementation).

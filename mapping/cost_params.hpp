@@ -29,7 +29,9 @@ struct CostParams {
   bool contention = true;
   // all_to_allv: the busiest rank sends this many times the average (MoE routing skew).
   double alltoallv_imbalance = 1.25;
-  // Sizes (nccl-tests convention) summed per op when there is no workload.
+  // Sizes (nccl-tests convention) summed per op by a model without a workload: run's in-process
+  // plan sets them to the sizes it measures. `plan` always ranks by a workload (its default,
+  // mapping/workload.hpp, when none is given).
   std::vector<std::uint64_t> sweep_bytes = {1ULL << 20, 16ULL << 20, 256ULL << 20};
   // A fitted model (`--cost-model cost.json` from `meshbench calibrate`): where it covers a
   // shape's link class and op family it replaces the α-β profiles above.

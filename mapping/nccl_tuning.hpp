@@ -6,6 +6,8 @@
 // `graphs_for`. docs/mapping.md ("GPU links: NCCL's tuning model") says where each comes from.
 // Pure functions: no I/O, no state.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace meshbench::mapping {
@@ -22,6 +24,10 @@ inline constexpr int kAlgorithms = 7;
 inline constexpr int kProtocols = 3;
 std::string_view to_string(Algorithm a);  // "tree", "ring", ..., "nvls_tree", "pat"
 std::string_view to_string(Protocol p);   // "LL", "LL128", "Simple"
+
+// "2.18.5" (or "2.18.5+cuda12.2", as NCCL prints it) -> 21805; nullopt when it is not one.
+std::optional<int> parse_version(std::string_view text);
+std::string version_string(int version);  // 21805 -> "2.18.5"
 
 // The collectives NCCL's tuning model prices (the all-to-alls and send/recv are point to point,
 // which it does not model).

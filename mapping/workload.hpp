@@ -67,6 +67,13 @@ int dtype_bytes(const std::string& dtype);
 // of size 1 run nothing. DP traffic runs over Megatron's dp-cp group.
 std::vector<OpTraffic> step_traffic(const Workload& workload, const Layout& layout);
 
+// What plan ranks by when no workload is given: one training step of Mixtral-8x7B's shape (the
+// defaults above: 32 layers, hidden 4096, 8 experts top-2, sequence 4096, micro-batch 1 × 8),
+// its experts raised to a multiple of EP and its sequence to a multiple of CP so that any layout
+// runs it. Each dimension's ops then weigh as often as a training step runs them.
+Workload default_workload(const Layout& layout);
+inline constexpr const char* kDefaultWorkloadName = "default (Mixtral-8x7B-shaped)";
+
 // Throws InputError when the workload cannot run on the layout (e.g. experts not divisible by EP).
 void check_workload(const Workload& workload, const Layout& layout);
 

@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/strings.hpp"
 #include "json_file.hpp"
+#include "mapping/nccl_tuning.hpp"
 
 namespace meshbench::mapping {
 
@@ -99,6 +100,13 @@ void apply_cost_overrides(CostParams& p, const json& j, const std::string& where
           }
         }
       }
+    } else if (key == "nccl_tuning") {
+      if (!value.is_boolean()) fail("'nccl_tuning' must be true or false");
+      p.nccl_tuning = value.get<bool>();
+    } else if (key == "nccl_version") {
+      const auto version = value.is_string() ? nccl::parse_version(value.get<std::string>()) : std::nullopt;
+      if (!version) fail("'nccl_version' must be a release such as \"2.18.5\"");
+      p.nccl_version = *version;
     } else if (key == "calibration") {
       // A plan file's cost model carries the calibration it was planned with.
       if (value.is_null()) {
@@ -107,7 +115,7 @@ void apply_cost_overrides(CostParams& p, const json& j, const std::string& where
         p.calibration = calibration_from_json(value, where);
       }
     } else {
-      fail("unknown key '" + key + "' (use contention, alltoallv_imbalance, sweep_bytes, links, calibration)");
+      fail("unknown key '" + key + "' (use contention, alltoallv_imbalance, nccl_tuning, nccl_version, sweep_bytes, links, calibration)");
     }
   }
 }
@@ -129,7 +137,9 @@ json to_json(const CostParams& p) {
     links[std::string(topology::to_string(static_cast<LinkClass>(c)))] = {{"alpha_us", p.links[c].alpha_us},
                                                                           {"bandwidth_gbps", p.links[c].bandwidth_gbps}};
   }
-  json j = {{"contention", p.contention}, {"alltoallv_imbalance", p.alltoallv_imbalance}, {"sweep_bytes", p.sweep_bytes}, {"links", links}};
+  json j = {{"contention", p.contention},   {"alltoallv_imbalance", p.alltoallv_imbalance},
+            {"nccl_tuning", p.nccl_tuning}, {"nccl_version", nccl::version_string(p.nccl_version)},
+            {"sweep_bytes", p.sweep_bytes}, {"links", links}};
   if (p.calibration) j["calibration"] = to_json(*p.calibration);
   return j;
 }

@@ -71,7 +71,7 @@ int plan_command(const Args& args) {
   options.add_options()
       ("workload", po::value<std::string>(&o.workload)->default_value("", "none")->value_name("FILE"),
        "the model: meshbench JSON/YAML, a Hugging Face config.json, a Megatron-LM launch script or an overlay (docs/mapping.md); "
-       "times become per training step, and a launch script's parallel sizes fill the layout options not given. Without: a size sweep per dimension")
+       "times become per training step, and a launch script's parallel sizes fill the layout options not given. Without: one step of a Mixtral-8x7B-shaped default")
       ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
        "a calibration file from 'meshbench calibrate', or JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
@@ -109,7 +109,10 @@ int plan_command(const Args& args) {
   const auto topo = load_topology(o);
   o.layout.world = topo.slot_count();
   validate(o.layout);
-  if (workload) check_workload(*workload, o.layout);
+  // Without a workload the ranking is one step of a stated default, so that each dimension's
+  // ops weigh as often as training runs them (a size sweep puts TP across nodes at scale).
+  if (!workload) workload = default_workload(o.layout);
+  check_workload(*workload, o.layout);
   CostParams params = default_cost_params(topo);
   if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
   if (params.calibration) check_calibration_topology(*params.calibration, topo, "'" + o.cost_model + "'");

@@ -6,6 +6,7 @@
 
 #include "common/sizes.hpp"
 #include "common/strings.hpp"
+#include "mapping/nccl_tuning.hpp"
 
 namespace meshbench::mapping {
 
@@ -29,16 +30,18 @@ std::string across(const Plan& p, const PlannedMapping& m) {
 }
 
 // The model line's first part: which model priced the plan, and for a calibrated one from what.
-std::string model_line(const CostParams& c) {
+std::string model_line(const CostParams& c, bool gpus) {
   const std::string contention = std::string("NIC and PCIe contention ") + (c.contention ? "on" : "off");
-  if (!c.calibration) return "alpha-beta per link class, " + contention;
+  const std::string base = gpus && c.nccl_tuning ? "NCCL " + nccl::version_string(c.nccl_version) + "'s tuning model for GPU groups"
+                                                 : std::string("alpha-beta per link class");
+  if (!c.calibration) return base + ", " + contention;
   const Calibration& cal = *c.calibration;
   std::string s = "calibrated (" + std::to_string(cal.links.size()) + " link/op fits from " +
                   (cal.sources.empty() ? std::string("unnamed sources") : join(cal.sources, ", "));
   if (!cal.created_at.empty()) s += ", " + cal.created_at;
   s += ", measured on " + cal.topology_summary + "; NIC sharing k^";
   s += cal.sharing.nic_exponent ? fixed(*cal.sharing.nic_exponent, 2) : std::string("1 (not fitted)");
-  return s + "), alpha-beta where it fits nothing, " + contention;
+  return s + "), " + base + " where it fits nothing, " + contention;
 }
 
 std::string pad(std::string s, std::size_t width) {
@@ -126,8 +129,12 @@ std::string plan_text(const Plan& p, int top) {
   const Layout& l = p.layout;
   out << "layout: TP" << l.tp << " CP" << l.cp << " PP" << l.pp << " EP" << l.ep << " ETP" << l.expert_tp() << " -> DP" << l.dp() << " EDP"
       << l.edp() << " (W=" << l.world << "), order " << l.order << "\n";
-  out << "model: " << model_line(p.cost_model) << "; ";
-  if (p.workload) {
+  out << "model: " << model_line(p.cost_model, t.slot_kind == "gpu") << "; ";
+  if (p.workload && p.workload->name == kDefaultWorkloadName) {
+    out << "no workload given: ranked by one training step of the workload '" << kDefaultWorkloadName << "' (" << p.workload->layers
+        << " layers, hidden " << p.workload->hidden << ", " << p.workload->experts << " experts top-" << p.workload->top_k << ", sequence "
+        << p.workload->seq_len << ", 8 micro-batches of 1; communication only; --workload FILE ranks by yours)\n";
+  } else if (p.workload) {
     out << "times per training step of workload '" << (p.workload->name.empty() ? "unnamed" : p.workload->name)
         << "' (communication only, not overlapped)\n";
   } else {

@@ -4,6 +4,7 @@
 #include "mapping/workload.hpp"
 
 #include <cmath>
+#include <numeric>
 
 #include "common/error.hpp"
 
@@ -154,6 +155,14 @@ std::vector<OpTraffic> step_traffic(const Workload& w, const Layout& l) {
     add(Dim::edp, Op::all_reduce, per_rank * a_grad, 1);
   }
   return out;
+}
+
+Workload default_workload(const Layout& layout) {
+  Workload w;
+  w.name = kDefaultWorkloadName;
+  if (layout.ep > 1) w.experts = std::lcm(w.experts, layout.ep);
+  if (w.seq_len % layout.cp != 0) w.seq_len += layout.cp - w.seq_len % layout.cp;
+  return w;
 }
 
 }  // namespace meshbench::mapping

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
 #include "mapping/cost_model.hpp"
 #include "mapping/mapping.hpp"
 #include "synthetic_nodes.hpp"
@@ -119,6 +123,20 @@ TEST(NcclTuning, AllToAllCrossesOneDevicePerGpu) {
   // Across two nodes: half the buffer leaves over one device at 48 GB/s.
   EXPECT_NEAR(all_to_all(two, bytes).time_us, 0.5 * bytes / 48e3, 200);
   EXPECT_EQ(all_to_all(two, 1024).protocol, Protocol::ll);
+}
+
+TEST(NcclTuning, VersionsReadAsNcclPrintsThem) {
+  EXPECT_EQ(parse_version("2.18.5"), 21805);
+  EXPECT_EQ(parse_version("2.21.5+cuda12.2"), 22105);
+  EXPECT_EQ(version_string(22809), "2.28.9");
+  EXPECT_FALSE(parse_version("2.18"));
+  EXPECT_FALSE(parse_version("v2.18.5"));
+  EXPECT_FALSE(parse_version("2.18.5x"));
+  CostParams p;
+  apply_cost_overrides(p, nlohmann::json{{"nccl_version", "2.16.2"}, {"nccl_tuning", false}}, "test");
+  EXPECT_EQ(p.nccl_version, 21602);
+  EXPECT_FALSE(p.nccl_tuning);
+  EXPECT_THROW(apply_cost_overrides(p, nlohmann::json{{"nccl_version", 2.18}}, "test"), InputError);
 }
 
 TEST(NcclTuning, CostModelPricesGpuGroupsWithItAndCpuSlotsWithoutIt) {
