@@ -14,6 +14,7 @@
 #include "mapping/cost_params.hpp"
 #include "mapping/workload.hpp"
 #include "results/reader.hpp"
+#include "topology/cluster.hpp"
 
 namespace meshbench::analysis {
 
@@ -58,6 +59,8 @@ struct PointPrediction {
   std::uint64_t bytes = 0;
   int flows = 1;  // the most flows on the dimension's bottleneck (calibration_flows)
   double predicted_us = 0, measured_us = 0;
+  double measured_busbw_gbps = 0;   // the row's busbw (of its median)
+  std::string algorithm, protocol;  // how the model priced it (CostModel::op_estimate); empty for a library's model
 };
 
 // A mapping's total (dim "step") or one of its dimensions: predicted against measured.
@@ -102,18 +105,30 @@ struct PredictionAccuracy {
   std::vector<std::string> notes;
 };
 
+// The hardware of a file that keeps none (a log from `meshbench import`), given at report time
+// (`report --node-type T --nodes N` or `--topology FILE`).
+struct ReportHardware {
+  topology::ClusterTopology topology;
+  std::string source;  // how it was given: "--node-type p5.48xlarge --nodes 2"
+};
+
 // Judges each predictor on the file. Per point: CostModel::op_time_us with the mapping's shape
 // of the row's dimension (isolated rows priced alone) against the row's median. Per mapping:
 // with a workload, the model's time per step against the ranking's measured step estimate;
 // without one, Σ over the (dimension, op, size) points measured for every mapping of the
 // predicted times against Σ of the medians — one function of the same sizes on both sides.
+// With `hardware`, the models price on it instead of the file's topology.
 PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const Ranking& ranking, const std::vector<Predictor>& predictors,
-                                       const std::optional<mapping::Workload>& workload);
+                                       const std::optional<mapping::Workload>& workload, const ReportHardware* hardware = nullptr);
 
 // The accuracy's predictors for a file: "uncalibrated" (the cost model of the plan the file
 // keeps, else the topology's defaults; without its calibration) and "calibrated" when
 // `calibration_path` (`report --cost-model`) is given, or else the file or its plan carries a
 // calibration. InputError when that file is malformed or was measured on another topology.
-std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path);
+// `hardware` stands in for the topology of a file that keeps none (its defaults price it);
+// InputError when the file keeps a topology of its own or `hardware` has another slot count
+// than the file's world.
+std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path,
+                                         const ReportHardware* hardware = nullptr);
 
 }  // namespace meshbench::analysis

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report/curves.hpp"
+#include "analysis/report/expected.hpp"
 #include "analysis/report/gpu_health_report.hpp"
 #include "analysis/report/io_section.hpp"
 #include "analysis/report/nic_traffic.hpp"
@@ -64,6 +65,9 @@ struct Report {
   // Per point, dimension and mapping, the cost model (uncalibrated, and calibrated when a
   // calibration is at hand) against the measurements; absent when the file keeps no topology.
   std::optional<PredictionAccuracy> accuracy;
+  // Each point's busbw against the model's on the hardware: "% of expected", the points below
+  // the threshold named; not `known` (with a note) when the hardware is not.
+  ExpectedSection expected;
   std::optional<ApplyHint> best;  // for the best-ranked mapping
   std::vector<WrongRow> wrong;
   std::vector<results::TransportUse> transports;  // run --nccl-debug: NCCL's transports per dimension
@@ -77,8 +81,11 @@ struct Report {
 // ("results file" or a path). The accuracy judges `predictors` (report_predictors), or without
 // them the file's own. InputError when the file holds no measurement (nor io rows: a file of
 // `meshbench io` alone reports those and its run summary only), or the workload does not fit the layout.
+// `hardware` prices a file that keeps no topology (report_predictors takes the same);
+// `expect_below_pct` is the "% of expected" threshold.
 Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
-                    const std::vector<Predictor>& predictors = {});
+                    const std::vector<Predictor>& predictors = {}, const ReportHardware* hardware = nullptr,
+                    double expect_below_pct = kExpectBelowPct);
 
 // The workload to rank with: `path` when given (mapping::load_workload), else the one stored in
 // the file (/layout attr workload_json), else none. `source` says which.

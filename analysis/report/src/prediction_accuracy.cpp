@@ -126,11 +126,11 @@ std::vector<std::string> dims_of(const PredictorAccuracy& a) {
 }  // namespace
 
 PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const Ranking& ranking, const std::vector<Predictor>& predictors,
-                                       const std::optional<mapping::Workload>& workload) {
+                                       const std::optional<mapping::Workload>& workload, const ReportHardware* hardware) {
   PredictionAccuracy out;
   out.timing = ranking.timing;
   out.per_step = workload.has_value() && ranking.basis == Ranking::Basis::workload;
-  const topology::ClusterTopology topo = topology_of(file);
+  const topology::ClusterTopology topo = hardware != nullptr ? hardware->topology : topology_of(file);
 
   int unpriced = 0, wrong = 0;
   for (std::size_t k = 0; k < predictors.size(); ++k) {
@@ -152,20 +152,20 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
       if (!dim || !op || score == nullptr) continue;
       const mapping::DimShape& shape = score->of(*dim);
       const bool isolated = row.concurrency == "isolated";
-      double t = 0;
+      mapping::OpEstimate e;
       if (pred.from_library) {
         const auto it = pred.modelled.find(results::key_of(row));
         if (it == pred.modelled.end()) continue;  // an op the library does not model
-        t = it->second;
+        e.time_us = it->second;
       } else if (shape.group_size > 1) {
-        t = model.op_time_us(shape, *op, row.bytes, isolated);
+        e = model.op_estimate(shape, *op, row.bytes, isolated);
       }
-      if (!(t > 0)) {
+      if (!(e.time_us > 0)) {
         unpriced += k == 0 ? 1 : 0;
         continue;
       }
       a.points.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, mapping::calibration_flows(shape, isolated),
-                          t, row.t_median_us});
+                          e.time_us, row.t_median_us, row.busbw_gbps, e.algorithm, e.protocol});
     }
     a.all = summary_of(a.points, any_point);
     a.large = summary_of(a.points, large_point);
@@ -215,11 +215,21 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
   return out;
 }
 
-std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path) {
+std::vector<Predictor> report_predictors(const results::ResultsFile& file, const std::string& calibration_path,
+                                         const ReportHardware* hardware) {
+  if (hardware != nullptr) {
+    if (!file.topology_json().empty())
+      throw InputError(file.path() + " keeps the topology it was measured on; leave out --node-type, --nodes and --topology");
+    const int world = file.layout().world, slots = hardware->topology.slot_count();
+    if (world != slots)
+      throw InputError(file.path() + " ran on " + std::to_string(world) + " ranks and " + hardware->source + " has " +
+                       std::to_string(slots) + " slots; give the hardware it ran on (--nodes N so that the slots are " +
+                       std::to_string(world) + ")");
+  }
   // A file without a topology (one imported from another tool's logs) has nothing for a model
-  // to price; its report leaves the accuracy out unless a calibration is asked for.
-  if (file.topology_json().empty() && calibration_path.empty()) return {};
-  const topology::ClusterTopology topo = topology_of(file);
+  // to price; its report leaves the accuracy out unless a calibration or its hardware is given.
+  if (file.topology_json().empty() && calibration_path.empty() && hardware == nullptr) return {};
+  const topology::ClusterTopology topo = hardware != nullptr ? hardware->topology : topology_of(file);
   Predictor plain{"uncalibrated", "", mapping::default_cost_params(topo), {}, false};
   std::optional<mapping::Calibration> carried;
   std::string carried_source;
@@ -230,6 +240,8 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
       carried = plain.params.calibration;
       carried_source = "the calibration of the plan kept in the results file";
     }
+  } else if (hardware != nullptr) {
+    plain.source = "the default cost model of the hardware given (" + hardware->source + ")";
   } else {
     plain.source = "the topology's default cost model (the file keeps no plan)";
   }

@@ -110,7 +110,7 @@ std::optional<mapping::Workload> choose_workload(const results::ResultsFile& fil
 }
 
 Report build_report(const results::ResultsFile& file, const std::optional<mapping::Workload>& workload, const std::string& workload_source,
-                    const std::vector<Predictor>& predictors) {
+                    const std::vector<Predictor>& predictors, const ReportHardware* hardware, double expect_below_pct) {
   Report r;
   r.io = summarise_io(file.io_rows());
   if (file.measurements().empty() && !r.io.empty()) {
@@ -133,7 +133,7 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   const FilePlan plan = plan_of(file);
   r.predictions = check_predictions(file, r.ranking, plan, workload);
   if (!predictors.empty()) {
-    r.accuracy = prediction_accuracy(file, r.ranking, predictors, workload);
+    r.accuracy = prediction_accuracy(file, r.ranking, predictors, workload, hardware);
   } else {
     // A file whose topology cannot be read back still gets the rest of its report.
     try {
@@ -141,6 +141,7 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
     } catch (const InputError&) {
     }
   }
+  r.expected = expected_section(r.accuracy, file, expect_below_pct, hardware);
   if (!r.ranking.mappings.empty() && r.ranking.mappings.front().complete) {
     const std::string& best = r.ranking.mappings.front().name;
     // A mapping whose groups no Megatron order makes has no plan entry to export from.

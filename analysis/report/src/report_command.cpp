@@ -1,5 +1,6 @@
 // meshbench report: rank a results file's mappings for the ML reader (step time, how to apply
 // the best) and explain them to the infrastructure reader (busbw, group spread, slow hosts).
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "analysis/report/report_writers.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "topology/options.hpp"
 
 namespace meshbench::analysis {
 
@@ -20,7 +22,9 @@ constexpr const char* kSummary =
     "the measured curves at the workload's message sizes; without one, the geometric mean of each mapping's\n"
     "time over the fastest mapping's at every commonly measured point. Then busbw against size, the spread\n"
     "across groups with the hosts of the slowest group, the plan's predictions against the measurements, and\n"
-    "the cost model's accuracy per point, dimension and mapping (uncalibrated, and calibrated with --cost-model).";
+    "the cost model's accuracy per point, dimension and mapping (uncalibrated, and calibrated with --cost-model),\n"
+    "and each point's busbw as a share of what the model expects on the hardware (\"% of expected\"; --node-type/--nodes\n"
+    "or --topology give the hardware of an imported log).";
 
 // Whole or not at all: a page cut short would look like a report that lacks sections.
 std::string write_html_report(const Report& report, const std::string& path) {
@@ -34,11 +38,21 @@ std::string write_html_report(const Report& report, const std::string& path) {
   return path;
 }
 
+// The hardware options as typed, for the report to say where its expectation came from.
+std::string hardware_source(const topology::TopologyOptions& o) {
+  std::string s;
+  if (!o.node_type.empty()) s += "--node-type " + o.node_type;
+  if (!o.file.empty()) s += std::string(s.empty() ? "" : " ") + "--topology " + o.file;
+  return s + " --nodes " + std::to_string(std::max(1, o.nodes));
+}
+
 }  // namespace
 
 int report_command(const Args& args) {
   std::string file, workload_path, cost_model_path, format_name, plot_dir, html_path, export_dir, export_mapping;
   bool force = false;
+  double expect_below = kExpectBelowPct;
+  topology::TopologyOptions hardware_options;
   po::options_description options("report options");
   // clang-format off
   options.add_options()
@@ -56,8 +70,14 @@ int report_command(const Args& args) {
       ("export", po::value(&export_dir)->default_value("")->value_name("DIR"),
        "write the best mapping's rankfile, slurm_hostfile, megatron_args.txt (and cuda_visible_devices.txt/.sh) there")
       ("mapping", po::value(&export_mapping)->default_value("")->value_name("NAME"), "with --export: this mapping instead of the best")
-      ("force", po::bool_switch(&force), "with --export: overwrite files already there");
+      ("force", po::bool_switch(&force), "with --export: overwrite files already there")
+      ("expect-below", po::value(&expect_below)->default_value(kExpectBelowPct)->value_name("PCT"),
+       "name the points whose busbw is below PCT% of the cost model's (\"% of expected\")");
   // clang-format on
+  po::options_description hardware_group(
+      "the hardware of a file that keeps none (an imported nccl-tests or OSU log), for \"% of expected\"");
+  topology::add_topology_options(hardware_group, hardware_options);
+  options.add(hardware_group);
   po::positional_options_description positional;
   positional.add("file", 1);
   const auto vm = parse_command("report", kSummary, options, args, std::cout, &positional);
@@ -66,13 +86,21 @@ int report_command(const Args& args) {
   const OutputFormat format =
       parse_output_format(format_name, {OutputFormat::text, OutputFormat::csv, OutputFormat::json, OutputFormat::markdown});
 
+  if (!(expect_below > 0) || expect_below > 1000)
+    throw InputError("--expect-below must be a percentage above 0 (got " + std::to_string(expect_below) + "); e.g. --expect-below 70");
+
   const auto results = results::ResultsFile::open(file);
+  std::optional<ReportHardware> hardware;
+  if (hardware_options.given())
+    hardware = ReportHardware{topology::load_offline_topology(hardware_options, false), hardware_source(hardware_options)};
   std::string workload_source;
   const auto workload = choose_workload(results, workload_path, workload_source);
   // A file of meshbench io alone holds no topology to predict with.
   const bool io_only = results.measurements().empty() && !results.io_rows().empty();
+  const ReportHardware* given = hardware ? &*hardware : nullptr;
   const Report report =
-      build_report(results, workload, workload_source, io_only ? std::vector<Predictor>{} : report_predictors(results, cost_model_path));
+      build_report(results, workload, workload_source,
+                   io_only ? std::vector<Predictor>{} : report_predictors(results, cost_model_path, given), given, expect_below);
 
   // Everything that can fail runs before the report is printed, so a failure prints one line.
   std::vector<std::string> written;

@@ -42,6 +42,12 @@ Table prediction_table(const PredictionCheck& check);
 Table accuracy_summary_table(const PredictionAccuracy& accuracy);
 Table accuracy_dims_table(const PredictionAccuracy& accuracy);
 Table accuracy_mappings_table(const PredictionAccuracy& accuracy);
+// "% of expected" (src/expected_tables.cpp): what the expectation is (or the note saying how to
+// add the hardware); every point, in rank, dim, op and size order (at most `limit` rows,
+// `left_out` says how many more); the points below the threshold, lowest first (at most `limit`).
+std::vector<std::string> expected_intro_lines(const Report& report);
+Table expected_table(const Report& report, std::size_t limit, std::size_t& left_out);
+std::vector<std::string> expected_below_lines(const Report& report, std::size_t limit);
 // A place in an order; ties share the mean place ("2.5").
 std::string rank_text(double rank);
 std::vector<std::string> apply_lines(const ApplyHint& hint);

@@ -136,6 +136,19 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
       }
     }
   }
+  // "% of expected": per point the model's busbw and the share of it measured; the detail says
+  // how the model priced it, and "below" for a point under the threshold.
+  if (r.expected.known) {
+    csv.row({"expected", "", "", "", "", r.ranking.timing, "", "", "expect_below_pct", number(r.expected.threshold_pct), r.expected.model});
+    for (const auto& p : r.expected.points) {
+      const std::string rank = rank_text(r, p.mapping), bytes = std::to_string(p.bytes);
+      const std::string detail =
+          (p.protocol.empty() ? p.algorithm : p.algorithm + "/" + p.protocol) + (p.expected_pct < r.expected.threshold_pct ? " below" : "");
+      csv.row({"expected", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_busbw_gbps",
+               number(p.predicted_busbw_gbps), detail});
+      csv.row({"expected", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "expected_pct", number(p.expected_pct), detail});
+    }
+  }
   for (const auto& n : r.nic.rows) {
     const std::string rank = rank_text(r, n.mapping), bytes = std::to_string(n.bytes);
     const std::string detail = n.host + " " + n.nic + " round " + std::to_string(n.round) + " attempt " + std::to_string(n.attempt);

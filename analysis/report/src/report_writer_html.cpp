@@ -181,6 +181,22 @@ void busbw_section(std::ostream& out, const Report& r, const std::vector<ChartFi
   out << "</section>\n";
 }
 
+// "% of expected": every point's busbw against the model's, the points below the threshold named.
+void expected_html_section(std::ostream& out, const Report& r) {
+  out << "<section id=\"expected\"><h2>% of expected</h2>\n";
+  const auto intro = expected_intro_lines(r);
+  for (const auto& l : intro) para(out, l, r.expected.known ? nullptr : "meta");
+  if (r.expected.known) {
+    const auto below = expected_below_lines(r, 20);
+    if (!below.empty()) para(out, below.front(), r.expected.below.empty() ? nullptr : "warn");
+    bullets(out, std::vector<std::string>(below.begin() + (below.empty() ? 0 : 1), below.end()));
+    std::size_t left_out = 0;
+    expected_table(r, 200, left_out).render_html(out);
+    if (left_out > 0) para(out, std::to_string(left_out) + " more points in meshbench report --format csv or json");
+  }
+  out << "</section>\n";
+}
+
 void predictions_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   out << "<section id=\"predictions\"><h2>Predicted against measured</h2>\n";
   if (r.accuracy && !r.accuracy->predictors.empty()) {
@@ -275,7 +291,8 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   para(out, "run: " + run_line(r), "meta");
   para(out, "layout: " + layout_line(r), "meta");
   out << "<nav><a href=\"#ranking\">ranking</a><a href=\"#apply\">apply</a><a href=\"#placement\">placement</a><a href=\"#links\">links</a>"
-      << "<a href=\"#busbw\">busbw</a><a href=\"#predictions\">predicted vs measured</a><a href=\"#spread\">spread and slow "
+      << "<a href=\"#busbw\">busbw</a><a href=\"#expected\">% of expected</a><a href=\"#predictions\">predicted vs measured</a><a "
+         "href=\"#spread\">spread and slow "
          "hosts</a>"
       << (has_hardware_section(r) ? "<a href=\"#hardware\">NICs, GPUs, I/O</a>" : "") << "</nav>\n";
   if (!r.wrong.empty()) {
@@ -289,6 +306,7 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   links_section(out, r);
   const auto charts = describe_charts(r);  // drawn as --plot's PNGs draw them
   busbw_section(out, r, charts);
+  expected_html_section(out, r);
   predictions_section(out, r, charts);
   spread_section(out, r);
   hardware_section(out, r);

@@ -167,6 +167,30 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
           {"predictors", predictors}, {"notes", a.notes}};
 }
 
+// "% of expected": per point the model's busbw and the share of it measured.
+ordered_json expected_json(const ExpectedSection& e) {
+  const auto point = [](const ExpectedPoint& x) {
+    return ordered_json{{"mapping", x.mapping},
+                        {"dim", x.dim},
+                        {"op", x.op},
+                        {"timing", x.timing},
+                        {"concurrency", x.concurrency},
+                        {"bytes", x.bytes},
+                        {"busbw_gbps", x.measured_busbw_gbps},
+                        {"predicted_busbw_gbps", x.predicted_busbw_gbps},
+                        {"expected_pct", x.expected_pct},
+                        {"algorithm", x.algorithm},
+                        {"protocol", x.protocol}};
+  };
+  ordered_json points = ordered_json::array(), below = ordered_json::array();
+  for (const auto& x : e.points) points.push_back(point(x));
+  for (const auto& x : e.below) below.push_back(point(x));
+  return {{"known", e.known},         {"threshold_pct", e.threshold_pct},
+          {"predictor", e.predictor}, {"model", e.model},
+          {"hardware", e.hardware},   {"note", e.note.empty() ? ordered_json(nullptr) : ordered_json(e.note)},
+          {"points", points},         {"below", below}};
+}
+
 // The colours and strokes travel with the placement, so the PNG draws what the HTML draws.
 ordered_json placement_json(const Placements& p) {
   const auto& g = p.grid;
@@ -335,6 +359,7 @@ ordered_json report_to_json(const Report& r) {
     j["predictions"] = nullptr;
   }
   j["prediction_accuracy"] = r.accuracy ? accuracy_json(*r.accuracy) : ordered_json(nullptr);
+  j["expected"] = expected_json(r.expected);
   j["transports"] = ordered_json::array();
   for (const auto& t : r.transports)
     j["transports"].push_back({{"mapping", t.mapping}, {"dim", t.dim}, {"transport", t.transport}, {"ranks", t.ranks}});

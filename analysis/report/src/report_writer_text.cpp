@@ -53,6 +53,16 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.subheading(t.title);
     s.table(t.table);
   }
+  s.subheading("% of expected: busbw against the cost model's for the hardware, " + r.ranking.timing + " medians");
+  for (const auto& l : expected_intro_lines(r)) s.line(l);
+  if (r.expected.known) {
+    std::size_t left_out = 0;
+    s.table(expected_table(r, 40, left_out));
+    if (left_out > 0) s.bullet(std::to_string(left_out) + " more rows in --format csv or json");
+    const auto below = expected_below_lines(r, 20);
+    if (!below.empty()) s.line(below.front());
+    for (std::size_t i = 1; i < below.size(); ++i) s.bullet(below[i]);
+  }
   s.subheading("spread across groups at the largest size (min / median / max of the group medians)");
   s.table(spread_table(r));
   const auto worst = worst_spread_lines(r, 3);

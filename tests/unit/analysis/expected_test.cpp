@@ -1,0 +1,145 @@
+// "% of expected": an imported nccl-tests run on 2 x p5 whose every time is the model's own
+// prediction but one size planted 3x slower; the report names that size, in every writer, and
+// without the hardware says how to add it.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/import/import_results.hpp"
+#include "analysis/report/expected.hpp"
+#include "analysis/report/report.hpp"
+#include "analysis/report/report_writers.hpp"
+#include "mapping/predict.hpp"
+#include "report_fixture.hpp"
+#include "tests/unit/input_error_text.hpp"
+#include "topology/options.hpp"
+
+namespace meshbench::analysis {
+namespace {
+
+constexpr std::uint64_t kPlanted = 16ULL << 20;
+
+class ExpectedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    hardware_ = ReportHardware{topology::load_offline_topology({"", "p5.48xlarge", 2}, true), "--node-type p5.48xlarge --nodes 2"};
+    const auto& topo = hardware_.topology;
+    const mapping::CostModel model(topo, mapping::default_cost_params(topo));
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t b = 1ULL << 20; b <= (256ULL << 20); b *= 4) sizes.push_back(b);
+    const auto predicted = mapping::predict(model, mapping::node_group(topo, 0, mapping::Op::all_reduce), mapping::Op::all_reduce, sizes);
+    ImportedLog log;
+    log.tool = "nccl-tests";
+    log.path = "synthetic.log";
+    log.ranks = 16;
+    for (const auto& row : predicted.rows) {
+      LoggedPoint p;
+      p.op = "all_reduce";
+      p.dtype = "float32";
+      p.bytes = row.bytes;
+      p.timing = "batched";
+      p.time_us = row.time_us * (row.bytes == kPlanted ? 3.0 : 1.0);
+      p.iters = 20;
+      log.points.push_back(p);
+    }
+    const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
+    path_ = (dir_.path() / "imported.h5").string();
+    results::write_results_file(path_, imported.header, imported.points, false);
+  }
+
+  Report report(const ReportHardware* hardware) const {
+    const auto file = results::ResultsFile::open(path_);
+    return build_report(file, std::nullopt, "", report_predictors(file, "", hardware), hardware);
+  }
+
+  static std::string written(const ReportWriter& w, const Report& r) {
+    std::ostringstream out;
+    w.write(r, out);
+    return out.str();
+  }
+
+  testing::ScratchDir dir_;
+  std::string path_;
+  ReportHardware hardware_;
+};
+
+TEST_F(ExpectedTest, ThePlantedSlowSizeIsNamed) {
+  const Report r = report(&hardware_);
+  const auto& e = r.expected;
+  ASSERT_TRUE(e.known) << e.note;
+  EXPECT_EQ(e.threshold_pct, kExpectBelowPct);
+  EXPECT_EQ(e.points.size(), 5U);
+  EXPECT_EQ(e.hardware, "--node-type p5.48xlarge --nodes 2");
+  EXPECT_FALSE(e.model.empty());
+  for (const auto& p : e.points) {
+    EXPECT_NEAR(p.expected_pct, p.bytes == kPlanted ? 100.0 / 3.0 : 100.0, 1e-6) << p.bytes;
+    EXPECT_NEAR(p.measured_busbw_gbps / p.predicted_busbw_gbps * 100.0, p.expected_pct, 1e-6);
+    EXPECT_FALSE(p.algorithm.empty());
+  }
+  ASSERT_EQ(e.below.size(), 1U);
+  EXPECT_EQ(e.below.front().bytes, kPlanted);
+
+  const std::string text = written(TextReportWriter(), r);
+  EXPECT_NE(text.find("1 of 5 points below 70% of expected"), std::string::npos) << text;
+  EXPECT_NE(text.find("nccl-tests dp all_reduce 16 MiB (concurrent, batched): 33.3% of expected"), std::string::npos) << text;
+  EXPECT_NE(text.find("BELOW"), std::string::npos);
+  const std::string csv = written(CsvReportWriter(), r);
+  EXPECT_NE(csv.find("expected,1,nccl-tests,dp,all_reduce,batched,concurrent,16777216,expected_pct,33.3333"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",predicted_busbw_gbps,"), std::string::npos);
+  const auto j = nlohmann::json::parse(written(JsonReportWriter(), r));
+  ASSERT_EQ(j["expected"]["below"].size(), 1U);
+  EXPECT_EQ(j["expected"]["below"][0]["bytes"], kPlanted);
+  for (const char* k : {"busbw_gbps", "predicted_busbw_gbps", "expected_pct", "algorithm", "protocol"})
+    EXPECT_TRUE(j["expected"]["points"][0].contains(k)) << k;
+  const std::string html = written(HtmlReportWriter(), r);
+  EXPECT_NE(html.find("<section id=\"expected\">"), std::string::npos);
+  EXPECT_NE(html.find("33.3% of expected"), std::string::npos);
+}
+
+TEST_F(ExpectedTest, TheThresholdIsTheFlags) {
+  const auto file = results::ResultsFile::open(path_);
+  const Report r = build_report(file, std::nullopt, "", report_predictors(file, "", &hardware_), &hardware_, 30.0);
+  EXPECT_TRUE(r.expected.below.empty());
+  EXPECT_NE(written(TextReportWriter(), r).find("no point below 30% of expected (5 points)"), std::string::npos);
+}
+
+TEST_F(ExpectedTest, WithoutTheHardwareTheReportSaysHowToAddIt) {
+  const Report r = report(nullptr);
+  EXPECT_FALSE(r.expected.known);
+  EXPECT_TRUE(r.expected.points.empty());
+  const std::string text = written(TextReportWriter(), r);
+  EXPECT_NE(text.find("% of expected: not shown, this file keeps no hardware"), std::string::npos) << text;
+  EXPECT_NE(text.find("--node-type T --nodes N or --topology FILE"), std::string::npos);
+  EXPECT_EQ(text.find("BELOW"), std::string::npos);
+  const auto j = nlohmann::json::parse(written(JsonReportWriter(), r));
+  EXPECT_FALSE(j["expected"]["known"].get<bool>());
+  EXPECT_TRUE(j["expected"]["note"].is_string());
+}
+
+TEST_F(ExpectedTest, HardwareOfAnotherSizeIsRefused) {
+  const auto file = results::ResultsFile::open(path_);
+  const ReportHardware one{topology::load_offline_topology({"", "p5.48xlarge", 1}, true), "--node-type p5.48xlarge --nodes 1"};
+  const std::string e = test_support::error_of([&] { report_predictors(file, "", &one); });
+  EXPECT_NE(e.find("ran on 16 ranks"), std::string::npos) << e;
+  EXPECT_NE(e.find("has 8 slots"), std::string::npos) << e;
+}
+
+TEST(Expected, AFileWithItsOwnTopologyIsPricedOnItAndRefusesAnother) {
+  testing::ScratchDir dir;
+  testing::FixtureFile f;
+  f.add_mapping("block", "tp-cp-ep-dp-pp");
+  for (std::uint64_t b : {1024ULL, 1048576ULL}) f.add_point("block", "tp", "all_reduce", b, 50.0 + static_cast<double>(b) / 100.0);
+  const auto file = results::ResultsFile::open(f.write(dir.path() / "run.h5"));
+  const Report r = build_report(file, std::nullopt, "");
+  EXPECT_TRUE(r.expected.known) << r.expected.note;
+  EXPECT_EQ(r.expected.points.size(), 2U);
+  EXPECT_EQ(r.expected.hardware, "the topology kept in the results file");
+  const ReportHardware other{topology::load_offline_topology({"", "p5.48xlarge", 1}, true), "--node-type p5.48xlarge --nodes 1"};
+  EXPECT_NE(test_support::error_of([&] { report_predictors(file, "", &other); }).find("keeps the topology it was measured on"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
