@@ -11,12 +11,30 @@
 #include "analysis/report/file_model.hpp"
 #include "analysis/report/report_apply.hpp"
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/cost_model.hpp"
+#include "mapping/nccl_tuning.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
+
+// The NCCL release a results file records (the oldest where a log names several), if any.
+std::optional<int> recorded_nccl_release(const results::ResultsFile& file) {
+  std::optional<int> oldest;
+  for (const auto& [name, value] : file.provenance().versions) {
+    if (name != "nccl") continue;
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      const std::size_t end = std::min(value.find(',', start), value.size());
+      const auto release = mapping::nccl::parse_version(trim(std::string_view(value).substr(start, end - start)));
+      if (release && (!oldest || *release < *oldest)) oldest = release;
+      start = end + 1;
+    }
+  }
+  return oldest;
+}
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
 
@@ -246,6 +264,12 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
     plain.source = "the topology's default cost model (the file keeps no plan)";
   }
   plain.params.calibration.reset();
+  // A run (or an imported log) that states its NCCL release is priced for that release: no NVLS
+  // before 2.17, for one.
+  if (const auto release = recorded_nccl_release(file)) {
+    plain.params.nccl_version = *release;
+    plain.source += ", priced for NCCL " + mapping::nccl::version_string(*release) + " as the file records";
+  }
   // The calibration stored with the file (the probe's files, run --calibrate or --cost-model)
   // is the one the run was planned with; it goes before the plan's copy.
   if (!file.calibration_json().empty()) {
