@@ -98,6 +98,36 @@ TEST_F(ExpectedTest, ThePlantedSlowSizeIsNamed) {
   EXPECT_NE(html.find("33.3% of expected"), std::string::npos);
 }
 
+TEST_F(ExpectedTest, AFileIsPricedForTheNcclReleaseItRecords) {
+  // 2 x p5 at 256 MiB: NVLS tree with NCCL 2.28.9; a log stating 2.16 predates NVLS.
+  const auto priced_algorithm = [this](const std::string& release) {
+    ImportedLog log;
+    log.tool = "nccl-tests";
+    log.path = "release.log";
+    log.ranks = 16;
+    if (!release.empty()) log.versions.emplace_back("nccl", release);
+    LoggedPoint p;
+    p.op = "all_reduce";
+    p.dtype = "float32";
+    p.bytes = 256ULL << 20;
+    p.timing = "batched";
+    p.time_us = 1000;
+    p.iters = 20;
+    log.points.push_back(p);
+    const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
+    const std::string path = (dir_.path() / ("release" + release + ".h5")).string();
+    results::write_results_file(path, imported.header, imported.points, false);
+    const auto file = results::ResultsFile::open(path);
+    const Report r = build_report(file, std::nullopt, "", report_predictors(file, "", &hardware_), &hardware_);
+    return r.expected.points.empty() ? std::string() : r.expected.points.front().algorithm;
+  };
+  EXPECT_EQ(priced_algorithm(""), "nvls_tree");
+  EXPECT_EQ(priced_algorithm("2.28.9"), "nvls_tree");
+  const std::string old = priced_algorithm("2.16.5+cuda12.0");
+  EXPECT_FALSE(old.empty());
+  EXPECT_EQ(old.find("nvls"), std::string::npos) << old;
+}
+
 TEST_F(ExpectedTest, TheThresholdIsTheFlags) {
   const auto file = results::ResultsFile::open(path_);
   const Report r = build_report(file, std::nullopt, "", report_predictors(file, "", &hardware_), &hardware_, 30.0);
