@@ -243,6 +243,15 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
       throw InputError(file.path() + " ran on " + std::to_string(world) + " ranks and " + hardware->source + " has " +
                        std::to_string(slots) + " slots; give the hardware it ran on (--nodes N so that the slots are " +
                        std::to_string(world) + ")");
+    // The log's ranks say which host each ran on: as many nodes, or the groups' links are wrong.
+    const auto& hosts = file.run().hosts;
+    const std::set<std::string> distinct(hosts.begin(), hosts.end());
+    const bool known = !hosts.empty() && !distinct.contains("");
+    const int nodes = hardware->topology.node_count();
+    if (known && static_cast<int>(distinct.size()) != nodes)
+      throw InputError(file.path() + " ran on " + std::to_string(distinct.size()) + " hosts and " + hardware->source + " has " +
+                       std::to_string(nodes) + " nodes; give the hardware it ran on (--nodes " + std::to_string(distinct.size()) +
+                       " with that many slots per node, or --topology FILE)");
   }
   // A file without a topology (one imported from another tool's logs) has nothing for a model
   // to price; its report leaves the accuracy out unless a calibration or its hardware is given.

@@ -156,6 +156,30 @@ TEST_F(ExpectedTest, HardwareOfAnotherSizeIsRefused) {
   EXPECT_NE(e.find("has 8 slots"), std::string::npos) << e;
 }
 
+TEST_F(ExpectedTest, ALogFromOtherHostsThanTheNodesGivenIsRefused) {
+  // 16 ranks on 4 hosts of 4 GPUs: 2 × p5 has the slots but not the nodes.
+  ImportedLog log;
+  log.tool = "nccl-tests";
+  log.path = "hosts.log";
+  log.ranks = 16;
+  for (int r = 0; r < 16; ++r) log.hosts.push_back("host" + std::to_string(r / 4));
+  LoggedPoint p;
+  p.op = "all_reduce";
+  p.dtype = "float32";
+  p.bytes = 1ULL << 20;
+  p.timing = "batched";
+  p.time_us = 100;
+  p.iters = 20;
+  log.points.push_back(p);
+  const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
+  const std::string path = (dir_.path() / "hosts.h5").string();
+  results::write_results_file(path, imported.header, imported.points, false);
+  const auto file = results::ResultsFile::open(path);
+  const std::string e = test_support::error_of([&] { report_predictors(file, "", &hardware_); });
+  EXPECT_NE(e.find("ran on 4 hosts"), std::string::npos) << e;
+  EXPECT_NE(e.find("--nodes 4"), std::string::npos) << e;
+}
+
 TEST(Expected, AFileWithItsOwnTopologyIsPricedOnItAndRefusesAnother) {
   testing::ScratchDir dir;
   testing::FixtureFile f;
