@@ -62,6 +62,8 @@ constexpr std::array kSubcommands = {
     Subcommand{"topo", "discover or load the cluster topology and print it", meshbench::topology::topo_command},
     Subcommand{"groups", "print Megatron-Core's rank groups for a parallel layout", meshbench::mapping::groups_command},
     Subcommand{"workload", "print a model config's or launch script's shape, parameters and traffic", meshbench::mapping::workload_command},
+    Subcommand{"explore", "rank every valid layout of a model by memory, compute, bubble and communication",
+               meshbench::mapping::explore_command},
     Subcommand{"plan", "generate, score and rank candidate mappings for a layout", meshbench::mapping::plan_command},
     Subcommand{"predict", "print nccl-tests' table of what a collective should take on the hardware", meshbench::mapping::predict_command},
     Subcommand{"run", "measure the candidate mappings (under mpirun/srun) into an HDF5 file", run},

@@ -2,6 +2,8 @@
 #include "common/cli.hpp"
 
 namespace meshbench::mapping {
+// meshbench explore
+int explore_command(const Args& args);
 // meshbench groups
 int groups_command(const Args& args);
 // meshbench plan

@@ -19,6 +19,9 @@ struct Workload {
   int hidden = 4096;
   int ffn_hidden = 14336;  // dense MLP width; also per expert when moe_ffn_hidden is 0
   int kv_hidden = 1024;    // K/V width (GQA; MLA: the mean of K's and V's widths); CP ring traffic
+  int heads = 0;           // query heads; 0 = unknown (explore then skips the TP divisibility rule)
+  int kv_heads = 0;        // K/V heads (Megatron's query groups); MLA: the query heads; 0 = unknown
+  int mtp_layers = 0;      // multi-token-prediction layers after the last stage (DeepSeek-V3: 1); explore's memory only
   int seq_len = 4096;
   int micro_batch = 1;
   int micro_batches = 8;  // per step (gradient accumulation / pipeline depth)

@@ -7,6 +7,8 @@ namespace meshbench::mapping::detail {
 // Q and O are h × heads·d, K and V h × kv_heads·d; K/V of kv_heads·d travel around a CP ring.
 std::string set_gqa_attention(Workload& w, int heads, int kv_heads, int head_dim) {
   w.kv_hidden = kv_heads * head_dim;
+  w.heads = heads;
+  w.kv_heads = kv_heads;
   w.attention_params = 2.0 * w.hidden * heads * head_dim + 2.0 * w.hidden * kv_heads * head_dim;
   return (kv_heads == heads ? "MHA: " : "GQA: ") + std::to_string(heads) + " heads, " + std::to_string(kv_heads) + " K/V heads of " +
          std::to_string(head_dim);
@@ -22,6 +24,8 @@ std::string set_mla_attention(Workload& w, const MlaShape& m) {
   const double kv = h * (m.kv_lora + m.rope) + static_cast<double>(m.kv_lora) * heads * (m.nope + m.v);
   w.attention_params = q + kv + heads * m.v * h;
   w.kv_hidden = m.heads * (m.nope + m.rope + m.v) / 2;
+  w.heads = m.heads;
+  w.kv_heads = m.heads;  // MLA up-projects K and V per query head
   return "MLA: " + std::to_string(m.heads) + " heads, q_lora_rank " + (m.q_lora > 0 ? std::to_string(m.q_lora) : std::string("none")) +
          ", kv_lora_rank " + std::to_string(m.kv_lora) + ", q/k " + std::to_string(m.nope) + "+" + std::to_string(m.rope) + " rope, v " +
          std::to_string(m.v);

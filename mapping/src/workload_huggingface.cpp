@@ -244,8 +244,9 @@ WorkloadFile from_huggingface(const json& j, const std::string& where) {
     w.moe_layers = moe;
     const int mtp = r.optional("num_nextn_predict_layers", 0);
     if (mtp > 0) {
+      w.mtp_layers = mtp;
       f.notes.push_back("num_nextn_predict_layers " + std::to_string(mtp) +
-                        ": the multi-token-prediction module is not counted (parameters or traffic)");
+                        ": the multi-token-prediction module is counted in explore's memory only (not in traffic)");
     }
   } else {
     throw InputError("Hugging Face config " + where + ": model type '" + family + "' is not one meshbench reads; supported: " + kSupported +
