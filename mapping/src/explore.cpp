@@ -106,7 +106,10 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   const std::vector<int> all = divisors(world);
   // Virtual stages: the user's, or every count that leaves each chunk at least one layer.
   auto vpps_for = [&](int pp) {
-    if (!c.vpp.empty()) return c.vpp;
+    if (!c.vpp.empty()) {
+      if (pp > 1) return c.vpp;
+      return std::find(c.vpp.begin(), c.vpp.end(), 1) != c.vpp.end() ? std::vector<int>{1} : std::vector<int>{};
+    }
     std::vector<int> v{1};
     const int most = c.max_vpp > 0 ? c.max_vpp : w.layers / pp;
     for (int n = 2; pp > 1 && n <= most; ++n) v.push_back(n);
@@ -165,25 +168,23 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   };
 
   const bool dense = w.experts <= 1;
-  const bool chosen = !(c.tp.empty() && c.cp.empty() && c.pp.empty() && c.ep.empty() && c.etp.empty());
+  for (const auto& [name, sizes] : {std::pair<const char*, const std::vector<int>*>{"tp", &c.tp}, {"cp", &c.cp}, {"pp", &c.pp}, {"ep", &c.ep}, {"etp", &c.etp}}) {
+    for (int size : *sizes) {
+      if (world % size != 0) {
+        throw InputError(std::string("--") + name + " " + std::to_string(size) + " does not divide the " + std::to_string(world) +
+                         " GPUs; give sizes that divide the world");
+      }
+    }
+  }
   for (int tp : or_all(c.tp, all)) {
     for (int etp : dense ? std::vector<int>{tp} : or_all(c.etp, all)) {
       for (int cp : or_all(c.cp, all)) {
         for (int pp : or_all(c.pp, all)) {
-          // Sizes whose products do not divide the world are not layouts: counted only where
-          // the user chose the sizes, so that an impossible choice is named.
-          const long long dense_grid = 1LL * tp * cp * pp;  // all divisors of the world: their product can pass 2^31
-          if (world % dense_grid != 0 || world % (1LL * etp * pp) != 0) {
-            if (chosen)
-              ++result.rejected_by_rule[world % dense_grid != 0 ? "TP×CP×PP does not divide the world"
-                                                                : "ETP×EP×PP does not divide the world"];
-            continue;
-          }
+          // Sizes whose products do not divide the world are not layouts: not counted (a size
+          // the user gave that divides nothing was refused before the search).
+          if (world % (1LL * tp * cp * pp) != 0 || world % (1LL * etp * pp) != 0) continue;
           for (int ep : dense ? std::vector<int>{1} : or_all(c.ep, all)) {
-            if (world % (1LL * etp * ep * pp) != 0) {
-              if (chosen) ++result.rejected_by_rule["ETP×EP×PP does not divide the world"];
-              continue;
-            }
+            if (world % (1LL * etp * ep * pp) != 0) continue;
             for (int vpp : vpps_for(pp)) {
               ++result.candidates;
               Layout l;

@@ -1,6 +1,7 @@
 #include "explore_output.hpp"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "common/strings.hpp"
@@ -46,6 +47,13 @@ nlohmann::ordered_json memory_terms(const StageMemory& m) {
           {"activations_gib", gib(m.activations)},
           {"allowance_gib", gib(m.allowance)},
           {"total_gib", gib(m.total())}};
+}
+
+// The index in `ranked` of the best layout of each EP size, by EP size.
+std::map<int, std::size_t> best_by_ep(const ExploreResult& r) {
+  std::map<int, std::size_t> out;
+  for (std::size_t i = 0; i < r.ranked.size(); ++i) out.emplace(r.ranked[i].layout.layout.ep, i);
+  return out;
 }
 
 }  // namespace
@@ -124,6 +132,9 @@ nlohmann::ordered_json explore_json(const ExploreResult& r, const ExploreReportC
   }
   for (const auto& e : r.too_big) layouts.push_back(layout_json(e, s));
   j["layouts"] = std::move(layouts);
+  nlohmann::ordered_json by_ep = nlohmann::ordered_json::object();
+  for (const auto& [ep, index] : best_by_ep(r)) by_ep[std::to_string(ep)] = index + 1;
+  j["best_rank_by_ep"] = std::move(by_ep);
   return j;
 }
 
@@ -153,6 +164,18 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
     out << line;
   }
   if (rows < r.ranked.size()) out << "  ... " << r.ranked.size() - rows << " more that fit (--top 0 lists all)\n";
+  // The guide's question (EP 8 or EP 16?) in one place: the best layout of each EP size.
+  const auto by_ep = best_by_ep(r);
+  if (by_ep.size() > 1) {
+    out << "\nbest of each EP size:\n";
+    for (const auto& [ep, index] : by_ep) {
+      const auto& e = r.ranked[index];
+      out << "  EP" << ep << ": rank " << index + 1 << ", " << sizes(e) << ", step " << fixed(ms(e.step_us), 0) << " ms ("
+          << fixed(100.0 * (e.step_us / r.ranked.front().step_us - 1), 1) << "% over the best), EP all-to-all "
+          << fixed(ms(e.comm.dim_us[static_cast<std::size_t>(Dim::ep)] * e.imbalance), 0) << " ms, busiest rank " << fixed(e.imbalance, 2)
+          << "x the mean, memory " << fixed(gib(e.memory.maximum.total()), 1) << " GiB\n";
+    }
+  }
   out << "\nrejected:";
   if (r.rejected_by_rule.empty()) out << " none";
   out << "\n";
