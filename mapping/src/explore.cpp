@@ -168,7 +168,8 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   };
 
   const bool dense = w.experts <= 1;
-  for (const auto& [name, sizes] : {std::pair<const char*, const std::vector<int>*>{"tp", &c.tp}, {"cp", &c.cp}, {"pp", &c.pp}, {"ep", &c.ep}, {"etp", &c.etp}}) {
+  for (const auto& [name, sizes] :
+       {std::pair<const char*, const std::vector<int>*>{"tp", &c.tp}, {"cp", &c.cp}, {"pp", &c.pp}, {"ep", &c.ep}, {"etp", &c.etp}}) {
     for (int size : *sizes) {
       if (world % size != 0) {
         throw InputError(std::string("--") + name + " " + std::to_string(size) + " does not divide the " + std::to_string(world) +

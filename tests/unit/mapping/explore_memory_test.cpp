@@ -217,8 +217,8 @@ TEST(ExploreMemory, WeightsAndOptimizerWithinFivePercentOfMegatronsEstimator) {
     // Activations: the estimator counts every layer as dense (its MoE layers are not modelled),
     // so ours must be above it for MoE models and near it for dense ones (docs/explore.md).
     const double act_ratio = first.activations / c.activations;
-    std::printf("megatron %-46s weights+optimizer %7.2f GiB (Megatron %7.2f, %+6.3f%%)  activations %6.2f GiB (Megatron %6.2f)\n", c.name.c_str(),
-                ours / 1073741824.0, c.weight_and_optimizer / 1073741824.0, 100 * error, first.activations / 1073741824.0,
+    std::printf("megatron %-46s weights+optimizer %7.2f GiB (Megatron %7.2f, %+6.3f%%)  activations %6.2f GiB (Megatron %6.2f)\n",
+                c.name.c_str(), ours / 1073741824.0, c.weight_and_optimizer / 1073741824.0, 100 * error, first.activations / 1073741824.0,
                 c.activations / 1073741824.0);
     if (c.workload.experts > 1) {
       EXPECT_GT(act_ratio, 1.0) << c.name;
