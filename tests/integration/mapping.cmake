@@ -29,7 +29,8 @@ foreach(_case
     plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format
     plan_workload_unknown_model_type workload_no_file workload_unknown_model_type workload_missing_key
     workload_megatron_not_modelled workload_megatron_unknown_moe_arg workload_malformed_yaml workload_overlay_model_key
-    workload_global_batch)
+    workload_global_batch explore_no_workload explore_workload_refused explore_ep_vs_experts explore_size_not_dividing
+    explore_bad_sizes explore_memory_unknown explore_efficiency)
   add_test(NAME mapping_bad_input_${_case}
     COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
   set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
@@ -40,3 +41,9 @@ endforeach()
 add_test(NAME mapping_workload_formats
   COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_workload_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
 set_tests_properties(mapping_workload_formats PROPERTIES LABELS "integration;mapping" TIMEOUT 120)
+
+# meshbench explore end to end: Qwen3-30B-A3B on 8 p5 nodes, EP 8 against EP 16 with a routing
+# skew, as JSON (layouts in rank order, integer sizes, fits, memory and time terms) and as text.
+add_test(NAME mapping_explore_qwen3_p5_x8
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_explore_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
+set_tests_properties(mapping_explore_qwen3_p5_x8 PROPERTIES LABELS "integration;mapping" TIMEOUT 60)

@@ -66,6 +66,15 @@ cases = {
                                    ["'hidden' describes the model"]),
     "workload_global_batch": (["workload", file("gb.json", '{"global_batch": 100}'), "--tp", "2", "--ep", "8", "--gpus", "16"],
                               ["global batch 100", "DP 8"]),
+    "explore_no_workload": (["explore", *p5], ["--workload"]),
+    "explore_workload_refused": (["explore", *p5, "--workload", file("bad.json", '{"layers": ')], ["not valid JSON"]),
+    "explore_ep_vs_experts": (["explore", *p5, "--ep", "16", "--workload", file("e8.json", '{"experts": 8, "heads": 32, "kv_heads": 8}')],
+                              ["experts not divisible by EP", "no layout of 16 GPUs"]),
+    "explore_size_not_dividing": (["explore", *p5, "--tp", "3", "--workload", file("e3.json", '{"experts": 8}')],
+                                  ["--tp 3 does not divide the 16 GPUs"]),
+    "explore_bad_sizes": (["explore", *p5, "--pp", "2-x", "--workload", file("e4.json", '{"experts": 8}')], ["--pp", "not a size list"]),
+    "explore_memory_unknown": (["explore", "--cpu-slots", "4", "--workload", file("e5.json", '{"experts": 8}')], ["--gpu-memory"]),
+    "explore_efficiency": (["explore", *p5, "--efficiency", "1.5", "--workload", file("e6.json", '{"experts": 8}')], ["--efficiency"]),
 }
 args, words = cases[case]
 p = subprocess.run([meshbench, *args], capture_output=True, text=True, timeout=50)
