@@ -64,7 +64,7 @@ constexpr double kHbmEfficiency = 0.7;
 // GEMMs take the longer of their FLOPs at that rate and their bytes at the HBM's (few tokens
 // per expert make them memory-bound), with the busiest EP rank's tokens.
 double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, const StageSplit& split, const TrainingSettings& s,
-                                  double imbalance, double flops_per_us, double bytes_per_us) {
+                                  double imbalance, double flops_per_us, double core_flops_per_us, double bytes_per_us) {
   const Layout& l = el.layout;
   const double passes = s.recompute == Recompute::full ? 4.0 : 3.0;
   const double tokens = static_cast<double>(s.micro_batch) * w.seq_len / (static_cast<double>(l.tp) * l.cp);  // this GPU's share
@@ -83,8 +83,8 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
   };
   auto layer_us = [&](bool moe) {
     const double dense = (moe ? layer_forward_flops(no_routed, true) : layer_forward_flops(w, false)) - 2.0 * w.seq_len * w.hidden;
-    const double forward = tokens * (dense + attention_core) / flops_per_us + (moe ? expert_us() : 0.0);
-    return passes * forward + tokens * extra_core / flops_per_us;
+    const double forward = tokens * dense / flops_per_us + tokens * attention_core / core_flops_per_us + (moe ? expert_us() : 0.0);
+    return passes * forward + tokens * extra_core / core_flops_per_us;
   };
   std::vector<double> per_stage(l.pp, 0.0);
   int next = 0;
@@ -117,6 +117,7 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   };
   const double peak_tflops = s.precision == "fp8" && hw.fp8_tflops > 0 ? hw.fp8_tflops : hw.bf16_tflops;
   const double flops_per_us = peak_tflops * 1e6 * s.compute_efficiency;
+  const double core_flops_per_us = hw.bf16_tflops * 1e6 * s.compute_efficiency;  // flash attention runs in bf16
   const double bytes_per_us = hw.hbm_tbps * 1e6 * kHbmEfficiency;
   const double budget = (hw.memory_gib - c.headroom_gib) * kGiB;
 
@@ -145,7 +146,7 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
 
   auto finish = [&](LayoutEstimate& e) {
     const Layout& l = e.layout.layout;
-    const double t_mb = stage_time_per_micro_batch(w, e.layout, e.split, s, e.imbalance, flops_per_us, bytes_per_us);
+    const double t_mb = stage_time_per_micro_batch(w, e.layout, e.split, s, e.imbalance, flops_per_us, core_flops_per_us, bytes_per_us);
     e.compute_us = e.micro_batches * t_mb;
     e.bubble_us = (l.pp - 1) / static_cast<double>(e.layout.vpp) * t_mb;
     auto at = [&](Dim d) { return e.comm.dim_us[static_cast<std::size_t>(d)]; };

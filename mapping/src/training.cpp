@@ -120,14 +120,19 @@ double layer_activation_bytes(const Workload& w, const Layout& l, const Training
   const bool selective = s.recompute == Recompute::selective;
   const double act_scale = dtype_bytes(w.dtype == "fp8" ? "bf16" : w.dtype) / 2.0;  // the formulas count 16-bit values
 
-  // Attention (flash attention keeps no s² scores): QKV input and the output dropout mask per
-  // token replicated, Q, K, V and the output projection's input split over TP.
-  double per_token = 3.0 * h / rdiv + 8.0 * h / t;
+  // A GEMM's input kept for its backward: 2 bytes, or 1 where Transformer Engine runs the GEMM in
+  // FP8 and keeps the FP8 copy it made.
+  const double gemm_in = s.precision == "fp8" ? 1.0 : 2.0;
+
+  // Attention (flash attention keeps no s² scores): the QKV GEMM's input and the output dropout
+  // mask per token replicated; Q, K, V and the output projection's input split over TP.
+  double per_token = (gemm_in * h + h) / rdiv + (6.0 * h + gemm_in * h) / t;
   if (!selective) per_token += 4.0 * h / rdiv;  // the two norms' inputs (selective recomputes them)
-  // The MLP block's input and dropout mask.
-  per_token += 3.0 * h / rdiv;
+  // The MLP block's input (FC1's) and dropout mask.
+  per_token += (gemm_in * h + h) / rdiv;
   const double gated = w.gated_mlp ? 2.0 : 1.0;
-  auto mlp = [&](double width) { return (2.0 * gated * width + (selective ? 0.0 : 2.0 * width)) / t; };
+  // FC1's output (the activation's input) and the activation's output (FC2's input).
+  auto mlp = [&](double width) { return (2.0 * gated * width + (selective ? 0.0 : gemm_in * width)) / t; };
   if (!moe) {
     per_token += mlp(w.ffn_hidden);
     return act_scale * tokens * per_token;
@@ -139,7 +144,8 @@ double layer_activation_bytes(const Workload& w, const Layout& l, const Training
   // permutation map over all experts.
   const double etp = l.expert_tp(), f = w.expert_ffn();
   const double k = w.top_k * w.capacity_factor * routed_factor;
-  const double routed = k * (etp * 2.0 * h + 2.0 * gated * f + (selective ? 0.0 : 2.0 * f) + 2.0 * h) + 10.0 * std::max(w.experts, 1);
+  const double routed =
+      k * (etp * gemm_in * h + 2.0 * gated * f + (selective ? 0.0 : gemm_in * f) + 2.0 * h) + 10.0 * std::max(w.experts, 1);
   per_token += routed / rdiv;
   return act_scale * tokens * per_token;
 }

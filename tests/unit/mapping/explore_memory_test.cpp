@@ -67,6 +67,18 @@ TEST(ExploreMemory, DenseTinyModelEveryTermByHand) {
   EXPECT_DOUBLE_EQ(s.total(), 2448 + 4896 + 7344 + 2016);
 }
 
+TEST(ExploreMemory, Fp8KeepsGemmInputsInOneByte) {
+  const Workload w = tiny(0);
+  TrainingSettings s = bare();
+  s.precision = "fp8";
+  const auto split = split_layers(2, 1, 1);
+  const MemoryEstimate m = estimate_memory(w, layout(2, 1), *split, s);
+  // Per token and layer the QKV, output-projection, FC1 and FC2 inputs take h, h, h and f bytes
+  // instead of twice that: 208 - 8 - 8 - 8 - 16 = 168.
+  EXPECT_DOUBLE_EQ(m.stages[0].activations, 4 * 2 * 168 + 64 + 288);
+  EXPECT_DOUBLE_EQ(m.stages[0].weights, 2 * 1224);  // weights stay 16-bit
+}
+
 TEST(ExploreMemory, MoeTinyModelEveryTermByHand) {
   const Workload w = tiny(4);
   const auto el = layout(2, 2);  // EP 2: EDP 1, DP 2
