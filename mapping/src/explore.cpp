@@ -174,7 +174,7 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
     for (int size : *sizes) {
       if (world % size != 0) {
         throw InputError(std::string("--") + name + " " + std::to_string(size) + " does not divide the " + std::to_string(world) +
-                         " GPUs; give sizes that divide the world");
+                         " slots; give sizes that divide the world");
       }
     }
   }
@@ -224,8 +224,10 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   if (result.ranked.empty()) {
     std::vector<std::string> rules;
     for (const auto& [rule, n] : result.rejected_by_rule) rules.push_back(rule + ": " + std::to_string(n));
-    throw InputError("no layout of " + std::to_string(world) + " GPUs fits " + (w.name.empty() ? "the model" : w.name) +
-                     " under the constraints (" + join(rules, "; ") + "); relax a fixed size, add nodes or lower the micro-batch");
+    const bool gpus = topology.node(0).slots.empty() || topology.node(0).slots.front().kind == topology::SlotKind::gpu;
+    throw InputError("no layout of " + std::to_string(world) + (gpus ? " GPUs" : " slots") + " fits " +
+                     (w.name.empty() ? "the model" : w.name) + " under the constraints (" + join(rules, "; ") +
+                     "); relax a fixed size, add nodes or lower the micro-batch");
   }
   auto by_step = [](const LayoutEstimate& a, const LayoutEstimate& b) { return a.step_us < b.step_us; };
   std::stable_sort(result.ranked.begin(), result.ranked.end(), by_step);

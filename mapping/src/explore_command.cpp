@@ -26,7 +26,7 @@ struct ExploreOptions {
   std::string workload, cost_model, format, export_dir, recompute = "selective", precision = "bf16";
   std::string tp, cp, pp, vpp, ep, etp;
   int micro_batch = 0, global_batch = 0, top = 10, plan_top = 5;
-  double gpu_memory = 0, headroom = 0, efficiency = 0.5, skew = 0;
+  double gpu_memory = 0, headroom = 0, efficiency = 0.5, skew = 0, allowance = 3.0;
   bool tp_across_nodes = false, no_distributed_optimizer = false, bf16_moments = false, no_sequence_parallel = false, ep_overlap = false,
        no_contention = false, force = false;
 };
@@ -118,7 +118,9 @@ int explore_command(const Args& args) {
       ("efficiency", po::value<double>(&o.efficiency)->default_value(0.5), "achieved fraction of the dense peak while computing")
       ("peak-tflops", po::value<double>(&peak_tflops)->default_value(0, "from the GPU model"), "dense peak of one GPU at --precision, TFLOPS")
       ("gpu-memory", po::value<double>(&o.gpu_memory)->default_value(0, "from the GPU model")->value_name("GIB"), "memory of one GPU")
-      ("headroom", po::value<double>(&o.headroom)->default_value(0)->value_name("GIB"), "memory to keep free beyond the stated allowance")
+      ("headroom", po::value<double>(&o.headroom)->default_value(0)->value_name("GIB"), "memory to keep free beyond the allowance")
+      ("allowance", po::value<double>(&o.allowance)->default_value(3.0)->value_name("GIB"),
+       "memory per GPU for the CUDA context, NCCL and library workspaces (10% of the activations is added for fragmentation)")
       ("a2av-skew", po::value<double>(&o.skew)->default_value(0)->value_name("S"),
        "routing skew: Zipf exponent over an EP group's ranks, as run --a2av-skew (0 = balanced)")
       ("ep-overlap", po::bool_switch(&o.ep_overlap), "EP all-to-all overlapped with compute (Megatron's --overlap-moe-expert-parallel-comm)")
@@ -167,6 +169,8 @@ int explore_command(const Args& args) {
   s.compute_efficiency = o.efficiency;
   s.routing_skew = o.skew;
   s.ep_overlap = o.ep_overlap;
+  if (o.allowance < 0 || o.headroom < 0) throw InputError("--allowance and --headroom must be 0 or more GiB");
+  s.allowance_gib = o.allowance;
   // The cost model prices the same step explore estimates.
   w.micro_batch = s.micro_batch;
   w.global_batch = s.global_batch;

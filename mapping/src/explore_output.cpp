@@ -144,7 +144,7 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
   const ExploreHardware& hw = *c.hardware;
   out << "explore: " << (w.name.empty() ? c.model_source : w.name) << " on " << c.topology->node_count() << " node(s), "
       << c.topology->slot_count() << " x " << (hw.gpu_model.empty() ? "slot" : hw.gpu_model) << " (" << fixed(hw.memory_gib, 1) << " GiB, "
-      << fixed(hw.bf16_tflops, 0) << " TFLOPS bf16)\n";
+      << fixed(hw.bf16_tflops, hw.bf16_tflops < 10 ? 2 : 0) << " TFLOPS bf16)\n";
   out << "settings: " << settings_line(*c.settings, w) << "\n";
   for (const auto& note : c.notes) out << "note: " << note << "\n";
   int valid = static_cast<int>(r.ranked.size() + r.too_big.size());

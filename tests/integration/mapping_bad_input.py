@@ -71,7 +71,7 @@ cases = {
     "explore_ep_vs_experts": (["explore", *p5, "--ep", "16", "--workload", file("e8.json", '{"experts": 8, "heads": 32, "kv_heads": 8}')],
                               ["experts not divisible by EP", "no layout of 16 GPUs"]),
     "explore_size_not_dividing": (["explore", *p5, "--tp", "3", "--workload", file("e3.json", '{"experts": 8}')],
-                                  ["--tp 3 does not divide the 16 GPUs"]),
+                                  ["--tp 3 does not divide the 16 slots"]),
     "explore_bad_sizes": (["explore", *p5, "--pp", "2-x", "--workload", file("e4.json", '{"experts": 8}')], ["--pp", "not a size list"]),
     "explore_memory_unknown": (["explore", "--cpu-slots", "4", "--workload", file("e5.json", '{"experts": 8}')], ["--gpu-memory"]),
     "explore_efficiency": (["explore", *p5, "--efficiency", "1.5", "--workload", file("e6.json", '{"experts": 8}')], ["--efficiency"]),
