@@ -311,16 +311,9 @@ void write_output_file(const std::string& path, const std::string& text, bool fo
 }
 
 void write_plan(const Plan& plan, const std::string& path, bool force) {
-  // Indented for reading, but each placement on one line: a 65,536-entry list one number per
-  // line would make the file unreadable.
-  ordered j = plan_to_json(plan, false);
-  for (std::size_t i = 0; i < plan.mappings.size(); ++i) j["mappings"][i]["slot_of_rank"] = "@slots" + std::to_string(i) + "@";
-  std::string text = j.dump(2);
-  for (std::size_t i = 0; i < plan.mappings.size(); ++i) {
-    const std::string mark = "\"@slots" + std::to_string(i) + "@\"";
-    text.replace(text.find(mark), mark.size(), ordered(plan.mappings[i].mapping.slot_of_rank).dump());
-  }
-  write_output_file(path, text + "\n", force);
+  std::vector<const std::vector<int>*> placements;
+  for (const auto& m : plan.mappings) placements.push_back(&m.mapping.slot_of_rank);
+  write_output_file(path, detail::plan_file_text(plan_to_json(plan, false), placements), force);
 }
 
 Plan load_plan(const std::string& path) { return plan_from_json(detail::read_json_file(path, "plan"), "'" + path + "'"); }
