@@ -14,9 +14,10 @@ namespace meshbench::results {
 struct LayoutRecord;
 
 struct PointKey {
-  // The layout's text (layout_key). A results file holds one layout and its rows do not repeat
-  // it: ResultsFile::key_of(row) sets the file's; a key taken from a row alone (key_of(row): the
-  // runner's, --resume's, a predictor's) leaves it empty.
+  // The layout's text (layout_key). Rows do not repeat it: a row's layout is its mapping's (a
+  // file holds one layout, or several with each mapping in one), and ResultsFile::key_of(row)
+  // sets it; a key taken from a row alone (key_of(row): the runner's, --resume's, a
+  // predictor's) leaves it empty.
   std::string layout;
   std::string mapping;      // the mapping's name (compare puts the digest's hex here)
   std::string dim;          // tp, cp, dp, pp, ep, etp, edp

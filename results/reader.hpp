@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,21 @@ class ResultsFile {
   int schema_version() const { return schema_version_; }
   const RunInfo& run() const { return run_; }
   const Provenance& provenance() const { return provenance_; }
+  // The file's layout; in a file of several layouts (schema version 2), the first of them.
   const LayoutRecord& layout() const { return layout_; }
-  // The layout's text in this file's point keys (point_key.hpp), and a row's key with it.
+  // Every layout the file holds, each with its name (one, unnamed, in a file of one layout).
+  const std::vector<NamedLayout>& layouts() const { return layouts_; }
+  bool several_layouts() const { return layouts_.size() > 1; }
+  // The layout a mapping belongs to (layout() for a file of one layout or an unknown name).
+  const LayoutRecord& layout_of_mapping(const std::string& mapping) const;
+  const NamedLayout* find_layout(const std::string& name) const;
+  // The layout's text in this file's point keys (point_key.hpp), and a row's key with it: the
+  // layout of the row's mapping.
   const std::string& layout_key() const { return layout_key_; }
+  const std::string& layout_key_of(const std::string& mapping) const;
   template <PointRow Row>
   PointKey key_of(const Row& row) const {
-    return results::key_of(row, layout_key_);
+    return results::key_of(row, layout_key_of(row.mapping));
   }
   const std::vector<MappingRecord>& mappings() const { return mappings_; }
   const std::vector<MeasurementRow>& measurements() const { return measurements_; }
@@ -72,7 +82,9 @@ class ResultsFile {
   RunInfo run_;
   Provenance provenance_;
   LayoutRecord layout_;
+  std::vector<NamedLayout> layouts_;
   std::string layout_key_;
+  std::map<std::string, std::string> layout_key_of_mapping_;  // mapping name -> its layout's key; empty for one layout
   std::vector<MappingRecord> mappings_;
   std::vector<MeasurementRow> measurements_;
   std::vector<GroupTiming> group_timings_;

@@ -42,6 +42,7 @@ struct MappingRecord {
   std::vector<int> slot_of_rank;                                              // logical rank -> slot
   std::vector<std::pair<std::string, std::vector<std::vector<int>>>> groups;  // dim -> logical rank groups
   std::vector<std::pair<std::string, double>> predicted_us;                   // dim -> predicted time; "step" for the total
+  std::string layout = {};  // in a file of several layouts, the name of the layout it belongs to (NamedLayout::name); else ""
 };
 
 // The layout the mappings share, and the workload when one was given.
@@ -49,6 +50,15 @@ struct LayoutRecord {
   int world = 0, tp = 1, cp = 1, pp = 1, ep = 1, etp = 1, dp = 1, edp = 1;
   std::string order;
   std::string workload_json;  // empty without a workload
+};
+
+// One layout of a file of several layouts (/layouts/L<i>): its name ("ep4", mapping/plan_set.hpp),
+// which its mappings name (MappingRecord::layout), and the explorer's estimate for it (JSON, kept
+// as the plan file gave it; empty when none).
+struct NamedLayout {
+  std::string name;
+  LayoutRecord layout;
+  std::string estimate_json;
 };
 
 // One row of /measurements: a mapping × dimension × op × size × timing mode.

@@ -16,6 +16,9 @@ struct RunHeader {
   RunInfo run;
   Provenance provenance;
   LayoutRecord layout;
+  // Several layouts (each mapping names its own): the file is written as version 2 with /layouts
+  // instead of /layout, and `layout` is the first of them. Empty for a file of one layout.
+  std::vector<NamedLayout> layouts;
   std::vector<MappingRecord> mappings;
   const topology::ClusterTopology* topology = nullptr;
   std::string topology_json;  // the topology's JSON form (topology module), kept verbatim

@@ -32,6 +32,7 @@ MappingRecord read_mapping(hid_t mappings, int index) {
   m.name = h5::read_string_attribute(g, "name");
   m.how = h5::read_string_attribute(g, "how");
   m.digest = tables::parse_digest_hex(h5::read_string_attribute(g, "digest"));
+  if (h5::has_attribute(g, "layout")) m.layout = h5::read_string_attribute(g, "layout");
   m.slot_of_rank = h5::read_ints(g, "slot_of_rank");
   const Handle gg = h5::open_group(g, "groups");
   H5G_info_t info{};
@@ -57,6 +58,22 @@ MappingRecord read_mapping(hid_t mappings, int index) {
     m.predicted_us.emplace_back(name, h5::read_double_attribute(pg, name));
   }
   return m;
+}
+
+LayoutRecord read_layout(hid_t parent, const std::string& group) {
+  const Handle g = h5::open_group(parent, group);
+  LayoutRecord l;
+  const std::pair<const char*, int*> sizes[] = {{"world", &l.world}, {"tp", &l.tp},   {"cp", &l.cp}, {"pp", &l.pp},
+                                                {"ep", &l.ep},       {"etp", &l.etp}, {"dp", &l.dp}, {"edp", &l.edp}};
+  for (const auto& [name, field] : sizes) *field = static_cast<int>(h5::read_int_attribute(g, name));
+  l.order = h5::read_string_attribute(g, "order");
+  l.workload_json = h5::read_string_attribute(g, "workload_json");
+  return l;
+}
+
+NamedLayout read_named_layout(hid_t layouts, const std::string& group) {
+  const Handle g = h5::open_group(layouts, group);
+  return {h5::read_string_attribute(g, "name"), read_layout(layouts, group), h5::read_string_attribute(g, "estimate_json")};
 }
 
 }  // namespace
@@ -114,10 +131,13 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
   ResultsFile r;
   r.path_ = path;
   r.schema_version_ = static_cast<int>(h5::read_int_attribute(file, "schema_version"));
-  if (r.schema_version_ != kSchemaVersion) {
+  // Version 2 is version 1 with /layouts in place of /layout (schema.hpp); one without is not ours.
+  const bool several_layouts = r.schema_version_ == kSeveralLayoutsSchemaVersion && h5::exists(file, "layouts");
+  if (r.schema_version_ != kSchemaVersion && !several_layouts) {
     throw InputError(
-        "'" + path + "' has results schema version " + std::to_string(r.schema_version_) + " but this meshbench reads version " +
-        std::to_string(kSchemaVersion) + "; read it with the meshbench release that wrote it (" +
+        "'" + path + "' has results schema version " + std::to_string(r.schema_version_) + " but this meshbench reads versions " +
+        std::to_string(kSchemaVersion) + " and " + std::to_string(kSeveralLayoutsSchemaVersion) +
+        " (several layouts); read it with the meshbench release that wrote it (" +
         (h5::has_attribute(file, "meshbench_version") ? h5::read_string_attribute(file, "meshbench_version") : "unknown") + ")");
   }
   try {
@@ -152,14 +172,18 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
       for (std::size_t i = 0; i < hosts.size(); ++i) r.nodes_.push_back({hosts[i], first[i], count[i]});
     }
 
-    const Handle layout = h5::open_group(file, "layout");
-    auto& l = r.layout_;
-    const std::pair<const char*, int*> sizes[] = {{"world", &l.world}, {"tp", &l.tp},   {"cp", &l.cp}, {"pp", &l.pp},
-                                                  {"ep", &l.ep},       {"etp", &l.etp}, {"dp", &l.dp}, {"edp", &l.edp}};
-    for (const auto& [name, field] : sizes) *field = static_cast<int>(h5::read_int_attribute(layout, name));
-    l.order = h5::read_string_attribute(layout, "order");
-    l.workload_json = h5::read_string_attribute(layout, "workload_json");
-    r.layout_key_ = results::layout_key(l);
+    if (several_layouts) {
+      const Handle layouts = h5::open_group(file, "layouts");
+      for (int i = 0; h5::exists(layouts, "L" + std::to_string(i)); ++i) {
+        r.layouts_.push_back(read_named_layout(layouts, "L" + std::to_string(i)));
+      }
+      if (r.layouts_.empty()) throw h5::Error("/layouts holds no layout");
+      r.layout_ = r.layouts_.front().layout;
+    } else {
+      r.layout_ = read_layout(file, "layout");
+      r.layouts_ = {{"", r.layout_, ""}};
+    }
+    r.layout_key_ = results::layout_key(r.layout_);
 
     if (h5::exists(file, "plan_json")) {
       const auto plan = h5::read_strings(file, "plan_json");
@@ -169,6 +193,13 @@ ResultsFile ResultsFile::read(const std::string& path, Reading reading) {
     const Handle mappings = h5::open_group(file, "mappings");
     const auto count = static_cast<int>(h5::table_size(mappings, "table"));
     for (int i = 0; i < count; ++i) r.mappings_.push_back(read_mapping(mappings, i));
+    if (several_layouts) {
+      for (const auto& m : r.mappings_) {
+        const auto* l = r.find_layout(m.layout);
+        if (l == nullptr) throw h5::Error("mapping '" + m.name + "' names layout '" + m.layout + "', which /layouts lacks");
+        r.layout_key_of_mapping_[m.name] = results::layout_key(l->layout);
+      }
+    }
 
     r.measurements_ = tables::read_table<tables::MeasurementH5, MeasurementRow>(file, tables::kMeasurements, tables::measurement_type(),
                                                                                 [](const auto& h) { return tables::from_h5(h); });
@@ -214,6 +245,28 @@ std::string ResultsFile::host_of_slot(int slot) const {
     if (slot >= n.first_slot && slot < n.first_slot + n.slot_count) return n.hostname;
   }
   return "";
+}
+
+const NamedLayout* ResultsFile::find_layout(const std::string& name) const {
+  for (const auto& l : layouts_) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+
+const LayoutRecord& ResultsFile::layout_of_mapping(const std::string& mapping) const {
+  if (layouts_.size() > 1) {
+    if (const auto* m = find_mapping(mapping)) {
+      if (const auto* l = find_layout(m->layout)) return l->layout;
+    }
+  }
+  return layout_;
+}
+
+const std::string& ResultsFile::layout_key_of(const std::string& mapping) const {
+  if (layout_key_of_mapping_.empty()) return layout_key_;
+  const auto it = layout_key_of_mapping_.find(mapping);
+  return it == layout_key_of_mapping_.end() ? layout_key_ : it->second;
 }
 
 const MappingRecord* ResultsFile::find_mapping(const std::string& name) const {

@@ -144,13 +144,29 @@ void write_topology(hid_t file, const RunHeader& header) {
   for (int i = 0; i < t->layout_count(); ++i) write_topology_layout(lg, "L" + std::to_string(i), t->layout(i));
 }
 
-void write_layout(hid_t file, const LayoutRecord& l) {
-  const Handle g = h5::create_group(file, "layout");
+void write_layout(hid_t parent, const std::string& group, const LayoutRecord& l) {
+  const Handle g = h5::create_group(parent, group);
   const std::pair<const char*, int> sizes[] = {{"world", l.world}, {"tp", l.tp},   {"cp", l.cp}, {"pp", l.pp},
                                                {"ep", l.ep},       {"etp", l.etp}, {"dp", l.dp}, {"edp", l.edp}};
   for (const auto& [name, v] : sizes) h5::write_attribute(g, name, static_cast<std::int64_t>(v));
   h5::write_attribute(g, "order", l.order);
   h5::write_attribute(g, "workload_json", l.workload_json);
+}
+
+// /layout for a file of one layout; /layouts/L<i> for a file of several.
+void write_layouts(hid_t file, const RunHeader& h) {
+  if (h.layouts.empty()) {
+    write_layout(file, "layout", h.layout);
+    return;
+  }
+  const Handle g = h5::create_group(file, "layouts");
+  for (std::size_t i = 0; i < h.layouts.size(); ++i) {
+    const std::string name = "L" + std::to_string(i);
+    write_layout(g, name, h.layouts[i].layout);
+    const Handle lg = h5::open_group(g, name);
+    h5::write_attribute(lg, "name", h.layouts[i].name);
+    h5::write_attribute(lg, "estimate_json", h.layouts[i].estimate_json);
+  }
 }
 
 void write_mappings(hid_t file, const std::vector<MappingRecord>& mappings) {
@@ -174,6 +190,7 @@ void write_mappings(hid_t file, const std::vector<MappingRecord>& mappings) {
     h5::write_attribute(mg, "name", m.name);
     h5::write_attribute(mg, "how", m.how);
     h5::write_attribute(mg, "digest", digests[i]);
+    if (!m.layout.empty()) h5::write_attribute(mg, "layout", m.layout);
     h5::write_ints(mg, "slot_of_rank", m.slot_of_rank, {static_cast<hsize_t>(m.slot_of_rank.size())});
     const Handle gg = h5::create_group(mg, "groups");
     for (const auto& [dim, groups] : m.groups) {
@@ -188,7 +205,7 @@ void write_mappings(hid_t file, const std::vector<MappingRecord>& mappings) {
 }
 
 void write_header(hid_t file, const RunHeader& h) {
-  h5::write_attribute(file, "schema_version", static_cast<std::int64_t>(kSchemaVersion));
+  h5::write_attribute(file, "schema_version", static_cast<std::int64_t>(h.layouts.empty() ? kSchemaVersion : kSeveralLayoutsSchemaVersion));
   h5::write_attribute(file, "created_by", std::string("meshbench"));
   h5::write_attribute(file, "meshbench_version", h.run.meshbench_version);
   h5::write_attribute(file, "command_line", h.run.command_line);
@@ -209,7 +226,7 @@ void write_header(hid_t file, const RunHeader& h) {
   write_name_values(prov, "environment", h.provenance.environment);
   h5::write_attribute(prov, "doctor_json", h.provenance.doctor_json);
   write_topology(file, h);
-  write_layout(file, h.layout);
+  write_layouts(file, h);
   write_mappings(file, h.mappings);
   h5::write_strings(file, "plan_json", {h.plan_json});
   h5::create_table(file, tables::kMeasurements, tables::measurement_type().type(), kMeasurementChunk);

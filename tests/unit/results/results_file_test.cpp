@@ -350,5 +350,52 @@ TEST(ResultsStorage, RoomNeededGrowsWithRowsAndChargesOnlyTheChunksAPointOpens) 
   EXPECT_GT(bytes_needed_to_store(p, {1, 0, 4050}), inside + 4096 * 100);
 }
 
+// A file of several layouts: version 2, /layouts instead of /layout, each mapping naming its
+// layout, and every row keyed by its mapping's layout.
+TEST_F(ResultsFileTest, KeysEachRowByItsMappingsLayoutInAFileOfSeveralLayouts) {
+  const auto path = (dir_ / "layouts.h5").string();
+  const LayoutRecord tp2 = header_.layout;
+  const LayoutRecord tp1 = {4, 1, 1, 1, 1, 1, 4, 4, "tp-cp-ep-dp-pp", R"({"name":"tiny"})"};
+  header_.layouts = {{"tp2", tp2, R"({"step_time_ms":5})"}, {"dp4", tp1, ""}};
+  header_.mappings[0].name = "tp2/identity";
+  header_.mappings[0].layout = "tp2";
+  header_.mappings[1].name = "dp4/identity";
+  header_.mappings[1].layout = "dp4";
+  auto w = ResultsWriter::create(path, header_, false);
+  w.append(point("tp2/identity", 1024, 10.0));
+  w.append(point("dp4/identity", 1024, 30.0));
+  w.finish("complete", "2026-11-29T10:05:00Z");
+
+  const auto f = ResultsFile::open(path);
+  EXPECT_EQ(f.schema_version(), kSeveralLayoutsSchemaVersion);
+  EXPECT_TRUE(f.several_layouts());
+  ASSERT_EQ(f.layouts().size(), 2U);
+  EXPECT_EQ(f.layouts()[1].name, "dp4");
+  EXPECT_EQ(f.layouts()[1].layout.dp, 4);
+  EXPECT_EQ(f.layouts()[1].layout.workload_json, R"({"name":"tiny"})");
+  EXPECT_EQ(f.layouts()[0].estimate_json, R"({"step_time_ms":5})");
+  EXPECT_EQ(f.layout().tp, 2);  // the first
+  EXPECT_EQ(f.mappings()[1].layout, "dp4");
+  EXPECT_EQ(f.layout_of_mapping("dp4/identity").tp, 1);
+  ASSERT_EQ(f.measurements().size(), 2U);
+  EXPECT_EQ(f.key_of(f.measurements()[0]).layout, layout_key(tp2));
+  EXPECT_EQ(f.key_of(f.measurements()[1]).layout, layout_key(tp1));
+  EXPECT_EQ(f.key_of(f.group_timings()[3]).layout, layout_key(tp1));
+  {
+    const hid_t h = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    EXPECT_EQ(H5Lexists(h, "layout", H5P_DEFAULT), 0);  // a reader of version 1 finds no /layout to misread
+    H5Fclose(h);
+  }
+
+  // A file of one layout is as before: version 1, /layout, every row under the file's layout.
+  const auto one = (dir_ / "one.h5").string();
+  header_.layouts.clear();
+  ResultsWriter::create(one, header_, false).append(point("tp2/identity", 1024, 10.0));
+  const auto g = ResultsFile::open(one);
+  EXPECT_EQ(g.schema_version(), kSchemaVersion);
+  EXPECT_FALSE(g.several_layouts());
+  EXPECT_EQ(g.key_of(g.measurements()[0]).layout, layout_key(tp2));
+}
+
 }  // namespace
 }  // namespace meshbench::results
