@@ -13,8 +13,18 @@
 
 namespace meshbench::bench {
 
-struct RunMappings {
+// One layout of a plan file of several (mapping/plan_set.hpp).
+struct RunLayout {
+  std::string name;  // "ep4"; mapping names start "<name>/"
   mapping::Layout layout;
+  std::string workload_json;  // empty without a workload
+  std::string estimate_json;  // the explorer's estimate, kept for the results file; empty when none
+};
+
+struct RunMappings {
+  mapping::Layout layout;              // with several layouts, the first
+  std::vector<RunLayout> layouts;      // a plan file of several layouts; empty for one
+  std::vector<std::string> layout_of;  // with several layouts: per mapping, its layout's name
   std::vector<mapping::Mapping> mappings;
   std::vector<std::vector<std::pair<std::string, double>>> predicted_us;  // per mapping: dim -> µs, "step"
   std::string workload_json;
@@ -36,7 +46,7 @@ namespace meshbench::bench {
 std::string to_wire(const RunMappings& run);
 RunMappings from_wire(const std::string& text);
 // Keeps the mappings named in `names` (InputError naming an unknown one and the known ones),
-// else the first `top` (0: all). With `baseline`, a top-K selection also keeps the layout's own
+// else the first `top` (0: all) of each layout. With `baseline`, a top-K selection also keeps the layout's own
 // order (Megatron's) when it is not among the K; each kept mapping's `how` then says whether the
 // prediction chose it or it is the baseline.
 void select_mappings(RunMappings& run, const std::vector<std::string>& names, int top, bool baseline = false);

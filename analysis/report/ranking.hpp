@@ -58,13 +58,19 @@ struct Ranking {
 // Ranks with a workload: mapping::step_traffic(workload, layout) read off each mapping's
 // concurrent curves in the preferred timing mode. Mappings that lack a curve for some op rank
 // after the complete ones.
-Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload);
+// In a file of several layouts each mapping's traffic is its own layout's, with that layout's
+// stored workload when `layouts_own_workload` (the workload came from the file) and it has one.
+Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload,
+                         bool layouts_own_workload = false);
 // Ranks without a workload: for every (dim, op, size) measured for all mappings (after
 // borrowing), the ratio of each mapping's median to the best median there; a mapping's score
 // is the geometric mean of its ratios (1 = fastest everywhere), and per dimension likewise.
 Ranking rank_by_default(const results::ResultsFile& file, const CurveSet& curves);
 
-// The file's layout as mapping::Layout (world, sizes, order).
+// The file's layout as mapping::Layout (world, sizes, order); in a file of several, the first.
 mapping::Layout layout_of(const results::ResultsFile& file);
+// The layout a mapping of the file belongs to.
+mapping::Layout layout_of(const results::ResultsFile& file, const std::string& mapping);
+mapping::Layout layout_of(const results::LayoutRecord& layout);
 
 }  // namespace meshbench::analysis

@@ -9,6 +9,7 @@
 #include "analysis/report/expected.hpp"
 #include "analysis/report/gpu_health_report.hpp"
 #include "analysis/report/io_section.hpp"
+#include "analysis/report/layout_ranking.hpp"
 #include "analysis/report/nic_traffic.hpp"
 #include "analysis/report/placement.hpp"
 #include "analysis/report/prediction_accuracy.hpp"
@@ -23,7 +24,8 @@ namespace meshbench::analysis {
 struct RunSummary {
   std::string path, status, backend, started_at, finished_at, meshbench_version, order;
   int world = 0, tp = 1, cp = 1, pp = 1, ep = 1, etp = 1, dp = 1, edp = 1;
-  std::vector<std::string> hosts;  // distinct, in rank order
+  std::vector<std::string> hosts;    // distinct, in rank order
+  std::vector<std::string> layouts;  // a file of several layouts: "ep4: TP1 CP1 PP1 EP4 ETP1 -> DP8 EDP2"; else empty
   int mappings = 0, rows = 0, failures = 0;
   std::vector<std::string> failure_messages;
 };
@@ -57,6 +59,7 @@ struct WrongRow {
 struct Report {
   RunSummary run;
   Ranking ranking;
+  std::optional<LayoutRanking> layouts;      // a file of several layouts: the layouts ranked
   std::vector<Curve> curves;                 // all of them, for busbw against size
   std::vector<GroupSpread> spreads;          // every point with group timings
   std::vector<GroupSpread> largest_spreads;  // one per (mapping, dim, op, timing, concurrency)

@@ -31,8 +31,11 @@ struct ApplyHint {
 // The results file's plan: the kept one, or one rebuilt from the file (each mapping's logical
 // order found among Megatron's valid orders, ranks from `measured_rank` when given).
 struct FilePlan {
-  mapping::Plan plan;
+  mapping::Plan plan;  // with several layouts: the first layout's, holding every layout's mappings
   std::string source;
+  std::vector<mapping::Plan> layouts;  // a plan of several layouts: each layout's own; else empty
+  // The plan of the layout `mapping` belongs to (`plan` when there is one layout).
+  const mapping::Plan& of_mapping(const std::string& mapping) const;
 };
 FilePlan plan_of(const results::ResultsFile& file);
 

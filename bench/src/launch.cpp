@@ -143,8 +143,11 @@ results::RunHeader make_header(const std::string& command_line, const RunOptions
   h.provenance.versions = {{"meshbench", kVersion}, {"mpi", mpi_library_version()}, {"backends_built", kBackends}};
   for (const auto& v : backend.versions()) h.provenance.versions.push_back(v);
   h.provenance.environment = results::recorded_environment();
-  const auto& l = plan.layout;
-  h.layout = {l.world, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), l.dp(), l.edp(), l.order, plan.workload_json};
+  const auto record = [](const mapping::Layout& l, const std::string& workload_json) {
+    return results::LayoutRecord{l.world, l.tp, l.cp, l.pp, l.ep, l.expert_tp(), l.dp(), l.edp(), l.order, workload_json};
+  };
+  h.layout = record(plan.layout, plan.workload_json);
+  for (const auto& l : plan.layouts) h.layouts.push_back({l.name, record(l.layout, l.workload_json), l.estimate_json});
   for (std::size_t i = 0; i < plan.mappings.size(); ++i) {
     const auto& m = plan.mappings[i];
     results::MappingRecord r;
@@ -154,6 +157,7 @@ results::RunHeader make_header(const std::string& command_line, const RunOptions
     r.slot_of_rank = m.slot_of_rank;
     for (auto dim : mapping::kAllDims) r.groups.emplace_back(std::string(mapping::to_string(dim)), measured_groups(m, dim));
     r.predicted_us = plan.predicted_us[i];
+    if (!plan.layout_of.empty()) r.layout = plan.layout_of[i];
     h.mappings.push_back(std::move(r));
   }
   h.topology = &topo;

@@ -7,6 +7,7 @@
 #include "mapping/candidates.hpp"
 #include "mapping/cost_model.hpp"
 #include "mapping/plan.hpp"
+#include "mapping/plan_set.hpp"
 #include "mapping/workload.hpp"
 
 namespace meshbench::bench {
@@ -27,12 +28,13 @@ mapping::CostParams cost_params(const RunConfig& config, const topology::Cluster
   return params;
 }
 
-mapping::Plan make_or_load_plan(const RunConfig& config, const topology::ClusterTopology& topology,
-                                const std::optional<mapping::Calibration>& calibration) {
+mapping::PlanSet make_or_load_plans(const RunConfig& config, const topology::ClusterTopology& topology,
+                                    const std::optional<mapping::Calibration>& calibration) {
   if (!config.plan_file.empty()) {
-    auto plan = mapping::load_plan(config.plan_file);
-    mapping::check_plan_matches(plan, topology);
-    return plan;
+    auto set = mapping::load_plan_set(config.plan_file);
+    mapping::check_plan_matches(set.layouts.front().plan, topology);  // the set's layouts share one cluster
+    mapping::prefix_mapping_names(set);
+    return set;
   }
   mapping::Layout layout = config.layout;
   layout.world = topology.slot_count();
@@ -45,33 +47,45 @@ mapping::Plan make_or_load_plan(const RunConfig& config, const topology::Cluster
   const mapping::CostModel model(topology, cost_params(config, topology, calibration, workload.has_value()), workload);
   auto ranked = mapping::generate_candidates(layout, topology, model,
                                              {.random_seed = config.run.seed, .random_placements = config.run.random_placements});
-  return mapping::make_plan(layout, model, topology, std::move(ranked));
+  std::vector<mapping::Plan> plans;
+  plans.push_back(mapping::make_plan(layout, model, topology, std::move(ranked)));
+  return mapping::make_plan_set(std::move(plans));
 }
 
 }  // namespace
 
 RunMappings choose_run_mappings(const RunConfig& config, const topology::ClusterTopology& topology,
                                 const std::optional<mapping::Calibration>& calibration) {
-  mapping::Plan plan = make_or_load_plan(config, topology, calibration);
+  mapping::PlanSet set = make_or_load_plans(config, topology, calibration);
+  const bool several = set.layouts.size() > 1;
+  const mapping::Plan& first = set.layouts.front().plan;
   RunMappings run;
-  run.calibration = plan.cost_model.calibration;
-  run.layout = plan.layout;
-  run.plan_json = mapping::plan_to_json(plan, true).dump();
-  if (plan.workload) {
-    run.workload_json = mapping::to_json(*plan.workload).dump();
-    std::map<mapping::Dim, std::set<std::uint64_t>> sizes;
-    for (const auto& t : mapping::step_traffic(*plan.workload, plan.layout)) sizes[t.dim].insert(t.bytes);
-    for (const auto& [dim, s] : sizes) run.workload_sizes[dim] = {s.begin(), s.end()};
-  }
-  for (auto& pm : plan.mappings) {
-    std::vector<std::pair<std::string, double>> predicted;
-    for (mapping::Dim d : mapping::kAllDims) {
-      if (plan.layout.size(d) > 1) predicted.emplace_back(std::string(mapping::to_string(d)), pm[d].time_us);
+  run.calibration = first.cost_model.calibration;
+  run.layout = first.layout;
+  run.plan_json = several ? mapping::plan_set_to_json(set).dump() : mapping::plan_to_json(first, true).dump();
+  if (first.workload) run.workload_json = mapping::to_json(*first.workload).dump();
+  // With --sizes workload, a dimension measures every size any layout's step sends in it.
+  std::map<mapping::Dim, std::set<std::uint64_t>> sizes;
+  for (auto& [name, plan, estimate] : set.layouts) {
+    if (several) {
+      run.layouts.push_back(
+          {name, plan.layout, plan.workload ? mapping::to_json(*plan.workload).dump() : "", estimate ? estimate->dump() : ""});
     }
-    predicted.emplace_back("step", pm.predicted_total_us);
-    run.predicted_us.push_back(std::move(predicted));
-    run.mappings.push_back(std::move(pm.mapping));
+    if (plan.workload) {
+      for (const auto& t : mapping::step_traffic(*plan.workload, plan.layout)) sizes[t.dim].insert(t.bytes);
+    }
+    for (auto& pm : plan.mappings) {
+      std::vector<std::pair<std::string, double>> predicted;
+      for (mapping::Dim d : mapping::kAllDims) {
+        if (plan.layout.size(d) > 1) predicted.emplace_back(std::string(mapping::to_string(d)), pm[d].time_us);
+      }
+      predicted.emplace_back("step", pm.predicted_total_us);
+      run.predicted_us.push_back(std::move(predicted));
+      run.mappings.push_back(std::move(pm.mapping));
+      if (several) run.layout_of.push_back(name);
+    }
   }
+  for (const auto& [dim, s] : sizes) run.workload_sizes[dim] = {s.begin(), s.end()};
   return run;
 }
 

@@ -45,8 +45,8 @@ mapping::FlatParallelGroups flat_groups_of(const results::MappingRecord& m, int 
 }
 
 FileScores::FileScores(const mapping::CostModel& model, const results::ResultsFile& file) {
-  const mapping::Layout layout = layout_of(file);
   for (const auto& m : file.mappings()) {
+    const mapping::Layout layout = layout_of(file, m.name);
     if (static_cast<int>(m.slot_of_rank.size()) != model.slot_count()) {
       throw InputError("mapping '" + m.name + "' in " + file.path() + " places " + std::to_string(m.slot_of_rank.size()) +
                        " ranks on a topology of " + std::to_string(model.slot_count()) + " slots; the file is damaged");

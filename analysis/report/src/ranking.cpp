@@ -6,6 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
 #include "common/sizes.hpp"
 #include "common/strings.hpp"
 
@@ -53,8 +56,13 @@ const Curve* find_any_timing(const CurveSet& curves, const std::string& mapping,
 
 }  // namespace
 
-mapping::Layout layout_of(const results::ResultsFile& file) {
-  const auto& l = file.layout();
+mapping::Layout layout_of(const results::ResultsFile& file) { return layout_of(file.layout()); }
+
+mapping::Layout layout_of(const results::ResultsFile& file, const std::string& mapping) {
+  return layout_of(file.layout_of_mapping(mapping));
+}
+
+mapping::Layout layout_of(const results::LayoutRecord& l) {
   mapping::Layout layout;
   layout.world = l.world;
   layout.tp = l.tp;
@@ -66,23 +74,36 @@ mapping::Layout layout_of(const results::ResultsFile& file) {
   return layout;
 }
 
-Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload) {
+Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload,
+                         bool layouts_own_workload) {
   Ranking ranking;
   ranking.basis = Ranking::Basis::workload;
   ranking.workload_name = workload.name;
   ranking.timing = curves.preferred_timing();
-  const mapping::Layout layout = layout_of(file);
-  mapping::check_workload(workload, layout);
-  const auto traffic = mapping::step_traffic(workload, layout);
-
+  // Each layout's step: its traffic under the workload (a file of one layout has one).
+  std::map<std::string, std::vector<mapping::OpTraffic>> traffic_of_layout;
   std::set<std::string> dims;
-  for (const auto& t : traffic) dims.insert(std::string(mapping::to_string(t.dim)));
+  for (const auto& l : file.layouts()) {
+    mapping::Workload w = workload;
+    if (layouts_own_workload && file.several_layouts() && !l.layout.workload_json.empty()) {
+      const auto j = nlohmann::json::parse(l.layout.workload_json, nullptr, false);
+      if (j.is_discarded())
+        throw InputError("the workload stored in " + file.path() + " for layout " + l.name + " is not valid JSON; pass --workload FILE");
+      w = mapping::workload_from_json(j, "stored in " + file.path() + " for layout " + l.name);
+    }
+    const mapping::Layout layout = layout_of(l.layout);
+    mapping::check_workload(w, layout);
+    auto& traffic = traffic_of_layout[l.name];
+    traffic = mapping::step_traffic(w, layout);
+    for (const auto& t : traffic) dims.insert(std::string(mapping::to_string(t.dim)));
+  }
   ranking.dims = dims_in_order(dims);
 
   std::set<std::string> borrowed, extrapolated, below, other_timing;
   std::map<std::string, int> missing;  // "dim op" -> mappings lacking it
   for (const auto& m : file.mappings()) {
     RankedMapping r{0, m.name, m.how, m.digest, 0, 1, {}, {}, 0, true};
+    const auto& traffic = traffic_of_layout[m.layout];
     std::map<std::string, DimScore> per_dim;
     for (const auto& d : ranking.dims) per_dim[d] = {d, 0, true};
     for (const auto& t : traffic) {

@@ -35,6 +35,9 @@ RunSummary summarise(const results::ResultsFile& file) {
   for (const auto& h : run.hosts) {
     if (std::find(s.hosts.begin(), s.hosts.end(), h) == s.hosts.end()) s.hosts.push_back(h);
   }
+  if (file.several_layouts()) {
+    for (const auto& n : file.layouts()) s.layouts.push_back(n.name + ": " + layout_sizes(n.layout));
+  }
   s.mappings = static_cast<int>(file.mappings().size());
   s.rows = static_cast<int>(file.measurements().size());
   s.failures = static_cast<int>(file.failures().size());
@@ -123,8 +126,9 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   }
   r.run = summarise(file);
   const CurveSet curves(file);
-  r.ranking = workload ? rank_by_workload(file, curves, *workload) : rank_by_default(file, curves);
+  r.ranking = workload ? rank_by_workload(file, curves, *workload, workload_source == "results file") : rank_by_default(file, curves);
   r.ranking.workload_source = workload_source;
+  r.layouts = rank_layouts(file, r.ranking);
   r.curves = curves.curves();
   r.spreads = group_spreads(file);
   r.largest_spreads = spreads_at_largest_size(r.spreads);

@@ -9,6 +9,7 @@
 #include "analysis/report/ranking.hpp"
 #include "common/error.hpp"
 #include "mapping/exports.hpp"
+#include "mapping/plan_set.hpp"
 #include "mapping/rank_groups.hpp"
 #include "topology/json.hpp"
 
@@ -96,14 +97,26 @@ const mapping::PlannedMapping& planned(const FilePlan& p, const std::string& nam
 
 }  // namespace
 
+const mapping::Plan& FilePlan::of_mapping(const std::string& mapping) const {
+  for (const auto& p : layouts) {
+    if (p.find(mapping) != nullptr) return p;
+  }
+  return plan;
+}
+
 FilePlan plan_of(const results::ResultsFile& file) {
   if (!file.plan_json().empty()) {
-    try {
-      return {mapping::plan_from_json(nlohmann::json::parse(file.plan_json()), "the plan kept in " + file.path()),
-              "the plan kept in the results file"};
-    } catch (const nlohmann::json::exception&) {
-      throw InputError("the plan kept in " + file.path() + " is not valid JSON; the file is damaged");
+    const auto j = nlohmann::json::parse(file.plan_json(), nullptr, false);
+    if (j.is_discarded()) throw InputError("the plan kept in " + file.path() + " is not valid JSON; the file is damaged");
+    auto set = mapping::plan_set_from_json(j, "the plan kept in " + file.path());
+    FilePlan p{set.layouts.front().plan, "the plan kept in the results file", {}};
+    for (std::size_t i = 1; i < set.layouts.size(); ++i) {
+      for (const auto& pm : set.layouts[i].plan.mappings) p.plan.mappings.push_back(pm);
     }
+    if (set.layouts.size() > 1) {
+      for (auto& e : set.layouts) p.layouts.push_back(std::move(e.plan));
+    }
+    return p;
   }
   FilePlan p;
   p.source = "rebuilt from the results file";
@@ -111,7 +124,7 @@ FilePlan plan_of(const results::ResultsFile& file) {
   p.plan.topology = plan_topology_of(file);
   int rank = 0;
   for (const auto& m : file.mappings()) {
-    mapping::Layout layout = p.plan.layout;
+    mapping::Layout layout = layout_of(file, m.name);
     layout.order = order_matching(layout, stored_groups(m, false), {layout.order});
     if (layout.order.empty()) continue;  // groups no Megatron order makes: nothing to export
     mapping::PlannedMapping pm;
@@ -123,10 +136,11 @@ FilePlan plan_of(const results::ResultsFile& file) {
   return p;
 }
 
-ApplyHint apply_hint(const results::ResultsFile& file, const FilePlan& p, const std::string& name) {
+ApplyHint apply_hint(const results::ResultsFile& file, const FilePlan& file_plan, const std::string& name) {
   const auto* record = file.find_mapping(name);
   if (record == nullptr) throw InputError("mapping '" + name + "' is not in " + file.path() + "; name one of its mappings");
-  const auto& pm = planned(p, name, file.path());
+  const auto& pm = planned(file_plan, name, file.path());
+  const FilePlan p{file_plan.of_mapping(name), file_plan.source, {}};
   int slots = 0;
   for (const int s : p.plan.topology.slots_per_node) slots += s;
   if (slots < p.plan.layout.world)
@@ -150,7 +164,7 @@ ApplyHint apply_hint(const results::ResultsFile& file, const FilePlan& p, const 
 }
 
 std::vector<std::string> export_apply_files(const FilePlan& p, const std::string& name, const std::string& dir, bool force) {
-  return mapping::export_mapping(p.plan, planned(p, name, "the results file"), dir, force);
+  return mapping::export_mapping(p.of_mapping(name), planned(p, name, "the results file"), dir, force);
 }
 
 }  // namespace meshbench::analysis

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 #include "mapping/layout.hpp"
 #include "mapping/ops.hpp"
 
@@ -88,6 +89,10 @@ std::string run_line(const Report& report) {
 
 std::string layout_line(const Report& report) {
   const auto& r = report.run;
+  if (!r.layouts.empty()) {
+    return std::to_string(r.layouts.size()) + " layouts (" + join(r.layouts, "; ") + "), mappings named after theirs; " +
+           std::to_string(r.mappings) + " mappings, " + std::to_string(r.rows) + " measured points";
+  }
   return "TP" + std::to_string(r.tp) + " CP" + std::to_string(r.cp) + " PP" + std::to_string(r.pp) + " EP" + std::to_string(r.ep) + " ETP" +
          std::to_string(r.etp) + " -> DP" + std::to_string(r.dp) + " EDP" + std::to_string(r.edp) + ", order " + r.order + "; " +
          std::to_string(r.mappings) + " mappings, " + std::to_string(r.rows) + " measured points";

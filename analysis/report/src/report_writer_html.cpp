@@ -80,6 +80,13 @@ std::string ints(const std::vector<int>& v, std::size_t limit = 12) {
 }
 
 void ranking_section(std::ostream& out, const Report& r) {
+  if (r.layouts) {
+    out << "<section id=\"layouts\"><h2>Layouts</h2>\n";
+    para(out, "each layout's best mapping by measured communication per step, the explorer's estimate beside it");
+    layouts_table(*r.layouts).render_html(out);
+    if (!r.layouts->note.empty()) bullets(out, {r.layouts->note});
+    out << "</section>\n";
+  }
   out << "<section id=\"ranking\"><h2>Ranking</h2>\n";
   para(out, ranking_title(r));
   ranking_table(r).render_html(out);

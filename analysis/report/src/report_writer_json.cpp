@@ -296,6 +296,23 @@ ordered_json report_to_json(const Report& r) {
               {"mappings", run.mappings},
               {"rows", run.rows},
               {"failures", run.failure_messages}};
+  if (r.layouts) {
+    ordered_json rows = ordered_json::array();
+    for (const auto& l : r.layouts->rows) {
+      const auto estimate = nlohmann::json::parse(l.estimate_json.empty() ? "null" : l.estimate_json, nullptr, false);
+      rows.push_back({{"rank", l.rank},
+                      {"layout", l.name},
+                      {"sizes", l.sizes},
+                      {"layout_key", l.layout},
+                      {"best_mapping", l.best_mapping},
+                      {"comm_us_per_step", l.best_us},
+                      {"vs_best", l.vs_best},
+                      {"baseline_mapping", l.baseline_mapping},
+                      {"baseline_comm_us_per_step", l.baseline_us},
+                      {"estimate", estimate.is_discarded() ? ordered_json(l.estimate_json) : ordered_json::parse(estimate.dump())}});
+    }
+    j["layouts"] = {{"note", r.layouts->note}, {"rows", rows}};
+  }
   j["ranking"] = ranking_json(r.ranking);
   if (r.best) {
     const auto& h = *r.best;

@@ -35,6 +35,12 @@ void write_report(const Report& r, std::ostream& out, bool markdown) {
     s.table(wrong_table(r));
   }
 
+  if (r.layouts) {
+    s.heading("Layouts: each layout's best mapping by measured communication per step (" + r.ranking.workload_name +
+              "), the explorer's estimate beside it");
+    s.table(layouts_table(*r.layouts));
+    if (!r.layouts->note.empty()) s.bullet(r.layouts->note);
+  }
   s.heading("ML view: " + ranking_title(r));
   s.table(ranking_table(r));
   for (const auto& n : r.ranking.notes) s.bullet(n);
