@@ -38,7 +38,8 @@ struct DimShape {
   std::vector<Profile> ring, all_to_all, send_recv;
   // GPU groups, as NCCL's tuning model sees them: the distinct communicators of the dimension's
   // groups, with the network devices shared as all groups share them (`gpu_shared`) and alone
-  // (`gpu_alone`); pairs of neighbouring stages for send/recv. Empty for CPU slots.
+  // (`gpu_alone`); pairs of neighbouring stages for send/recv. Empty for CPU slots, and when
+  // CostParams::nccl_tuning is false (the α-β profiles price the GPU groups then).
   std::vector<nccl::Communicator> gpu_shared, gpu_alone, gpu_pairs;
 };
 

@@ -468,7 +468,7 @@ void add_unique(std::vector<nccl::Communicator>& comms, const nccl::Communicator
 
 // One GPU group as NCCL sees it: its GPUs, nodes and links; per node one network device per NIC
 // class its members reach, each giving what the class gives one flow, with the dimension's other
-// groups sharing it (and alone).
+// groups sharing it (and alone). Only with CostParams::nccl_tuning: nothing else reads them.
 void add_gpu_group(const Fabric& f, const CostParams& params, const Scratch& s, const detail::PricedGroup& g, int n, DimShape& shape) {
   nccl::Communicator c{
       .sm = 1000, .ranks = n, .nodes = g.nodes, .intra_gbps = kInf, .nvlink = true, .nvswitch = true, .nccl_version = params.nccl_version};
@@ -533,7 +533,7 @@ void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, d
     const double alpha = params[multi ? LinkClass::NET : worst].alpha_us;
     if (want_ring) add_profile(shape.ring, {alpha, us_per_byte(std::min(intra_gbps, inter_gbps))});
     if (want_a2a) add_profile(shape.all_to_all, {alpha, a2a_us_per_byte});
-    add_gpu_group(f, params, s, g, static_cast<int>(n), shape);
+    if (params.nccl_tuning) add_gpu_group(f, params, s, g, static_cast<int>(n), shape);
   }
 }
 
@@ -568,7 +568,8 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
     const int na = f.node_of[static_cast<std::size_t>(a)];
     const auto& l = f.at(na);
     const auto la = static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(a)]);
-    const bool gpus = l.gpu && f.at(f.node_of[static_cast<std::size_t>(b)]).gpu;
+    // Without NCCL's tuning model the pairs are priced by their profiles alone.
+    const bool gpus = params.nccl_tuning && l.gpu && f.at(f.node_of[static_cast<std::size_t>(b)]).gpu;
     nccl::Communicator pair{.sm = l.sm,
                             .ranks = 2,
                             .nodes = 1,

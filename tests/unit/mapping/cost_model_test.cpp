@@ -203,4 +203,34 @@ TEST(CostModel, RefusesAWorldOfAnotherSize) {
   EXPECT_THROW(model.score(l, flat_rank_groups(l), std::vector<int>(8, 0)), InputError);
 }
 
+TEST(CostModel, WithoutNcclTuningGpuGroupsArePricedByTheirProfilesAlone) {
+  // 2 × p5, TP8 PP2: the tp groups are collectives on GPUs, the pp pairs send/recv across nodes.
+  const auto topo = topology::ClusterTopology::replicate(testing::p5_node(), 2);
+  const Layout l{.world = 16, .tp = 8, .pp = 2};
+  std::vector<int> identity(16);
+  std::iota(identity.begin(), identity.end(), 0);
+  const CostModel tuned(topo, default_cost_params(topo));
+  const Score with = tuned.score(l, flat_rank_groups(l), identity);
+  EXPECT_FALSE(with.of(Dim::tp).gpu_shared.empty());
+  EXPECT_FALSE(with.of(Dim::tp).gpu_alone.empty());
+  EXPECT_FALSE(with.of(Dim::pp).gpu_pairs.empty());
+
+  CostParams p = default_cost_params(topo);
+  p.nccl_tuning = false;
+  const CostModel alpha_beta(topo, p);
+  const Score without = alpha_beta.score(l, flat_rank_groups(l), identity);
+  for (Dim d : kAllDims) {
+    EXPECT_TRUE(without.of(d).gpu_shared.empty()) << to_string(d);
+    EXPECT_TRUE(without.of(d).gpu_alone.empty()) << to_string(d);
+    EXPECT_TRUE(without.of(d).gpu_pairs.empty()) << to_string(d);
+  }
+  const DimShape& tp = without.of(Dim::tp);
+  ASSERT_FALSE(tp.ring.empty());
+  for (Op op : {Op::all_reduce, Op::all_gather, Op::all_to_all}) {
+    for (bool isolated : {false, true})
+      EXPECT_EQ(alpha_beta.op_estimate(tp, op, 1 << 20, isolated).algorithm, "alpha-beta") << to_string(op);
+  }
+  EXPECT_EQ(alpha_beta.op_estimate(without.of(Dim::pp), Op::send_recv, 1 << 20).algorithm, "alpha-beta");
+}
+
 }  // namespace meshbench::mapping
