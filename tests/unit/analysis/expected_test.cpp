@@ -3,7 +3,9 @@
 // without the hardware says how to add it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,35 @@ namespace {
 
 constexpr std::uint64_t kPlanted = 16ULL << 20;
 
+// One all_reduce point of a log, as the importer reads it.
+LoggedPoint all_reduce_point(std::uint64_t bytes, double time_us) {
+  LoggedPoint p;
+  p.op = "all_reduce";
+  p.dtype = "float32";
+  p.bytes = bytes;
+  p.timing = "batched";
+  p.time_us = time_us;
+  p.iters = 20;
+  return p;
+}
+
+// An nccl-tests log of 16 ranks that printed `points`.
+ImportedLog nccl_tests_log(std::vector<LoggedPoint> points) {
+  ImportedLog log;
+  log.tool = "nccl-tests";
+  log.path = "synthetic.log";
+  log.ranks = 16;
+  log.points = std::move(points);
+  return log;
+}
+
+// The results file import would make of `log`, written as `path`.
+std::string write_imported(const ImportedLog& log, const std::filesystem::path& path) {
+  const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
+  results::write_results_file(path.string(), imported.header, imported.points, false);
+  return path.string();
+}
+
 class ExpectedTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -30,23 +61,9 @@ class ExpectedTest : public ::testing::Test {
     std::vector<std::uint64_t> sizes;
     for (std::uint64_t b = 1ULL << 20; b <= (256ULL << 20); b *= 4) sizes.push_back(b);
     const auto predicted = mapping::predict(model, mapping::node_group(topo, 0, mapping::Op::all_reduce), mapping::Op::all_reduce, sizes);
-    ImportedLog log;
-    log.tool = "nccl-tests";
-    log.path = "synthetic.log";
-    log.ranks = 16;
-    for (const auto& row : predicted.rows) {
-      LoggedPoint p;
-      p.op = "all_reduce";
-      p.dtype = "float32";
-      p.bytes = row.bytes;
-      p.timing = "batched";
-      p.time_us = row.time_us * (row.bytes == kPlanted ? 3.0 : 1.0);
-      p.iters = 20;
-      log.points.push_back(p);
-    }
-    const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
-    path_ = (dir_.path() / "imported.h5").string();
-    results::write_results_file(path_, imported.header, imported.points, false);
+    std::vector<LoggedPoint> points;
+    for (const auto& row : predicted.rows) points.push_back(all_reduce_point(row.bytes, row.time_us * (row.bytes == kPlanted ? 3.0 : 1.0)));
+    path_ = write_imported(nccl_tests_log(std::move(points)), dir_.path() / "imported.h5");
   }
 
   Report report(const ReportHardware* hardware) const {
@@ -101,23 +118,9 @@ TEST_F(ExpectedTest, ThePlantedSlowSizeIsNamed) {
 TEST_F(ExpectedTest, AFileIsPricedForTheNcclReleaseItRecords) {
   // 2 x p5 at 256 MiB: NVLS tree with NCCL 2.28.9; a log stating 2.16 predates NVLS.
   const auto priced_algorithm = [this](const std::string& release) {
-    ImportedLog log;
-    log.tool = "nccl-tests";
-    log.path = "release.log";
-    log.ranks = 16;
+    ImportedLog log = nccl_tests_log({all_reduce_point(256ULL << 20, 1000)});
     if (!release.empty()) log.versions.emplace_back("nccl", release);
-    LoggedPoint p;
-    p.op = "all_reduce";
-    p.dtype = "float32";
-    p.bytes = 256ULL << 20;
-    p.timing = "batched";
-    p.time_us = 1000;
-    p.iters = 20;
-    log.points.push_back(p);
-    const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
-    const std::string path = (dir_.path() / ("release" + release + ".h5")).string();
-    results::write_results_file(path, imported.header, imported.points, false);
-    const auto file = results::ResultsFile::open(path);
+    const auto file = results::ResultsFile::open(write_imported(log, dir_.path() / ("release" + release + ".h5")));
     const Report r = build_report(file, std::nullopt, "", report_predictors(file, "", &hardware_), &hardware_);
     return r.expected.points.empty() ? std::string() : r.expected.points.front().algorithm;
   };
@@ -158,23 +161,9 @@ TEST_F(ExpectedTest, HardwareOfAnotherSizeIsRefused) {
 
 TEST_F(ExpectedTest, ALogFromOtherHostsThanTheNodesGivenIsRefused) {
   // 16 ranks on 4 hosts of 4 GPUs: 2 × p5 has the slots but not the nodes.
-  ImportedLog log;
-  log.tool = "nccl-tests";
-  log.path = "hosts.log";
-  log.ranks = 16;
+  ImportedLog log = nccl_tests_log({all_reduce_point(1ULL << 20, 100)});
   for (int r = 0; r < 16; ++r) log.hosts.push_back("host" + std::to_string(r / 4));
-  LoggedPoint p;
-  p.op = "all_reduce";
-  p.dtype = "float32";
-  p.bytes = 1ULL << 20;
-  p.timing = "batched";
-  p.time_us = 100;
-  p.iters = 20;
-  log.points.push_back(p);
-  const auto imported = imported_results({log}, "test", "2025-01-01T00:00:00Z");
-  const std::string path = (dir_.path() / "hosts.h5").string();
-  results::write_results_file(path, imported.header, imported.points, false);
-  const auto file = results::ResultsFile::open(path);
+  const auto file = results::ResultsFile::open(write_imported(log, dir_.path() / "hosts.h5"));
   const std::string e = test_support::error_of([&] { report_predictors(file, "", &hardware_); });
   EXPECT_NE(e.find("ran on 4 hosts"), std::string::npos) << e;
   EXPECT_NE(e.find("--nodes 4"), std::string::npos) << e;
