@@ -81,7 +81,8 @@ int import_command(const Args& args) {
       ("op", po::value(&options.op)->default_value("")->value_name("OP"),
        "nccl-tests: the collective of logs that do not name their binary (all_reduce, all_gather, reduce_scatter, all_to_all, send_recv)")
       ("ranks", po::value(&options.ranks)->default_value(0)->value_name("N"),
-       "how many ranks ran: required for OSU collectives (OSU does not print it); nccl-tests counts its '#  Rank' lines")
+       "how many ranks ran, for OSU collectives (OSU does not print it): else the launch command in the log "
+       "(mpirun -np N, srun -n N); nccl-tests counts its '#  Rank' lines")
       ("started-at", po::value(&started_at)->default_value("")->value_name("TIME"),
        "the run's start (ISO-8601), for history's order; default: the log's own time, else the first log's modification time")
       ("strict", po::bool_switch(&options.strict),

@@ -99,4 +99,21 @@ std::string program_on_command_line(std::string_view line, std::string_view suff
   return "";
 }
 
+std::optional<int> launched_ranks(std::string_view line, std::string_view program_prefix) {
+  const auto t = tokens(line);
+  int ranks = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    std::string_view name = t[i];
+    if (const auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    if (starts_with(name, program_prefix)) return ranks;
+    const auto equals = t[i].find('=');
+    const std::string_view option = t[i].substr(0, equals);
+    if (option != "-np" && option != "-n" && option != "--np" && option != "--n" && option != "--ntasks") continue;
+    const std::string_view value = equals == std::string_view::npos ? (i + 1 < t.size() ? t[i + 1] : "") : t[i].substr(equals + 1);
+    const auto n = to_i64(value);
+    if (n && *n > 0 && *n <= (1 << 24)) ranks = static_cast<int>(*n);
+  }
+  return std::nullopt;
+}
+
 }  // namespace meshbench::analysis::detail

@@ -43,4 +43,10 @@ void skip_line(ImportedLog& log, const ImportOptions& options, int line, std::st
 // (nccl-tests built with MPI=1 NAME_SUFFIX=_mpi), without the "_mpi"; "" when none does.
 std::string program_on_command_line(std::string_view line, std::string_view suffix);
 
+// The ranks a command line launches the benchmark on: the count its launcher is given before the
+// first token whose file name starts with `program_prefix` ("osu_"): `-np N`, `-n N`, `--np N`,
+// `--n N`, `--ntasks N`, or any of them as `OPTION=N` (mpirun, mpirun_rsh, srun); 0 when it gives
+// none before it (the benchmark's own options come after); nullopt when the line names no such program.
+std::optional<int> launched_ranks(std::string_view line, std::string_view program_prefix);
+
 }  // namespace meshbench::analysis::detail

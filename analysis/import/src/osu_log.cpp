@@ -1,6 +1,7 @@
 // The OSU micro-benchmarks' output (c/util/osu_util_mpi.c in OSU 7.4): "# OSU MPI[-CUDA] <name>
 // Test v7.4", "# Datatype: MPI_CHAR." (7.x), a "# Size ..." column header, one row per size.
-// OSU measures one communicator of every launched rank but never prints how many there were.
+// OSU measures one communicator of every launched rank but never prints how many there were: the
+// count comes from --ranks, else from the launch command pasted before the output.
 #include "analysis/import/osu_log.hpp"
 
 #include <algorithm>
@@ -71,6 +72,12 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
   int number = 0;
   bool launcher_block = false;
   int ranks = 0;
+  // The ranks the latest command line in the log launched OSU on (`mpirun -np 4 osu_allreduce`).
+  int command_ranks = 0;
+  const auto note_command = [&](std::string_view line) {
+    if (options.strict) return;
+    if (const auto n = detail::launched_ranks(line, "osu_")) command_ranks = *n;
+  };
   const auto finish = [&] {
     if (run.test != nullptr && run.rows == 0)
       refuse(path, run.header_line, "this run printed no result rows (did it fail?); remove it or rerun");
@@ -100,7 +107,7 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
         if (run.test == nullptr)
           refuse(path, number,
                  "OSU's " + std::string(name) + " test measures an op meshbench does not store; import the logs of " + kImported);
-        const int n = run.test->point_to_point ? 2 : options.ranks;
+        const int n = run.test->point_to_point ? 2 : options.ranks > 0 ? options.ranks : command_ranks;
         if (n < 2)
           refuse(path, number,
                  "OSU does not print how many ranks ran " + std::string(name) + "; give --ranks N (mpirun -np N, at least 2)");
@@ -151,8 +158,11 @@ ImportedLog parse_osu_log(std::istream& in, const std::string& path, const Impor
       }
       if (starts_with(body, "nThread") || starts_with(body, "Collective test") || starts_with(body, "nccl-tests version"))
         refuse(path, number, "this is an nccl-tests log; import it with 'meshbench import nccl-tests'");
-      continue;  // OSU's other notes: buffers on the device, window options
+      note_command(body);  // a root prompt's "# mpirun -np 4 osu_allreduce"
+      continue;            // OSU's other notes: buffers on the device, window options
     }
+    // Before the launcher's own lines are passed over: a prompt "[user@host dir]$ srun -n 4 ..." reads as one.
+    note_command(t);
     if (detail::is_launcher_line(t, launcher_block)) continue;
     if (starts_with(t, "DATA VALIDATION ERROR")) {
       run.in_table = false;  // OSU stops at the first size that fails its check

@@ -138,5 +138,37 @@ TEST(ImportOsu, PublicLogsReadEveryRowAndSkipTheLinesAroundThem) {
   }
 }
 
+// The same logs without --ranks: the count is the launch command's (`$JSC_SUBMIT_CMD -n 4
+// osu_allreduce`, `mpirun_rsh --export-all -np 2 a100-01 a100-01 ... osu_allreduce`); --ranks
+// still decides where it is given.
+TEST(ImportOsu, RanksComeFromTheLaunchCommandInTheLog) {
+  for (const auto& [name, ranks] :
+       {std::pair{"osu-jsc-tutorial-allreduce-16mib.log", 4}, std::pair{"osu-mvapich2-gdr-a100-allreduce.log", 2}}) {
+    std::ifstream in(test_import::fixture(std::string("public/") + name));
+    ASSERT_TRUE(in) << name;
+    EXPECT_EQ(parse_osu_log(in, name, {}).ranks, ranks) << name;
+  }
+  std::ifstream given(test_import::fixture("public/osu-jsc-tutorial-allreduce-16mib.log"));
+  EXPECT_EQ(parse_osu_log(given, "jsc.log", test_import::with_ranks(8)).ranks, 8);
+
+  const auto ranks_of = [](const std::string& command) {
+    std::istringstream in(command + "\n# OSU MPI Allgather Latency Test v7.4\n# Size       Avg Latency(us)\n4      1.44\n");
+    const auto log = parse_osu_log(in, "cmd.log", {});
+    EXPECT_EQ(log.points.front().bytes, 4U * static_cast<std::uint64_t>(log.ranks)) << command;  // all-gather: share × ranks
+    return log.ranks;
+  };
+  EXPECT_EQ(ranks_of("$ mpirun -np 16 ./osu_allgather -m 4:4"), 16);
+  EXPECT_EQ(ranks_of("$ mpirun --np 8 --map-by ppr:4:node /opt/osu/libexec/osu_allgather"), 8);
+  EXPECT_EQ(ranks_of("srun -N 2 -n 8 osu_allgather"), 8);
+  EXPECT_EQ(ranks_of("srun --ntasks=12 osu_allgather"), 12);
+  EXPECT_EQ(ranks_of("# mpirun -np=6 osu_allgather"), 6);  // a root prompt
+  // A count after the benchmark is one of its own options; a command without one gives none.
+  for (const char* command : {"mpirun ./osu_allgather -n 4", "mpirun -np 4 ./osu_allgather\nmpirun ./osu_allgather", "mpirun -np 4 echo"}) {
+    std::istringstream in(std::string(command) + "\n# OSU MPI Allgather Latency Test v7.4\n# Size       Avg Latency(us)\n4      1.44\n");
+    EXPECT_NE(error_of([&] { parse_osu_log(in, "cmd.log", {}); }).find("OSU does not print how many ranks ran"), std::string::npos)
+        << command;
+  }
+}
+
 }  // namespace
 }  // namespace meshbench::analysis
