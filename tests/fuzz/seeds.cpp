@@ -1,7 +1,8 @@
 // Writes the seeds that only meshbench itself can make (digests, HDF5) into a corpus folder:
 // results_h5/small-run.h5 (the smallest complete results file: two nodes of two CPU slots, two
 // mappings, one point each), topology_json/ (that topology, and two p4d nodes, compact as the
-// results file keeps them) and plan_json/ (a plan for the CPU nodes, one for a p4d node with a workload), so each target
+// results file keeps them) and plan_json/ (a plan for the CPU nodes, one for a p4d node with a workload, and a plan file of
+// two layouts for it), so each target
 // starts from files the reader accepts. Usage: fuzz_seeds tests/fuzz/corpus
 // The writer's chunks make the results file 670 KB; the corpus keeps it repacked small, in both
 // layouts the reader meets (what `h5repack -l CONTI -M 128` and `-l CHUNK=2 -M 128 -L` make of
@@ -15,6 +16,7 @@
 #include "mapping/candidates.hpp"
 #include "mapping/cost_model.hpp"
 #include "mapping/plan.hpp"
+#include "mapping/plan_set.hpp"
 #include "results/writer.hpp"
 #include "tests/unit/two_cpu_node.hpp"
 #include "topology/json.hpp"
@@ -46,14 +48,19 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
-void write_plan(const meshbench::topology::ClusterTopology& topo, meshbench::mapping::Layout layout,
-                const std::optional<meshbench::mapping::Workload>& workload, const std::filesystem::path& path) {
+meshbench::mapping::Plan plan_of(const meshbench::topology::ClusterTopology& topo, meshbench::mapping::Layout layout,
+                                 const std::optional<meshbench::mapping::Workload>& workload) {
   using namespace meshbench::mapping;
   layout.world = topo.slot_count();
   const CostModel model(topo, default_cost_params(topo), workload);
   auto ranked = generate_candidates(layout, topo, model, {.random_seed = 1, .search = false, .with_groups = false});
+  return make_plan(layout, model, topo, std::move(ranked));
+}
+
+void write_plan(const meshbench::topology::ClusterTopology& topo, meshbench::mapping::Layout layout,
+                const std::optional<meshbench::mapping::Workload>& workload, const std::filesystem::path& path) {
   std::filesystem::remove(path);
-  meshbench::mapping::write_plan(make_plan(layout, model, topo, std::move(ranked)), path.string(), true);
+  meshbench::mapping::write_plan(plan_of(topo, layout, workload), path.string(), true);
 }
 
 }  // namespace
@@ -110,7 +117,15 @@ int main(int argc, char** argv) {
     moe.seq_len = 32;
     moe.experts = 4;
     p4d.nodes = 1;
-    write_plan(topology::load_offline_topology(p4d, true), {.tp = 2, .ep = 4, .etp = 1}, moe, dir / "plan_json" / "p4d-moe.json");
+    const auto p4d_node = topology::load_offline_topology(p4d, true);
+    write_plan(p4d_node, {.tp = 2, .ep = 4, .etp = 1}, moe, dir / "plan_json" / "p4d-moe.json");
+    // A plan file of two layouts, one with the explorer's estimate (run --plan reads both kinds).
+    auto two =
+        mapping::make_plan_set({plan_of(p4d_node, {.tp = 2}, std::nullopt), plan_of(p4d_node, {.tp = 2, .ep = 4, .etp = 1}, std::nullopt)},
+                               {nlohmann::json{{"step_time_ms", 812.5}, {"memory_gib", {{"peak", 61.2}}}}, std::nullopt});
+    for (auto& e : two.layouts) e.plan.mappings.resize(std::min<std::size_t>(e.plan.mappings.size(), 2));
+    std::filesystem::remove(dir / "plan_json" / "p4d-two-layouts.json");
+    mapping::write_plan_set(two, (dir / "plan_json" / "p4d-two-layouts.json").string(), true);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz_seeds: %s\n", e.what());
     return 1;

@@ -78,6 +78,9 @@ def test_two_layouts_in_one_launch():
         check(next(x for x in rows if x["layout"] == "ep2")["estimate"] == ESTIMATE, "the report lost the estimate")
         t = run("report", out)
         check(t.returncode == 0 and "== Layouts" in t.stdout and "step_time_ms 12.5" in t.stdout, "no Layouts section in text", t)
+        c = run("report", out, "--format", "csv")
+        check(c.returncode == 0 and sum(1 for l in c.stdout.splitlines() if l.startswith("layouts,") and ",step_us," in l) == 2,
+              "no two layouts rows in the CSV", c)
         # --mappings may keep one layout's mapping: still priced with that layout's step.
         one = os.path.join(d, "one.h5")
         p = mpirun(RANKS, "run", "--plan", layouts, *QUICK, "--mappings", mappings[1], "--out", one)

@@ -52,6 +52,17 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   const auto& k = r.ranking;
   const bool workload = k.basis == Ranking::Basis::workload;
   const std::string score_metric = workload ? "step_us" : "score_x_best";
+  if (r.layouts) {
+    for (const auto& l : r.layouts->rows) {
+      if (l.best_mapping.empty()) continue;
+      const std::string rank = std::to_string(l.rank);
+      csv.row({"layouts", rank, l.best_mapping, "", "", k.timing, k.concurrency, "", "step_us", number(l.best_us), l.name});
+      if (!l.baseline_mapping.empty()) {
+        csv.row(
+            {"layouts", rank, l.baseline_mapping, "", "", k.timing, k.concurrency, "", "baseline_step_us", number(l.baseline_us), l.name});
+      }
+    }
+  }
   for (const auto& m : k.mappings) {
     const std::string rank = std::to_string(m.rank);
     csv.row({"ranking", rank, m.name, "", "", k.timing, k.concurrency, "", score_metric, number(m.score), m.complete ? "" : "incomplete"});

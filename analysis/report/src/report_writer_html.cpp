@@ -297,7 +297,8 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
   out << "<h1>meshbench report: " << esc(r.run.path) << "</h1>\n";
   para(out, "run: " + run_line(r), "meta");
   para(out, "layout: " + layout_line(r), "meta");
-  out << "<nav><a href=\"#ranking\">ranking</a><a href=\"#apply\">apply</a><a href=\"#placement\">placement</a><a href=\"#links\">links</a>"
+  out << "<nav>" << (r.layouts ? "<a href=\"#layouts\">layouts</a>" : "")
+      << "<a href=\"#ranking\">ranking</a><a href=\"#apply\">apply</a><a href=\"#placement\">placement</a><a href=\"#links\">links</a>"
       << "<a href=\"#busbw\">busbw</a><a href=\"#expected\">% of expected</a><a href=\"#predictions\">predicted vs measured</a><a "
          "href=\"#spread\">spread and slow "
          "hosts</a>"
