@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/nccl_version.hpp"
+
 namespace meshbench::mapping {
 
 // The NCCL release whose tuning constants the model carries (tag v2.28.9-1).
@@ -25,9 +27,9 @@ inline constexpr int kProtocols = 3;
 std::string_view to_string(Algorithm a);  // "tree", "ring", ..., "nvls_tree", "pat"
 std::string_view to_string(Protocol p);   // "LL", "LL128", "Simple"
 
-// "2.18.5" (or "2.18.5+cuda12.2", as NCCL prints it) -> 21805; nullopt when it is not one.
-std::optional<int> parse_version(std::string_view text);
-std::string version_string(int version);  // 21805 -> "2.18.5"
+// Releases as major×10000 + minor×100 + patch: "2.18.5" -> 21805 and back (common/nccl_version.hpp).
+using ::meshbench::nccl::parse_version;
+using ::meshbench::nccl::version_string;
 
 // The collectives NCCL's tuning model prices (the all-to-alls and send/recv are point to point,
 // which it does not model).

@@ -5,6 +5,7 @@
 #include "bench/nccl_backend.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/nccl_version.hpp"
 
 namespace meshbench::bench {
 
@@ -25,14 +26,7 @@ GpuSlot gpu_slot(const topology::ClusterTopology& topology, int slot, bool live_
   return g;
 }
 
-std::string nccl_version_string(int code) {
-  // NCCL_VERSION(X,Y,Z) is X*1000+Y*100+Z up to 2.8 and X*10000+Y*100+Z from 2.9 on.
-  const bool old_scheme = code < 10000;
-  const int major = old_scheme ? code / 1000 : code / 10000;
-  const int minor = old_scheme ? (code % 1000) / 100 : (code % 10000) / 100;
-  const int patch = code % 100;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string nccl_version_string(int code) { return meshbench::nccl::version_string(meshbench::nccl::version_of_code(code)); }
 
 std::string cuda_version_string(int code) { return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10); }
 

@@ -246,27 +246,6 @@ std::string_view to_string(Protocol p) {
   return kNames[static_cast<std::size_t>(p)];
 }
 
-std::optional<int> parse_version(std::string_view text) {
-  int parts[3] = {0, 0, 0};
-  std::size_t i = 0;
-  for (int& part : parts) {
-    const std::size_t start = i;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - start < 4) part = part * 10 + (text[i++] - '0');
-    if (i == start) return std::nullopt;
-    if (&part != &parts[2]) {
-      if (i >= text.size() || text[i] != '.') return std::nullopt;
-      ++i;
-    }
-  }
-  if (i < text.size() && text[i] != '+' && text[i] != '-' && text[i] != ' ') return std::nullopt;
-  if (parts[1] > 99 || parts[2] > 99) return std::nullopt;
-  return parts[0] * 10000 + parts[1] * 100 + parts[2];
-}
-
-std::string version_string(int version) {
-  return std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100);
-}
-
 Graphs graphs_for(const Communicator& comm) {
   const Graph ring = ring_graph(comm);
   return {ring, tree_graph(comm, ring), nvls_graph(comm)};

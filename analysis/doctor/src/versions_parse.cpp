@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "analysis/doctor/versions.hpp"
+#include "common/nccl_version.hpp"
 
 namespace meshbench::analysis {
 
@@ -36,13 +37,7 @@ int compare_versions(std::string_view a, std::string_view b) {
   return 0;
 }
 
-std::string decode_nccl_version(int code) {
-  // NCCL_VERSION_CODE changed layout in 2.9: X*10000+Y*100+Z from then on, X*1000+Y*100+Z before.
-  const int major = code >= 10000 ? code / 10000 : code / 1000;
-  const int minor = code >= 10000 ? (code % 10000) / 100 : (code % 1000) / 100;
-  const int patch = code % 100;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string decode_nccl_version(int code) { return nccl::version_string(nccl::version_of_code(code)); }
 
 std::string decode_cuda_version(int code) { return std::to_string(code / 1000) + "." + std::to_string((code % 1000) / 10); }
 

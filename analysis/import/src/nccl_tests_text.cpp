@@ -15,6 +15,7 @@
 #include "analysis/import/src/log_text.hpp"
 #include "analysis/import/src/nccl_tests_text.hpp"
 #include "analysis/logs/nccl_log.hpp"
+#include "common/nccl_version.hpp"
 #include "common/strings.hpp"
 
 namespace meshbench::analysis::detail {
@@ -393,22 +394,16 @@ std::string dtype_of_nccl_type(std::string_view type) {
 }
 
 std::pair<std::string, std::string> nccl_version_of(std::string_view message) {
+  const auto release = nccl::parse_version(message);
+  if (!release) return {};
   const auto t = tokens(message);
-  if (t.size() < 3) return {};
   const std::string_view v = t[2];
   const auto plus = v.find('+');
-  std::string version(v.substr(0, plus));
   std::string cuda;
   if (plus != std::string_view::npos && starts_with(v.substr(plus + 1), "cuda")) cuda = std::string(v.substr(plus + 5));
-  if (version.empty() || version.find_first_not_of("0123456789.") != std::string::npos) return {};
-  return {version, cuda};
+  return {nccl::version_string(*release), cuda};
 }
 
-std::string nccl_version_of_code(long code) {
-  // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z since.
-  const long major = code >= 10000 ? code / 10000 : code / 1000;
-  const long minor = code >= 10000 ? (code / 100) % 100 : (code / 100) % 10;
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(code % 100);
-}
+std::string nccl_version_of_code(long code) { return nccl::version_string(nccl::version_of_code(code)); }
 
 }  // namespace meshbench::analysis::detail

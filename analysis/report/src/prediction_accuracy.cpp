@@ -11,10 +11,10 @@
 #include "analysis/report/file_model.hpp"
 #include "analysis/report/report_apply.hpp"
 #include "common/error.hpp"
+#include "common/nccl_version.hpp"
 #include "common/strings.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/cost_model.hpp"
-#include "mapping/nccl_tuning.hpp"
 
 namespace meshbench::analysis {
 
@@ -28,7 +28,7 @@ std::optional<int> recorded_nccl_release(const results::ResultsFile& file) {
     std::size_t start = 0;
     while (start <= value.size()) {
       const std::size_t end = std::min(value.find(',', start), value.size());
-      const auto release = mapping::nccl::parse_version(trim(std::string_view(value).substr(start, end - start)));
+      const auto release = nccl::parse_version(trim(std::string_view(value).substr(start, end - start)));
       if (release && (!oldest || *release < *oldest)) oldest = release;
       start = end + 1;
     }
@@ -277,7 +277,7 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
   // before 2.17, for one.
   if (const auto release = recorded_nccl_release(file)) {
     plain.params.nccl_version = *release;
-    plain.source += ", priced for NCCL " + mapping::nccl::version_string(*release) + " as the file records";
+    plain.source += ", priced for NCCL " + nccl::version_string(*release) + " as the file records";
   }
   // The calibration stored with the file (the probe's files, run --calibrate or --cost-model)
   // is the one the run was planned with; it goes before the plan's copy.
