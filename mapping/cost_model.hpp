@@ -40,7 +40,8 @@ struct DimShape {
   // groups, with the network devices shared as all groups share them (`gpu_shared`) and alone
   // (`gpu_alone`); pairs of neighbouring stages for send/recv. Empty for CPU slots, and when
   // CostParams::nccl_tuning is false (the α-β profiles price the GPU groups then).
-  std::vector<nccl::Communicator> gpu_shared, gpu_alone, gpu_pairs;
+  // Each with NCCL's tables for it (nccl::Tuned), computed once here for every size priced.
+  std::vector<nccl::Tuned> gpu_shared, gpu_alone, gpu_pairs;
 };
 
 // What a calibration is indexed by for a dimension of this shape: NET when its groups cross

@@ -4,7 +4,8 @@
 // size, a GPU count and a node count, and what it then takes. The figures are NCCL's; the
 // topology search that feeds them (src/graph/search.cc) is reduced to the rules in
 // `graphs_for`. docs/mapping.md ("GPU links: NCCL's tuning model") says where each comes from.
-// Pure functions: no I/O, no state.
+// Pure functions: no I/O, no state; `tuned` keeps what they compute per communicator for reuse.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -82,6 +83,17 @@ struct Tuning {
 };
 Tuning tune(const Communicator& comm, Collective coll);
 
+// A communicator with what NCCL's tuning derives from it before any size: its graphs' table for
+// each collective and the channels one of its nodes gives point-to-point transfers. Pricing many
+// sizes of one communicator reads these instead of searching its graphs again; the prices are
+// those of the functions on a Communicator below, to the bit.
+struct Tuned {
+  Communicator comm;
+  std::array<Tuning, 3> tuning{};  // by Collective
+  double p2p_intra_gbps = 0;       // the node's ring channels × their speed
+};
+Tuned tuned(const Communicator& comm);
+
 // What NCCL picks for `bytes` (nccl-tests' size: the whole buffer) and what it takes: NCCL's
 // estimate (`ncclTopoGetAlgoTime`), with its bandwidth term spread over the channels it then
 // launches for that size (fewer than all for small sizes).
@@ -92,6 +104,7 @@ struct Choice {
   double time_us = 0;
 };
 Choice choose(const Communicator& comm, Collective coll, std::uint64_t bytes);
+Choice choose(const Tuned& t, Collective coll, std::uint64_t bytes);
 
 // The all-to-alls and send/recv, which NCCL runs as point-to-point transfers its tuning does not
 // price: each GPU's share for the others of its node over NVLink, and for other nodes over one
@@ -103,6 +116,8 @@ struct PointToPoint {
 };
 PointToPoint all_to_all(const Communicator& comm, std::uint64_t bytes);
 PointToPoint send_recv(const Communicator& comm, std::uint64_t bytes);
+PointToPoint all_to_all(const Tuned& t, std::uint64_t bytes);
+PointToPoint send_recv(const Tuned& t, std::uint64_t bytes);
 
 }  // namespace nccl
 }  // namespace meshbench::mapping

@@ -462,8 +462,10 @@ void count_flows(const Fabric& f, Scratch& s, double n, DimShape& shape) {
   shape.max_nic_flows = max_users(s);
 }
 
-void add_unique(std::vector<nccl::Communicator>& comms, const nccl::Communicator& c) {
-  if (std::find(comms.begin(), comms.end(), c) == comms.end()) comms.push_back(c);
+// Each distinct communicator once, with NCCL's tables for it, so that pricing it at many sizes
+// searches its graphs once.
+void add_unique(std::vector<nccl::Tuned>& comms, const nccl::Communicator& c) {
+  if (std::none_of(comms.begin(), comms.end(), [&](const nccl::Tuned& t) { return t.comm == c; })) comms.push_back(nccl::tuned(c));
 }
 
 // One GPU group as NCCL sees it: its GPUs, nodes and links; per node one network device per NIC
@@ -603,7 +605,7 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
 
 // One GPU communicator's op, priced by NCCL's tuning model (the all-to-alls and send/recv by its
 // point-to-point transfers). all_to_allv's busiest rank sends `skew` times the average.
-OpEstimate gpu_op_estimate(const nccl::Communicator& c, Op op, std::uint64_t bytes, double skew) {
+OpEstimate gpu_op_estimate(const nccl::Tuned& c, Op op, std::uint64_t bytes, double skew) {
   const Family family = ops::info(op).family;
   if (family == Family::all_to_all || family == Family::point_to_point) {
     const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);

@@ -224,13 +224,43 @@ double latency(const Context& x, int a, int p) {
   }
 }
 
-Context context(const Communicator& c, Collective coll) {
+Context context(const Communicator& c, Collective coll, const Graphs& graphs) {
   const int cc = compcap_index(c.sm);
   const int index2 = c.nodes <= 2 ? c.nodes - 1 : 2;
   const int index1 = c.nodes == 1 ? cc : (c.amd_cpu ? 1 : 0);
   const double n = c.ranks;
   const double nsteps = coll == Collective::all_reduce ? 2 * (n - 1) : n - 1;
-  return {c, coll, graphs_for(c), cc, index1, index2, ranks_per_node(c), nsteps};
+  return {c, coll, graphs, cc, index1, index2, ranks_per_node(c), nsteps};
+}
+
+// The table of one collective on graphs already searched.
+Tuning tune_on(const Communicator& comm, Collective coll, const Graphs& graphs) {
+  Tuning t;
+  const Context x = context(comm, coll, graphs);
+  t.ring_channels = x.g.ring.channels;
+  t.nvls_channels = x.g.nvls.channels;
+  if (comm.ranks <= 1) return t;
+  const bool gather = coll != Collective::all_reduce;
+  for (int a = 0; a < kAlgorithms; ++a) {
+    for (int p = 0; p < kProtocols; ++p) {
+      if (!available(x, a, p)) continue;
+      double bw = bus_bandwidth(x, a, p);
+      // Bus to algorithm bandwidth, except for the gathers' non-ring algorithms.
+      if (!(a != kRing && gather)) bw *= (a == kRing || a == kNvls || a == kNvlsTree) ? comm.ranks / x.nsteps : .5;
+      t.bandwidth_gbps[a][p] = bw;
+      t.latency_us[a][p] = latency(x, a, p);
+    }
+  }
+  return t;
+}
+
+// What one GPU's node gives point-to-point transfers inside it: its ring's channels × their speed.
+double p2p_intra_gbps(const Communicator& c) {
+  Communicator node = c;
+  node.ranks = ranks_per_node(c);
+  node.nodes = 1;
+  const Graph ring = ring_graph(node);
+  return ring.channels * ring.bw_intra;
 }
 
 }  // namespace
@@ -251,23 +281,14 @@ Graphs graphs_for(const Communicator& comm) {
   return {ring, tree_graph(comm, ring), nvls_graph(comm)};
 }
 
-Tuning tune(const Communicator& comm, Collective coll) {
-  Tuning t;
-  const Context x = context(comm, coll);
-  t.ring_channels = x.g.ring.channels;
-  t.nvls_channels = x.g.nvls.channels;
-  if (comm.ranks <= 1) return t;
-  const bool gather = coll != Collective::all_reduce;
-  for (int a = 0; a < kAlgorithms; ++a) {
-    for (int p = 0; p < kProtocols; ++p) {
-      if (!available(x, a, p)) continue;
-      double bw = bus_bandwidth(x, a, p);
-      // Bus to algorithm bandwidth, except for the gathers' non-ring algorithms.
-      if (!(a != kRing && gather)) bw *= (a == kRing || a == kNvls || a == kNvlsTree) ? comm.ranks / x.nsteps : .5;
-      t.bandwidth_gbps[a][p] = bw;
-      t.latency_us[a][p] = latency(x, a, p);
-    }
-  }
+Tuning tune(const Communicator& comm, Collective coll) { return tune_on(comm, coll, graphs_for(comm)); }
+
+Tuned tuned(const Communicator& comm) {
+  Tuned t{.comm = comm};
+  const Graphs graphs = graphs_for(comm);
+  for (Collective coll : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter})
+    t.tuning[static_cast<std::size_t>(coll)] = tune_on(comm, coll, graphs);
+  t.p2p_intra_gbps = p2p_intra_gbps(comm);
   return t;
 }
 
@@ -310,12 +331,8 @@ double device_speed(int sm, double gbps) {
 
 // Point to point: what one GPU's share to `peers_inside` of its node and `peers_outside` on
 // other nodes takes, each peer getting `per_peer` bytes.
-PointToPoint p2p_time(const Communicator& c, double per_peer, int peers_inside, int peers_outside) {
-  Communicator node = c;
-  node.ranks = ranks_per_node(c);
-  node.nodes = 1;
-  const Graph ring = ring_graph(node);
-  const double intra_gbps = ring.channels * ring.bw_intra;
+// `intra_gbps` is p2p_intra_gbps(c).
+PointToPoint p2p_time(const Communicator& c, double intra_gbps, double per_peer, int peers_inside, int peers_outside) {
   const double inter_gbps = device_speed(c.sm, c.nic_gbps);
   const bool ll = per_peer <= kP2pLLThreshold;
   const int p = ll ? kLL : kSimple;
@@ -330,22 +347,19 @@ PointToPoint p2p_time(const Communicator& c, double per_peer, int peers_inside, 
   return {ll ? Protocol::ll : Protocol::simple, latency + std::max(inside, outside)};
 }
 
-}  // namespace
-
-PointToPoint all_to_all(const Communicator& comm, std::uint64_t bytes) {
+PointToPoint all_to_all_at(const Communicator& comm, double intra_gbps, std::uint64_t bytes) {
   if (comm.ranks <= 1) return {};
   const int ppn = ranks_per_node(comm);
-  return p2p_time(comm, static_cast<double>(bytes) / comm.ranks, ppn - 1, comm.ranks - ppn);
+  return p2p_time(comm, intra_gbps, static_cast<double>(bytes) / comm.ranks, ppn - 1, comm.ranks - ppn);
 }
 
-PointToPoint send_recv(const Communicator& comm, std::uint64_t bytes) {
+PointToPoint send_recv_at(const Communicator& comm, double intra_gbps, std::uint64_t bytes) {
   if (comm.ranks <= 1) return {};
   const bool across = comm.nodes > 1;
-  return p2p_time(comm, static_cast<double>(bytes), across ? 0 : 1, across ? 1 : 0);
+  return p2p_time(comm, intra_gbps, static_cast<double>(bytes), across ? 0 : 1, across ? 1 : 0);
 }
 
-Choice choose(const Communicator& comm, Collective coll, std::uint64_t bytes) {
-  const Tuning t = tune(comm, coll);
+Choice choose_on(const Tuning& t, const Communicator& comm, Collective coll, std::uint64_t bytes) {
   Choice best;
   if (comm.ranks <= 1) return best;
   double best_time = std::numeric_limits<double>::infinity();
@@ -366,6 +380,22 @@ Choice choose(const Communicator& comm, Collective coll, std::uint64_t bytes) {
   const AlgoTime picked = algo_time(t, comm, coll, a, p, bytes);
   best.time_us = picked.latency_us + picked.transfer_us * static_cast<double>(all) / std::max(1, best.channels);
   return best;
+}
+
+}  // namespace
+
+PointToPoint all_to_all(const Communicator& comm, std::uint64_t bytes) {
+  return all_to_all_at(comm, comm.ranks <= 1 ? 0 : p2p_intra_gbps(comm), bytes);
+}
+PointToPoint send_recv(const Communicator& comm, std::uint64_t bytes) {
+  return send_recv_at(comm, comm.ranks <= 1 ? 0 : p2p_intra_gbps(comm), bytes);
+}
+PointToPoint all_to_all(const Tuned& t, std::uint64_t bytes) { return all_to_all_at(t.comm, t.p2p_intra_gbps, bytes); }
+PointToPoint send_recv(const Tuned& t, std::uint64_t bytes) { return send_recv_at(t.comm, t.p2p_intra_gbps, bytes); }
+
+Choice choose(const Communicator& comm, Collective coll, std::uint64_t bytes) { return choose_on(tune(comm, coll), comm, coll, bytes); }
+Choice choose(const Tuned& t, Collective coll, std::uint64_t bytes) {
+  return choose_on(t.tuning[static_cast<std::size_t>(coll)], t.comm, coll, bytes);
 }
 
 }  // namespace meshbench::mapping::nccl

@@ -1,7 +1,8 @@
 // Scale benchmark (not a test): plan 8192 p5 nodes (65,536 GPUs) with TP8 PP8 EP8, printing the
 // time of each phase, the candidate counts and the peak resident memory. The target:
 // everything under 1 s and 2 GiB. Megatron's Python RankGenerator needs about 1 s just to list
-// one layout's groups at this size.
+// one layout's groups at this size. Then the price of every op at nccl-tests' sizes on each
+// dimension of the best mapping, as `predict` and `report` price them.
 //   build/perf/perf_mapping_scale [nodes] [tp pp ep]
 #include <sys/resource.h>
 
@@ -10,7 +11,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/ops/op.hpp"
 #include "mapping/candidates.hpp"
+#include "mapping/cost_model.hpp"
 #include "mapping/rank_groups.hpp"
 #include "topology/cluster.hpp"
 
@@ -99,6 +102,26 @@ int main(int argc, char** argv) {
   const double plan_s = since(t);
   const double plan_cpu_s = cpu_seconds() - cpu_start;
 
+  // What `predict` and `report` do with a scored mapping: price its dimensions at many sizes
+  // (nccl-tests' 8 B to 8 GiB, every op), here 500 times over.
+  t = Clock::now();
+  const double price_cpu_start = cpu_seconds();
+  const Score& best_score = r.ranked.front().score;
+  int prices = 0;
+  double priced_us = 0;
+  for (int repeat = 0; repeat < 500; ++repeat) {
+    for (Dim d : kAllDims) {
+      for (Op op : meshbench::ops::kAllOps) {
+        for (std::uint64_t bytes = 8; bytes <= (8ULL << 30); bytes *= 2) {
+          priced_us += model.op_estimate(best_score.of(d), op, bytes).time_us;
+          ++prices;
+        }
+      }
+    }
+  }
+  const double price_s = since(t);
+  const double price_cpu_s = cpu_seconds() - price_cpu_start;
+
   // What `run` adds per mapping it loads: Megatron's nested group lists.
   t = Clock::now();
   const auto nested = rank_groups(layout);
@@ -117,6 +140,8 @@ int main(int argc, char** argv) {
               r.stats.generated, r.stats.distinct);
   std::printf("  nested group lists of one mapping (for run, not plan) %.3f s\n", nested_s);
   std::printf("  best: %s  %.1f us (sweep)\n", r.ranked.front().mapping.name.c_str(), r.ranked.front().score.total_us);
+  std::printf("  pricing the best mapping     %8.3f s wall, %.3f s CPU   %d op prices (%.2f us CPU each; sum %.6g us)\n", price_s,
+              price_cpu_s, prices, price_cpu_s * 1e6 / prices, priced_us);
   std::printf("  peak memory (ru_maxrss)     %8.1f MiB (at start %.1f MiB)\n", static_cast<double>(max_rss_kib()) / 1024.0,
               static_cast<double>(rss_start) / 1024.0);
   const bool ok = plan_s + model_s < 1.0 && max_rss_kib() < 2L * 1024 * 1024;
