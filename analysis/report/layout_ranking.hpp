@@ -37,6 +37,14 @@ Table layouts_table(const LayoutRanking& layouts);
 // "TP1 CP1 PP1 EP4 ETP1 -> DP8 EDP2"
 std::string layout_sizes(const results::LayoutRecord& layout);
 
+// The explorer's memory estimate in an estimate (`memory_max_gib` of `memory_limit_gib`, as
+// `explore --out` writes them): the most-loaded stage's GiB per GPU and the GPU's; nullopt
+// when the estimate lacks either.
+struct EstimatedMemory {
+  double need_gib = 0, limit_gib = 0;
+};
+std::optional<EstimatedMemory> estimated_memory(const std::string& estimate_json);
+
 // The estimate's scalar entries as "key value, key value" (nested objects as key.sub); "" when none.
 std::string estimate_text(const std::string& estimate_json);
 

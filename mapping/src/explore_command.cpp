@@ -1,6 +1,7 @@
 // meshbench explore: which layout, not only which placement.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "mapping/explore.hpp"
 #include "mapping/exports.hpp"
 #include "mapping/plan.hpp"
+#include "mapping/plan_set.hpp"
 #include "mapping/workload_file.hpp"
 #include "topology/gpu_specs.hpp"
 #include "topology/options.hpp"
@@ -23,9 +25,9 @@ namespace {
 struct ExploreOptions {
   topology::TopologyOptions topology;
   int cpu_slots = 0;
-  std::string workload, cost_model, format, export_dir, recompute = "selective", precision = "bf16";
+  std::string workload, cost_model, format, export_dir, out, recompute = "selective", precision = "bf16";
   std::string tp, cp, pp, vpp, ep, etp;
-  int micro_batch = 0, global_batch = 0, top = 10, plan_top = 5;
+  int micro_batch = 0, global_batch = 0, top = 10, plan_top = 5, out_top = 2;
   double gpu_memory = 0, headroom = 0, efficiency = 0.5, skew = 0, allowance = 3.0;
   bool tp_across_nodes = false, no_distributed_optimizer = false, bf16_moments = false, no_sequence_parallel = false, ep_overlap = false,
        no_contention = false, force = false;
@@ -88,6 +90,62 @@ ExploreHardware hardware_of(const topology::ClusterTopology& topo, const Explore
   return hw;
 }
 
+// What `run` measures of one layout: the planner's best placement and Megatron's own order
+// (the identity placement) as the baseline.
+Plan measured_plan(LayoutEstimate& e, const CostModel& model, const topology::ClusterTopology& topo) {
+  if (!e.candidates) e.candidates = generate_candidates(e.layout.layout, topo, model, {.random_placements = 0, .with_groups = false});
+  Plan plan = make_plan(e.layout.layout, model, topo, *e.candidates);
+  std::vector<PlannedMapping> kept;
+  for (auto& m : plan.mappings) {
+    const bool best = kept.empty();
+    const bool baseline = m.mapping.identity_placement() && m.mapping.layout.order == e.layout.layout.order;
+    if (best || baseline) kept.push_back(std::move(m));
+    if (kept.size() == 2 || (best && baseline)) break;
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) kept[i].rank = static_cast<int>(i) + 1;
+  plan.mappings = std::move(kept);
+  return plan;
+}
+
+// The estimate a plan file keeps for `report` to print beside the measurement.
+nlohmann::json plan_estimate(const LayoutEstimate& e, int rank, const ExploreHardware& hw) {
+  return {{"explore_rank", rank},
+          {"vpp", e.layout.vpp},
+          {"step_ms", e.step_us / 1000.0},
+          {"compute_ms", e.compute_us / 1000.0},
+          {"bubble_ms", e.bubble_us / 1000.0},
+          {"comm_exposed_ms", e.comm.exposed_us / 1000.0},
+          {"comm_total_ms", (e.comm.exposed_us + e.comm.overlapped_us) / 1000.0},
+          {"memory_max_gib", e.memory.maximum.total() / (1024.0 * 1024.0 * 1024.0)},
+          {"memory_limit_gib", hw.memory_gib}};
+}
+
+// The best `top` layouts and the best of each EP size, one per distinct layout (plan files name
+// layouts by their sizes, which do not include VPP).
+PlanSet explore_plan_set(ExploreResult& result, int top, const CostModel& model, const topology::ClusterTopology& topo,
+                         const ExploreHardware& hw) {
+  std::vector<std::size_t> chosen;
+  auto choose = [&](std::size_t i) {
+    for (std::size_t c : chosen) {
+      if (result.ranked[c].layout.layout == result.ranked[i].layout.layout) return;
+    }
+    chosen.push_back(i);
+  };
+  for (std::size_t i = 0; i < result.ranked.size() && static_cast<int>(chosen.size()) < top; ++i) choose(i);
+  std::map<int, std::size_t> best_of_ep;
+  for (std::size_t i = 0; i < result.ranked.size(); ++i) best_of_ep.emplace(result.ranked[i].layout.layout.ep, i);
+  if (best_of_ep.size() > 1) {
+    for (const auto& [ep, i] : best_of_ep) choose(i);
+  }
+  std::vector<Plan> plans;
+  std::vector<std::optional<nlohmann::json>> estimates;
+  for (std::size_t i : chosen) {
+    plans.push_back(measured_plan(result.ranked[i], model, topo));
+    estimates.emplace_back(plan_estimate(result.ranked[i], static_cast<int>(i) + 1, hw));
+  }
+  return make_plan_set(std::move(plans), estimates);
+}
+
 }  // namespace
 
 int explore_command(const Args& args) {
@@ -130,9 +188,13 @@ int explore_command(const Args& args) {
       ("top", po::value<int>(&o.top)->default_value(10)->value_name("K"), "layouts to print; 0 = all")
       ("plan-top", po::value<int>(&o.plan_top)->default_value(5)->value_name("N"), "best layouts whose placement the planner searches")
       ("format", po::value<std::string>(&o.format)->default_value("text"), "output format: text|json")
+      ("out", po::value<std::string>(&o.out)->default_value("", "none")->value_name("FILE"),
+       "write a plan of the best layouts for 'run --plan': each with its best placement and Megatron's order as the baseline")
+      ("out-top", po::value<int>(&o.out_top)->default_value(2)->value_name("K"),
+       "layouts --out writes: the best K, and the best of each EP size when the layouts have several")
       ("export", po::value<std::string>(&o.export_dir)->default_value("", "none")->value_name("DIR"),
        "write the best layout's launch files: rankfile, slurm_hostfile, cuda_visible_devices, megatron_args.txt")
-      ("force", po::bool_switch(&o.force), "overwrite --export files that exist");
+      ("force", po::bool_switch(&o.force), "overwrite --out and --export files that exist");
   // clang-format on
   const auto vm = parse_command("explore",
                                 "Ranks every valid TP/CP/PP/VPP/EP/ETP layout of a model on the cluster by estimated step time: memory per "
@@ -142,6 +204,9 @@ int explore_command(const Args& args) {
   const OutputFormat format = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
   if (o.workload.empty()) throw InputError("explore needs the model: --workload MODEL (a config.json, Megatron script or workload file)");
   if (o.top < 0 || o.plan_top < 0) throw InputError("--top and --plan-top must be 0 or more");
+  if (o.out_top < 1) throw InputError("--out-top must be 1 or more (got " + std::to_string(o.out_top) + ")");
+  if (!o.out.empty() && !o.force && std::filesystem::exists(o.out))
+    throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
   if (!(o.efficiency > 0 && o.efficiency <= 1)) throw InputError("--efficiency must be in (0, 1]; published MoE runs reach 0.3-0.6");
   if (o.skew < 0) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent)");
   if (o.precision != "bf16" && o.precision != "fp8") throw InputError("--precision must be bf16 or fp8");
@@ -195,17 +260,18 @@ int explore_command(const Args& args) {
   ExploreResult result = explore(w, s, c, hw, topo, model, o.plan_top);
 
   const ExploreReportContext context{&w, &s, &hw, &topo, o.workload, file.notes};
+  if (!o.out.empty()) write_plan_set(explore_plan_set(result, o.out_top, model, topo, hw), o.out, o.force);
   if (!o.export_dir.empty()) {
-    LayoutEstimate& best = result.ranked.front();
+    const LayoutEstimate& best = result.ranked.front();
     if (!best.candidates) throw InputError("--export needs the planner's placement of the best layout; raise --plan-top above 0");
-    Plan plan = make_plan(best.layout.layout, model, topo, std::move(*best.candidates));
-    best.candidates.reset();
+    const Plan plan = make_plan(best.layout.layout, model, topo, *best.candidates);
     export_mapping(plan, plan.mappings.front(), o.export_dir, o.force);
   }
   if (format == OutputFormat::json) {
     std::cout << explore_json(result, context).dump(2) << "\n";
   } else {
     std::cout << explore_text(result, context, o.top);
+    if (!o.out.empty()) std::cout << "plan of the best layouts written to " << o.out << " (meshbench run --plan " << o.out << ")\n";
     if (!o.export_dir.empty()) std::cout << "launch files of the best layout written to " << o.export_dir << "/\n";
   }
   return kExitOk;

@@ -91,6 +91,38 @@ def test_two_layouts_in_one_launch():
         check(len(ranked) == 1 and ranked[0]["name"] == mappings[1] and ranked[0]["score"] > 0, f"ranking {ranked}")
 
 
+def test_explore_hand_off():
+    """explore --out writes the plan: EP2 and EP4 measured in one launch, report ranks them with
+    the explorer's estimate and draws each layout's memory in the HTML page."""
+    with TempDir() as d:
+        workload = workload_file(d)
+        layouts = os.path.join(d, "explore.json")
+        p = run("explore", "--workload", workload, "--cpu-slots", str(RANKS), "--gpu-memory", "4", "--allowance", "0.1",
+                "--peak-tflops", "0.05", "--ep", "2,4", "--tp", "1", "--pp", "1", "--cp", "1", "--etp", "1", "--out", layouts)
+        check(p.returncode == 0 and "plan of the best layouts written" in p.stdout, "explore --out failed", p)
+        with open(layouts) as f:
+            written = json.load(f)
+        check(written["version"] == 2 and sorted(l["name"] for l in written["layouts"]) == ["ep2", "ep4"],
+              f"explore wrote {[l['name'] for l in written['layouts']]}")
+        estimates = {l["name"]: l["estimate"] for l in written["layouts"]}
+        check(all(e["memory_max_gib"] > 0 and e["memory_limit_gib"] == 4 and e["explore_rank"] >= 1 for e in estimates.values()),
+              f"estimates {estimates}")
+        out = os.path.join(d, "run.h5")
+        p = mpirun(RANKS, "run", "--plan", layouts, *QUICK, *TOP, "--out", out)
+        check(p.returncode == 0, "run --plan of explore's file failed", p)
+        r = run("report", out, "--format", "json")
+        check(r.returncode == 0, "report failed", r)
+        rows = json.loads(r.stdout)["layouts"]["rows"]
+        check(sorted(x["layout"] for x in rows) == ["ep2", "ep4"] and all(x["comm_us_per_step"] > 0 for x in rows), f"{rows}")
+        check(all(x["estimate"] == estimates[x["layout"]] for x in rows), "the report lost explore's estimate")
+        html = os.path.join(d, "report.html")
+        h = run("report", out, "--html", html)
+        check(h.returncode == 0, "report --html failed", h)
+        with open(html) as f:
+            page = f.read()
+        check(page.count('class="membar"') == 2, "the HTML page lacks a memory bar per layout")
+
+
 def test_bad_input():
     with TempDir() as d:
         workload = workload_file(d)

@@ -20,7 +20,9 @@ void add_scalars(const nlohmann::json& j, const std::string& prefix, std::string
       add_scalars(value, name, out);
       continue;
     }
-    if (value.is_number()) {
+    if (value.is_number_integer()) {
+      text = std::to_string(value.get<long long>());
+    } else if (value.is_number()) {
       text = sig3(value.get<double>());
     } else if (value.is_string()) {
       text = value.get<std::string>();
@@ -43,6 +45,15 @@ std::string estimate_text(const std::string& estimate_json) {
   std::string out;
   add_scalars(j, "", out);
   return out;
+}
+
+std::optional<EstimatedMemory> estimated_memory(const std::string& estimate_json) {
+  if (estimate_json.empty()) return std::nullopt;
+  const auto j = nlohmann::json::parse(estimate_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  const auto need = j.find("memory_max_gib"), limit = j.find("memory_limit_gib");
+  if (need == j.end() || limit == j.end() || !need->is_number() || !limit->is_number() || limit->get<double>() <= 0) return std::nullopt;
+  return EstimatedMemory{need->get<double>(), limit->get<double>()};
 }
 
 std::string layout_sizes(const results::LayoutRecord& l) {

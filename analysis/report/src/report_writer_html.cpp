@@ -32,6 +32,8 @@ figcaption{font-size:12.5px;max-width:640px}.groups{list-style:none;padding:0;ma
 svg text{font-family:inherit}svg .tick{font-size:11px;fill:#444}svg .axis{font-size:12px;fill:#222}svg .host{font-size:12px;fill:#222}
 svg .rank{font-size:12px;font-weight:600;fill:#fff;paint-order:stroke;stroke:#0006;stroke-width:2px}svg .cellnote{font-size:9px}
 svg .cell.hl rect{stroke:#000;stroke-width:3px}.charts{display:flex;flex-wrap:wrap;gap:14px}
+.membar{display:inline-block;width:240px;height:12px;border:1px solid #888;vertical-align:-2px;margin:0 8px;background:#fff}
+.membar span{display:block;height:100%;background:#4c78a8}.membar span.over{background:#d62728}
 )";
 
 // Hovering a slot outlines every slot of its group in that picture.
@@ -84,6 +86,18 @@ void ranking_section(std::ostream& out, const Report& r) {
     out << "<section id=\"layouts\"><h2>Layouts</h2>\n";
     para(out, "each layout's best mapping by measured communication per step, the explorer's estimate beside it");
     layouts_table(*r.layouts).render_html(out);
+    // The explorer's memory per GPU of each layout, as a share of the GPU's memory.
+    std::ostringstream bars;
+    for (const auto& row : r.layouts->rows) {
+      const auto m = estimated_memory(row.estimate_json);
+      if (!m) continue;
+      const double share = std::clamp(m->need_gib / m->limit_gib, 0.0, 1.0);
+      bars << "<li class=\"memory\">" << esc(row.name) << "<span class=\"membar\"><span"
+           << (m->need_gib > m->limit_gib ? " class=\"over\"" : "") << " style=\"width:" << fixed(100 * share, 1) << "%\"></span></span>"
+           << fixed(m->need_gib, 1) << " of " << fixed(m->limit_gib, 1) << " GiB</li>";
+    }
+    if (!bars.str().empty())
+      out << "<h3>Memory per GPU, the explorer's estimate (most-loaded stage)</h3>\n<ul class=\"groups\">" << bars.str() << "</ul>\n";
     if (!r.layouts->note.empty()) bullets(out, {r.layouts->note});
     out << "</section>\n";
   }

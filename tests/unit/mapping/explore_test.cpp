@@ -198,7 +198,9 @@ TEST(Explore, PublishedRecipesAreFeasibleAndRanked) {
     // Megatron's accounting does not model: it must pass the rules, and its memory is reported.
     const bool megatron = r["source"].contains("repo") && r["source"]["repo"].get<std::string>().rfind("NVIDIA", 0) == 0;
     EXPECT_TRUE(found != result.ranked.end() || too_big != result.too_big.end()) << name << ": the published layout broke a rule";
-    if (megatron) EXPECT_TRUE(found != result.ranked.end()) << name << ": does not fit";
+    if (megatron) {
+      EXPECT_TRUE(found != result.ranked.end()) << name << ": does not fit";
+    }
     // The same judged with the EP all-to-all overlapped (--ep-overlap), which the recipes do not state.
     s.ep_overlap = true;
     const ExploreResult overlapped = run(w, s, {}, topo, hardware(gpu.substr(0, 4)));
