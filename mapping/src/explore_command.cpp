@@ -65,8 +65,12 @@ std::vector<int> parse_sizes(const std::string& text, const char* option) {
 }
 
 topology::ClusterTopology load_topology(const ExploreOptions& o) {
-  if (o.topology.given()) return topology::load_offline_topology(o.topology, false);
   const int slots = o.cpu_slots > 0 ? o.cpu_slots : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  // --cpu-slots S --nodes N: N nodes like this one with S CPU slots each (the local test cluster).
+  if (o.cpu_slots > 0 && o.topology.file.empty() && o.topology.node_type.empty() && o.topology.nodes > 0) {
+    return topology::ClusterTopology::replicate(topology::discover_this_node(slots), o.topology.nodes);
+  }
+  if (o.topology.given()) return topology::load_offline_topology(o.topology, false);
   return topology::ClusterTopology::from_nodes({topology::discover_this_node(slots)});
 }
 
@@ -156,7 +160,7 @@ int explore_command(const Args& args) {
   // clang-format off
   options.add_options()
       ("cpu-slots", po::value<int>(&o.cpu_slots)->default_value(0, "hardware threads")->value_name("N"),
-       "without topology options: how many CPU slots this node has")
+       "without a node type or topology file: how many CPU slots this node has (with --nodes N: N such nodes)")
       ("workload", po::value<std::string>(&o.workload)->value_name("MODEL"),
        "the model: a Hugging Face config.json, a Megatron-LM launch script or a meshbench workload file (required)")
       ("tp", po::value<std::string>(&o.tp)->value_name("SIZES"), "tensor-parallel sizes to try: N, N,M,... or A-B (default: every valid one)")
