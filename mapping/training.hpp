@@ -47,8 +47,14 @@ struct StageSplit {
   bool even = true;
   int first_chunk() const { return chunk_layers.front(); }
   int last_chunk() const { return chunk_layers.back(); }
+  // The model's layer indices on each stage, in model order.
+  std::vector<std::vector<int>> layers_by_stage() const;
 };
 std::optional<StageSplit> split_layers(int layers, int pp, int vpp);
+
+// Layer i is an MoE layer when it is among the last moe_layer_count() (DeepSeek's dense first
+// layers come first).
+bool is_moe_layer(const Workload& workload, int layer);
 
 // Busiest rank's share over the mean under Zipf(skew) popularity of an EP group's n ranks, as
 // `run --a2av-skew` draws it: n / Σ_{i=1..n} i^-skew. 1 when skew is 0 or n is 1.

@@ -87,12 +87,12 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
     return passes * forward + tokens * extra_core / core_flops_per_us;
   };
   std::vector<double> per_stage(l.pp, 0.0);
-  int next = 0;
-  for (std::size_t j = 0; j < split.chunk_layers.size(); ++j) {
-    for (int i = 0; i < split.chunk_layers[j]; ++i, ++next) per_stage[j % l.pp] += layer_us(next >= w.layers - w.moe_layer_count());
+  const auto layers_of = split.layers_by_stage();
+  for (int r = 0; r < l.pp; ++r) {
+    for (int i : layers_of[r]) per_stage[r] += layer_us(is_moe_layer(w, i));
   }
   const double output = 3.0 * tokens * 2.0 * static_cast<double>(w.vocab) * w.hidden / flops_per_us;  // logits, forward and backward
-  per_stage.back() += output + w.mtp_layers * (layer_us(w.moe_layer_count() > 0) + output);
+  per_stage.back() += output + w.mtp_layers * (layer_us(is_moe_layer(w, w.layers - 1)) + output);     // MTP: the last layer's kind
   return *std::max_element(per_stage.begin(), per_stage.end());
 }
 
@@ -125,7 +125,7 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   // Model FLOPs per token (MFU's numerator): forward and backward of every layer and the logits.
   {
     double forward = 2.0 * static_cast<double>(w.vocab) * w.hidden;
-    for (int i = 0; i < w.layers; ++i) forward += layer_forward_flops(w, i >= w.layers - w.moe_layer_count());
+    for (int i = 0; i < w.layers; ++i) forward += layer_forward_flops(w, is_moe_layer(w, i));
     result.model_flops_per_token = 3.0 * forward;
   }
 

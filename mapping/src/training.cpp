@@ -46,10 +46,6 @@ LayerParams layer_params(const Workload& w, bool moe) {
   return p;
 }
 
-// Layer i is an MoE layer when it is among the last moe_layer_count() layers (DeepSeek's dense
-// first layers); MTP layers take the last layer's kind.
-bool is_moe_layer(const Workload& w, int i) { return i >= w.layers - w.moe_layer_count(); }
-
 struct Bytes {
   double weight, grad, master, moments;
 };
@@ -77,6 +73,17 @@ Recompute parse_recompute(const std::string& name) {
   if (name == "selective") return Recompute::selective;
   if (name == "full") return Recompute::full;
   throw InputError("unknown recompute '" + name + "'; use none, selective or full");
+}
+
+bool is_moe_layer(const Workload& w, int layer) { return layer >= w.layers - w.moe_layer_count(); }
+
+std::vector<std::vector<int>> StageSplit::layers_by_stage() const {
+  std::vector<std::vector<int>> out(stage_layers.size());
+  int next = 0;
+  for (std::size_t j = 0; j < chunk_layers.size(); ++j) {
+    for (int i = 0; i < chunk_layers[j]; ++i) out[j % out.size()].push_back(next++);
+  }
+  return out;
 }
 
 std::optional<StageSplit> split_layers(int layers, int pp, int vpp) {
@@ -175,12 +182,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const
   }();
   const double tokens = static_cast<double>(s.micro_batch) * w.seq_len / l.cp;
 
-  // Layers of each stage, in model order, and the stage's first layer index.
-  std::vector<std::vector<int>> layers_of(pp);
-  int next = 0;
-  for (std::size_t j = 0; j < split.chunk_layers.size(); ++j) {
-    for (int i = 0; i < split.chunk_layers[j]; ++i) layers_of[j % pp].push_back(next++);
-  }
+  const std::vector<std::vector<int>> layers_of = split.layers_by_stage();
 
   auto stage_memory = [&](int r, double routed_factor) {
     StageMemory m;
