@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "mapping/calibration.hpp"
+#include "mapping/nccl_tuning.hpp"
 #include "topology/cluster.hpp"
 
 namespace meshbench::mapping {
@@ -39,6 +40,9 @@ struct CostParams {
   // The NCCL release GPU groups are priced for (major×10000 + minor×100 + patch): which
   // algorithms exist (mapping/nccl_tuning.hpp). An imported log states its own.
   int nccl_version = 22809;
+  // NCCL_ALGO / NCCL_PROTO of the run priced: the algorithms and protocols NCCL may choose among
+  // (all by default). The report sets them from a file's recorded environment.
+  nccl::Allowed nccl_allowed{};
   // GPU groups are priced as NCCL runs them (mapping/nccl_tuning.hpp); false prices them with the
   // α-β profiles above, as CPU slots always are.
   bool nccl_tuning = true;

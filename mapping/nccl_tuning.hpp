@@ -36,6 +36,24 @@ using ::meshbench::nccl::version_string;
 // which it does not model).
 enum class Collective : std::uint8_t { all_reduce, all_gather, reduce_scatter };
 
+// NCCL_ALGO and NCCL_PROTO: the algorithms and protocols NCCL's tuning may choose among for each
+// collective, a bit each in NCCL's order. All by default.
+struct Allowed {
+  static constexpr std::uint8_t kAllAlgorithms = (1U << kAlgorithms) - 1;
+  static constexpr std::uint8_t kAllProtocols = (1U << kProtocols) - 1;
+  std::array<std::uint8_t, 3> algorithms{kAllAlgorithms, kAllAlgorithms, kAllAlgorithms};  // by Collective
+  std::array<std::uint8_t, 3> protocols{kAllProtocols, kAllProtocols, kAllProtocols};
+  bool permits(Collective coll, int algorithm, int protocol) const;
+  bool operator==(const Allowed&) const = default;
+};
+
+// NCCL_ALGO's and NCCL_PROTO's values as NCCL reads them (parseList, src/graph/tuning.cc): names,
+// case-insensitive and comma-separated ("Ring", "Tree,Ring", "NVLS,NVLSTree"), or with a leading
+// '^' the names left out ("^NVLS"); ';'-separated "allreduce:tree,ring" gives one collective its
+// own list, after an optional first list for all of them. Empty text allows everything. nullopt
+// for a name NCCL does not know (NCCL refuses it too).
+std::optional<Allowed> parse_allowed(std::string_view nccl_algo, std::string_view nccl_proto);
+
 // What NCCL's tuning reads of a communicator and the machine under it. Bandwidths are NCCL's
 // GB/s (its per-NVLink figure times the links, a NIC's speed / 8000 Mb/s per GB/s).
 struct Communicator {
@@ -52,6 +70,9 @@ struct Communicator {
   double net_latency_us = 0;  // the network's latency beyond NCCL's table (its graph's latencyInter),
                               // per platform (topology/catalog.hpp)
   int nccl_version = 22809;   // major×10000 + minor×100 + patch: NVLS from 2.17, NVLS tree from 2.18, PAT from 2.23
+  // NCCL_ALGO / NCCL_PROTO. Where they leave a collective nothing NCCL could run (NCCL refuses
+  // such an op), the model prices it as though they were not set.
+  Allowed allowed{};
   bool operator==(const Communicator&) const = default;
 };
 

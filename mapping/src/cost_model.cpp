@@ -472,8 +472,14 @@ void add_unique(std::vector<nccl::Tuned>& comms, const nccl::Communicator& c) {
 // class its members reach, each giving what the class gives one flow, with the dimension's other
 // groups sharing it (and alone). Only with CostParams::nccl_tuning: nothing else reads them.
 void add_gpu_group(const Fabric& f, const CostParams& params, const Scratch& s, const detail::PricedGroup& g, int n, DimShape& shape) {
-  nccl::Communicator c{
-      .sm = 1000, .ranks = n, .nodes = g.nodes, .intra_gbps = kInf, .nvlink = true, .nvswitch = true, .nccl_version = params.nccl_version};
+  nccl::Communicator c{.sm = 1000,
+                       .ranks = n,
+                       .nodes = g.nodes,
+                       .intra_gbps = kInf,
+                       .nvlink = true,
+                       .nvswitch = true,
+                       .nccl_version = params.nccl_version,
+                       .allowed = params.nccl_allowed};
   double own_gbps = 0;
   for (int k = g.first_run; k < g.end_run; ++k) {
     const Run& r = s.runs[static_cast<std::size_t>(k)];

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -185,6 +186,7 @@ double bus_bandwidth(const Context& x, int a, int p) {
 
 // Which algorithm × protocol pairs NCCL considers for this communicator and collective.
 bool available(const Context& x, int a, int p) {
+  if (!x.c.allowed.permits(x.coll, a, p)) return false;  // NCCL_ALGO, NCCL_PROTO
   const bool gather = x.coll != Collective::all_reduce;
   if (a == static_cast<int>(Algorithm::collnet_direct) || a == static_cast<int>(Algorithm::collnet_chain)) return false;
   if (gather && a != kPat && a != kRing && a != kNvls) return false;
@@ -241,15 +243,23 @@ Tuning tune_on(const Communicator& comm, Collective coll, const Graphs& graphs) 
   t.nvls_channels = x.g.nvls.channels;
   if (comm.ranks <= 1) return t;
   const bool gather = coll != Collective::all_reduce;
+  bool any = false;
   for (int a = 0; a < kAlgorithms; ++a) {
     for (int p = 0; p < kProtocols; ++p) {
       if (!available(x, a, p)) continue;
+      any = true;
       double bw = bus_bandwidth(x, a, p);
       // Bus to algorithm bandwidth, except for the gathers' non-ring algorithms.
       if (!(a != kRing && gather)) bw *= (a == kRing || a == kNvls || a == kNvlsTree) ? comm.ranks / x.nsteps : .5;
       t.bandwidth_gbps[a][p] = bw;
       t.latency_us[a][p] = latency(x, a, p);
     }
+  }
+  // NCCL refuses an op that NCCL_ALGO and NCCL_PROTO leave nothing for; priced as without them.
+  if (!any && comm.allowed != Allowed{}) {
+    Communicator unrestricted = comm;
+    unrestricted.allowed = {};
+    return tune_on(unrestricted, coll, graphs);
   }
   return t;
 }
@@ -274,6 +284,74 @@ std::string_view to_string(Algorithm a) {
 std::string_view to_string(Protocol p) {
   static constexpr std::array<std::string_view, kProtocols> kNames = {"LL", "LL128", "Simple"};
   return kNames[static_cast<std::size_t>(p)];
+}
+
+bool Allowed::permits(Collective coll, int algorithm, int protocol) const {
+  const auto c = static_cast<std::size_t>(coll);
+  return ((algorithms[c] >> algorithm) & 1U) != 0 && ((protocols[c] >> protocol) & 1U) != 0;
+}
+
+namespace {
+
+bool same_nccl_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// parseList: "[list][;function:list]...", each list "name,name" or "^name,name"; `names` in NCCL's
+// order (ncclAlgoStr, ncclProtoStr). Functions NCCL has that the model does not price (Broadcast,
+// Reduce, SendRecv) are read and left out. False on a name NCCL does not know.
+bool parse_nccl_list(std::string_view text, std::span<const std::string_view> names, std::array<std::uint8_t, 3>& masks) {
+  static constexpr std::array<std::pair<std::string_view, int>, 6> kFunctions = {
+      {{"AllReduce", 0}, {"AllGather", 1}, {"ReduceScatter", 2}, {"Broadcast", -1}, {"Reduce", -1}, {"SendRecv", -1}}};
+  static_assert(static_cast<int>(Collective::all_reduce) == 0 && static_cast<int>(Collective::all_gather) == 1 &&
+                static_cast<int>(Collective::reduce_scatter) == 2);
+  const auto all = static_cast<std::uint8_t>((1U << names.size()) - 1);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    std::string_view part = text.substr(start, end - start);
+    start = end + 1;
+    int function = -2;  // every collective
+    if (const auto colon = part.find(':'); colon != std::string_view::npos) {
+      const auto it =
+          std::find_if(kFunctions.begin(), kFunctions.end(), [&](const auto& f) { return same_nccl_name(f.first, part.substr(0, colon)); });
+      if (it == kFunctions.end()) return false;
+      function = it->second;
+      part = part.substr(colon + 1);
+    }
+    const bool exclude = !part.empty() && part.front() == '^';
+    if (exclude) part.remove_prefix(1);
+    std::uint8_t mask = exclude ? all : 0;
+    std::size_t at = 0;
+    while (at <= part.size()) {
+      const std::size_t comma = std::min(part.find(',', at), part.size());
+      const std::string_view name = part.substr(at, comma - at);
+      at = comma + 1;
+      if (name.empty()) continue;
+      const auto it = std::find_if(names.begin(), names.end(), [&](std::string_view n) { return same_nccl_name(n, name); });
+      if (it == names.end()) return false;
+      const auto bit = static_cast<std::uint8_t>(1U << (it - names.begin()));
+      mask = exclude ? static_cast<std::uint8_t>(mask & ~bit) : static_cast<std::uint8_t>(mask | bit);
+    }
+    if (function == -2) masks.fill(mask);
+    else if (function >= 0) masks[static_cast<std::size_t>(function)] = mask;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Allowed> parse_allowed(std::string_view nccl_algo, std::string_view nccl_proto) {
+  // ncclAlgoStr and ncclProtoStr.
+  static constexpr std::array<std::string_view, kAlgorithms> kAlgoNames = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                                                           "NVLSTree", "PAT"};
+  static constexpr std::array<std::string_view, kProtocols> kProtoNames = {"LL", "LL128", "Simple"};
+  Allowed allowed;
+  if (!parse_nccl_list(nccl_algo, kAlgoNames, allowed.algorithms) || !parse_nccl_list(nccl_proto, kProtoNames, allowed.protocols))
+    return std::nullopt;
+  return allowed;
 }
 
 Graphs graphs_for(const Communicator& comm) {

@@ -1,5 +1,6 @@
 #include "analysis/import/src/log_text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -89,14 +90,61 @@ void skip_line(ImportedLog& log, const ImportOptions& options, int line, std::st
   if (log.skipped_first.size() < kKept) log.skipped_first.emplace_back(line, one_line(trim(text)));
 }
 
+namespace {
+
+// The program a command-line token names when its file name ends in `suffix` (or `suffix` and
+// "_mpi", which it drops); "" otherwise.
+std::string_view program_of_token(std::string_view token, std::string_view suffix) {
+  const auto slash = token.rfind('/');
+  if (slash != std::string_view::npos) token.remove_prefix(slash + 1);
+  if (token.size() > 4 && token.substr(token.size() - 4) == "_mpi") token.remove_suffix(4);
+  return token.size() > suffix.size() && token.substr(token.size() - suffix.size()) == suffix ? token : std::string_view();
+}
+
+// NAME=VALUE with NAME a variable's name: {NAME, VALUE without its quotes}.
+std::optional<std::pair<std::string, std::string>> variable_assignment(std::string_view token) {
+  const auto eq = token.find('=');
+  if (eq == 0 || eq == std::string_view::npos) return std::nullopt;
+  const std::string_view name = token.substr(0, eq);
+  const bool identifier =
+      std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }) &&
+      std::isdigit(static_cast<unsigned char>(name.front())) == 0;
+  if (!identifier) return std::nullopt;
+  std::string_view value = token.substr(eq + 1);
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  return std::pair{std::string(name), std::string(value)};
+}
+
+}  // namespace
+
 std::string program_on_command_line(std::string_view line, std::string_view suffix) {
   for (std::string_view token : tokens(line)) {
-    const auto slash = token.rfind('/');
-    if (slash != std::string_view::npos) token.remove_prefix(slash + 1);
-    if (token.size() > 4 && token.substr(token.size() - 4) == "_mpi") token.remove_suffix(4);
-    if (token.size() > suffix.size() && token.substr(token.size() - suffix.size()) == suffix) return std::string(token);
+    if (const auto program = program_of_token(token, suffix); !program.empty()) return std::string(program);
   }
   return "";
+}
+
+std::vector<std::pair<std::string, std::string>> environment_on_command_line(std::string_view line, std::string_view suffix) {
+  const auto t = tokens(line);
+  std::vector<std::pair<std::string, std::string>> env;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!program_of_token(t[i], suffix).empty()) return env;
+    if ((t[i] == "-genv" || t[i] == "-env") && i + 2 < t.size()) {
+      if (auto a = variable_assignment(std::string(t[i + 1]) + "=" + std::string(t[i + 2]))) env.push_back(std::move(*a));
+      i += 2;
+    } else if (starts_with(t[i], "--export=")) {
+      std::string_view list = t[i].substr(9);
+      while (!list.empty()) {
+        const std::size_t comma = std::min(list.find(','), list.size());
+        if (auto a = variable_assignment(list.substr(0, comma))) env.push_back(std::move(*a));
+        list.remove_prefix(std::min(comma + 1, list.size()));
+      }
+    } else if (auto a = variable_assignment(t[i])) {
+      env.push_back(std::move(*a));
+    }
+  }
+  return {};
 }
 
 std::optional<int> launched_ranks(std::string_view line, std::string_view program_prefix) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/import/imported_log.hpp"
@@ -42,6 +43,13 @@ void skip_line(ImportedLog& log, const ImportOptions& options, int line, std::st
 // the file name of the first token that ends in `suffix` ("_perf"), or of `suffix` and "_mpi"
 // (nccl-tests built with MPI=1 NAME_SUFFIX=_mpi), without the "_mpi"; "" when none does.
 std::string program_on_command_line(std::string_view line, std::string_view suffix);
+
+// The environment a command line gives the benchmark it launches, from the tokens before the
+// first that names a program ending in `suffix` (as program_on_command_line): `NAME=VALUE` (the
+// shell's, or after mpirun's `-x`), MPICH's and Intel MPI's `-genv NAME VALUE` and `-env NAME
+// VALUE`, srun's `--export=ALL,NAME=VALUE`; quotes around a value removed. {name, value} in the
+// line's order; empty when the line names no such program.
+std::vector<std::pair<std::string, std::string>> environment_on_command_line(std::string_view line, std::string_view suffix);
 
 // The ranks a command line launches the benchmark on: the count its launcher is given before the
 // first token whose file name starts with `program_prefix` ("osu_"): `-np N`, `-n N`, `--np N`,

@@ -17,6 +17,7 @@
 #include "analysis/logs/nccl_log.hpp"
 #include "common/nccl_version.hpp"
 #include "common/strings.hpp"
+#include "results/environment.hpp"
 
 namespace meshbench::analysis::detail {
 
@@ -132,6 +133,10 @@ struct Parser {
   // for runs whose header does not say; skipped lines only, so never under --strict.
   std::string command_program;
   int command_line = 0;
+  // NCCL_* variables: those NCCL's own lines say it read ("NCCL_ALGO set by environment to Ring"),
+  // and those the command lines that launch the benchmark set ("-x NCCL_ALGO=Ring"); NCCL's word
+  // goes first.
+  std::map<std::string, std::string> nccl_environment, command_environment;
 
   void finish_run() {
     if (!run.started()) return;
@@ -332,6 +337,7 @@ struct Parser {
   void note_command(std::string_view text, int line) {
     std::string program = program_on_command_line(text, "_perf");
     if (program.empty()) return;
+    for (auto& [name, value] : environment_on_command_line(text, "_perf")) command_environment[name] = std::move(value);
     command_program = std::move(program);
     command_line = line;
   }
@@ -349,6 +355,9 @@ struct Parser {
         if (!version.empty()) nccl_versions.insert(version);
         if (!cuda.empty()) cuda_versions.insert(cuda);
       }
+      constexpr std::string_view kSet = " set by environment to ";
+      if (const auto at = message.find(kSet); starts_with(message, "NCCL_") && at != std::string_view::npos)
+        nccl_environment[std::string(message.substr(0, at))] = std::string(trim(message.substr(at + kSet.size())));
       return;
     }
     // In a table, a line that starts with a size is a row (refused when cut short); under
@@ -363,7 +372,7 @@ struct Parser {
 }  // namespace
 
 ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, const ImportOptions& options) {
-  Parser p{path, options, {}, {}, {}, {}, {}, {}, 0};
+  Parser p{path, options, {}, {}, {}, {}, {}, {}, 0, {}, {}};
   p.log.tool = "nccl-tests";
   p.log.path = path;
   std::string text;
@@ -380,6 +389,12 @@ ImportedLog parse_nccl_tests_text(std::istream& in, const std::string& path, con
            "no nccl-tests result table in " + std::to_string(number) + " line(s); give the output of " + kImported);
   if (!p.nccl_versions.empty()) p.log.versions.emplace_back("nccl", join(p.nccl_versions, ", "));
   if (!p.cuda_versions.empty()) p.log.versions.emplace_back("cuda", join(p.cuda_versions, ", "));
+  std::vector<std::string> environment;
+  for (const auto& [name, value] : p.command_environment) {
+    if (!p.nccl_environment.contains(name)) environment.push_back(name + "=" + value);
+  }
+  for (const auto& [name, value] : p.nccl_environment) environment.push_back(name + "=" + value);
+  p.log.environment = results::recorded_environment(environment);
   return p.log;
 }
 

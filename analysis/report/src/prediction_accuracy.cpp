@@ -15,6 +15,7 @@
 #include "common/strings.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/cost_model.hpp"
+#include "mapping/nccl_tuning.hpp"
 
 namespace meshbench::analysis {
 
@@ -34,6 +35,27 @@ std::optional<int> recorded_nccl_release(const results::ResultsFile& file) {
     }
   }
   return oldest;
+}
+
+// NCCL_ALGO and NCCL_PROTO as the file records them (a run's environment; an imported log's
+// command line or NCCL's own lines): NCCL chose only among what they allow. The restriction and
+// how the source names it; nullopt when neither is recorded. Values NCCL would refuse are left
+// out, and the source says so.
+struct RecordedRestriction {
+  std::optional<mapping::nccl::Allowed> allowed;
+  std::string words;
+};
+std::optional<RecordedRestriction> recorded_nccl_restriction(const results::ResultsFile& file) {
+  std::string algo, proto;
+  for (const auto& [name, value] : file.provenance().environment) {
+    if (name == "NCCL_ALGO") algo = value;
+    if (name == "NCCL_PROTO") proto = value;
+  }
+  if (algo.empty() && proto.empty()) return std::nullopt;
+  std::vector<std::string> set;
+  if (!algo.empty()) set.push_back("NCCL_ALGO=" + algo);
+  if (!proto.empty()) set.push_back("NCCL_PROTO=" + proto);
+  return RecordedRestriction{mapping::nccl::parse_allowed(algo, proto), join(set, " ")};
 }
 
 double rel_error(double predicted, double measured) { return std::abs(predicted - measured) / measured; }
@@ -278,6 +300,15 @@ std::vector<Predictor> report_predictors(const results::ResultsFile& file, const
   if (const auto release = recorded_nccl_release(file)) {
     plain.params.nccl_version = *release;
     plain.source += ", priced for NCCL " + nccl::version_string(*release) + " as the file records";
+  }
+  // A run whose NCCL_ALGO or NCCL_PROTO left NCCL fewer choices is priced with the same few.
+  if (const auto restriction = recorded_nccl_restriction(file)) {
+    if (restriction->allowed) {
+      plain.params.nccl_allowed = *restriction->allowed;
+      plain.source += ", with " + restriction->words + " as the file records";
+    } else {
+      plain.source += ", without the " + restriction->words + " the file records (names NCCL does not know)";
+    }
   }
   // The calibration stored with the file (the probe's files, run --calibrate or --cost-model)
   // is the one the run was planned with; it goes before the plan's copy.

@@ -3,13 +3,16 @@
 // without the hardware says how to add it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/import/import_results.hpp"
+#include "analysis/import/nccl_tests_log.hpp"
 #include "analysis/report/expected.hpp"
 #include "analysis/report/report.hpp"
 #include "analysis/report/report_writers.hpp"
@@ -129,6 +132,48 @@ TEST_F(ExpectedTest, AFileIsPricedForTheNcclReleaseItRecords) {
   const std::string old = priced_algorithm("2.16.5+cuda12.0");
   EXPECT_FALSE(old.empty());
   EXPECT_EQ(old.find("nvls"), std::string::npos) << old;
+}
+
+TEST_F(ExpectedTest, AFileIsPricedForTheNcclAlgorithmsItsEnvironmentAllowed) {
+  // nccl-tests#309's 2-node H100 log, launched with mpirun -x NCCL_ALGO=Ring
+  // (tests/data/import/public): priced on 2 x p5, NCCL's tuning there would pick NVLS tree for
+  // the large sizes; with the recorded NCCL_ALGO the expected busbw is the ring's.
+  const std::string name = "nccl-tests-issue-309-h100-2node-allreduce-ring.log";
+  std::ifstream in(std::string(MESHBENCH_TEST_DATA) + "/import/public/" + name);
+  ASSERT_TRUE(in);
+  const ImportedLog log = parse_nccl_tests_log(in, name);
+  const auto expected_of = [this](const ImportedLog& l, const std::string& file_name) {
+    const auto file = results::ResultsFile::open(write_imported(l, dir_.path() / file_name));
+    const auto predictors = report_predictors(file, "", &hardware_);
+    return std::pair{build_report(file, std::nullopt, "", predictors, &hardware_).expected, predictors.front().source};
+  };
+  const auto [ring, source] = expected_of(log, "ring.h5");
+  EXPECT_NE(source.find(", with NCCL_ALGO=Ring as the file records"), std::string::npos) << source;
+
+  // The ring's busbw: the model with NCCL_ALGO=Ring, nccl-tests' table of it.
+  const auto& topo = hardware_.topology;
+  mapping::CostParams params = mapping::default_cost_params(topo);
+  params.nccl_allowed = *mapping::nccl::parse_allowed("Ring", "");
+  const mapping::CostModel ring_model(topo, params);
+  std::vector<std::uint64_t> sizes;
+  for (const auto& p : ring.points) sizes.push_back(p.bytes);
+  const auto table = mapping::predict(ring_model, mapping::node_group(topo, 0, mapping::Op::all_reduce), mapping::Op::all_reduce, sizes);
+  ASSERT_EQ(ring.points.size(), 14U);  // 1 MiB to 8 GiB, the out-of-place column
+  ASSERT_EQ(table.rows.size(), ring.points.size());
+  for (std::size_t i = 0; i < ring.points.size(); ++i) {
+    EXPECT_EQ(ring.points[i].algorithm, "ring") << ring.points[i].bytes;
+    EXPECT_NEAR(ring.points[i].predicted_busbw_gbps, table.rows[i].busbw_gbps, 1e-9 * table.rows[i].busbw_gbps) << ring.points[i].bytes;
+  }
+
+  // The same log without its environment: NCCL's own choice, not the ring at every size.
+  ImportedLog unset = log;
+  unset.environment.clear();
+  const auto [unrestricted, unrestricted_source] = expected_of(unset, "free.h5");
+  EXPECT_EQ(unrestricted_source.find("NCCL_ALGO"), std::string::npos);
+  ASSERT_EQ(unrestricted.points.size(), ring.points.size());
+  EXPECT_TRUE(
+      std::any_of(unrestricted.points.begin(), unrestricted.points.end(), [](const ExpectedPoint& p) { return p.algorithm != "ring"; }));
+  EXPECT_GT(unrestricted.points.back().predicted_busbw_gbps, ring.points.back().predicted_busbw_gbps);
 }
 
 TEST_F(ExpectedTest, TheThresholdIsTheFlags) {

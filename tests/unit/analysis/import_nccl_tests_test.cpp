@@ -236,6 +236,33 @@ TEST(ImportNcclTests, ACommandLineInThePasteNamesTheCollective) {
   EXPECT_EQ(from_text(kPasted, test_import::with_op("all_gather")).points.front().op, "all_gather");
 }
 
+// What NCCL ran with: the variables the launch command sets for the benchmark, and those NCCL's
+// own lines say it read (which win); the provenance's environment, allow-listed.
+TEST(ImportNcclTests, TheEnvironmentComesFromTheCommandAndNcclsOwnLines) {
+  using Env = results::Environment;
+  EXPECT_EQ(from_text(kPasted).environment, (Env{{"NCCL_DEBUG", "WARN"}}));
+  const auto env_of = [](const std::string& command, const std::string& nccl_lines = "", const ImportOptions& options = {}) {
+    return from_text(command + "\n" + nccl_lines + kPasted.substr(kPasted.find('\n') + 1), options).environment;
+  };
+  EXPECT_EQ(env_of("$ NCCL_ALGO=Tree NCCL_PROTO='Simple' SECRET_TOKEN=x ./build/alltoall_perf -b 8"),
+            (Env{{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}));
+  EXPECT_EQ(env_of("mpiexec -n 2 -genv NCCL_ALGO Ring -env FI_PROVIDER efa ./alltoall_perf"),
+            (Env{{"FI_PROVIDER", "efa"}, {"NCCL_ALGO", "Ring"}}));
+  EXPECT_EQ(env_of("srun --export=ALL,NCCL_ALGO=NVLS,NCCL_PROTO=^LL128 alltoall_perf"),
+            (Env{{"NCCL_ALGO", "NVLS"}, {"NCCL_PROTO", "^LL128"}}));
+  // After the benchmark the words are its own; a line that launches no benchmark sets nothing.
+  EXPECT_EQ(env_of("mpirun ./alltoall_perf NCCL_ALGO=Tree"), Env{});
+  EXPECT_EQ(env_of("export NCCL_ALGO=Tree", "", test_import::with_op("all_to_all")), Env{});
+  EXPECT_EQ(env_of("mpirun -x NCCL_ALGO=Tree ./alltoall_perf",
+                   "gpu-a1:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+                   "gpu-a1:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n"),
+            (Env{{"NCCL_ALGO", "Ring"}, {"NCCL_IB_HCA", "mlx5_0"}}));
+  // nccl-tests#309's 2-node log, launched with mpirun -x NCCL_ALGO=Ring (tests/data/import/public).
+  std::ifstream in(test_import::fixture("public/nccl-tests-issue-309-h100-2node-allreduce-ring.log"));
+  EXPECT_EQ(parse_nccl_tests_log(in, "ring.log").environment,
+            (Env{{"NCCL_ALGO", "Ring"}, {"NCCL_IB_QPS_PER_CONNECTION", "2"}, {"NCCL_MIN_CTAS", "24"}}));
+}
+
 TEST(ImportNcclTests, StrictRefusesThePromptAsBefore) {
   ImportOptions strict;
   strict.strict = true;
