@@ -7,3 +7,7 @@ foreach(_case two_ranks_verify four_ranks_verify corrupt_read_detected append_to
   set_tests_properties(integration.io.${_case} PROPERTIES
     LABELS "integration;bench" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 endforeach()
+
+# The shared-file write and read (MPI-IO) on 2 ranks, linked in: a round trip, and an open that
+# fails stopping both phases with its error.
+meshbench_two_rank_test(integration.io.shared_file_open bench_io_files_probe meshbench_io)

@@ -78,11 +78,19 @@ std::string mpi_error_text(int code) {
   return std::string(text, static_cast<std::size_t>(len));
 }
 
-// True on every rank when every rank's `ok` is.
-bool all_ok(bool ok, MPI_Comm comm) {
-  int mine = ok ? 1 : 0, all = 0;
+// Opens the shared file on every rank of `comm` (collective). Every rank goes on only when all
+// opened it: otherwise each closes what it opened, `error` says why (this rank's failure, or that
+// another rank's open failed) and MPI_FILE_NULL comes back.
+MPI_File open_on_every_rank(const std::string& path, int mode, MPI_Comm comm, std::string& error) {
+  MPI_File fh = MPI_FILE_NULL;
+  const int rc = MPI_File_open(comm, path.c_str(), mode, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS) error = "MPI_File_open " + path + ": " + mpi_error_text(rc);
+  int mine = rc == MPI_SUCCESS ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
-  return all == 1;
+  if (all == 1) return fh;
+  if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
+  if (error.empty()) error = "MPI_File_open " + path + " failed on another rank";
+  return MPI_FILE_NULL;
 }
 
 }  // namespace
@@ -188,14 +196,8 @@ RankPhase write_shared_file(const ShardTask& task, IoBuffer& buffer, MPI_Comm co
   fill_pattern(buffer.span().first(static_cast<std::size_t>(std::min<std::uint64_t>(window, task.bytes))), task.pass, task.rank, 0);
   Stopwatch clock;
   clock.start();
-  MPI_File fh = MPI_FILE_NULL;
-  const int rc = MPI_File_open(comm, task.path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-  if (rc != MPI_SUCCESS) r.error = "MPI_File_open " + task.path + ": " + mpi_error_text(rc);
-  if (!all_ok(rc == MPI_SUCCESS, comm)) {
-    if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
-    if (r.error.empty()) r.error = "MPI_File_open " + task.path + " failed on another rank";
-    return r;
-  }
+  MPI_File fh = open_on_every_rank(task.path, MPI_MODE_CREATE | MPI_MODE_WRONLY, comm, r.error);
+  if (fh == MPI_FILE_NULL) return r;
   std::uint64_t done = 0;
   for (std::uint64_t w = 0; w < windows; ++w) {
     // After an error or past its shard, a rank still joins every collective call, with no bytes.
@@ -230,14 +232,8 @@ RankPhase read_shared_file(const ShardTask& task, IoBuffer& buffer, MPI_Comm com
   const std::size_t window = buffer.size();
   Stopwatch clock;
   clock.start();
-  MPI_File fh = MPI_FILE_NULL;
-  const int rc = MPI_File_open(comm, task.path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-  if (rc != MPI_SUCCESS) r.error = "MPI_File_open " + task.path + ": " + mpi_error_text(rc);
-  if (!all_ok(rc == MPI_SUCCESS, comm)) {
-    if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
-    if (r.error.empty()) r.error = "MPI_File_open " + task.path + " failed on another rank";
-    return r;
-  }
+  MPI_File fh = open_on_every_rank(task.path, MPI_MODE_RDONLY, comm, r.error);
+  if (fh == MPI_FILE_NULL) return r;
   std::uint64_t done = 0;
   for (std::uint64_t w = 0; w < windows; ++w) {
     const std::uint64_t left = r.error.empty() ? task.bytes - done : 0;
