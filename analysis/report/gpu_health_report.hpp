@@ -13,9 +13,7 @@ namespace meshbench::analysis {
 
 // A kept visit of a point during which some rank's GPU throttled.
 struct ThrottledPoint {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  int round = 0;
+  results::PointVisit visit;  // with the file's layout
   std::string host;
   int rank = 0;
   std::string bus_id;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/ops/op.hpp"
+#include "results/point_key.hpp"
 #include "results/records.hpp"
 
 namespace meshbench::analysis {
@@ -34,9 +35,7 @@ inline constexpr std::int64_t kTcpFrameHeaderBytes = 66;
 
 // One NIC of one host over one visit of a point.
 struct NicTrafficRow {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  int round = 0, attempt = 1;
+  results::PointVisit visit;  // the point's key without a layout
   std::string host, nic, kind;
   std::int64_t ops = 0;
   std::int64_t tx_bytes = -1, rx_bytes = -1;  // as counted (-1: no such counter)
@@ -53,9 +52,7 @@ struct NicTrafficRow {
 
 // A retransmit, drop, error or impaired connection counted during one visit.
 struct NicEvent {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  int round = 0, attempt = 1;
+  results::PointVisit visit;  // the point's key without a layout
   std::string host, nic;
   std::string what;  // "2 retransmitted packets (16384 bytes)", "1 dropped on receive", ...
 };

@@ -2,18 +2,17 @@
 // The infrastructure view of a results file: how far apart the groups of one dimension were
 // when they ran at once, which group was slowest and on which hosts its ranks sat, and which
 // hosts keep turning up in slow groups.
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "results/point_key.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis {
 
 // One measured point's groups: min / median / max of the group medians.
 struct GroupSpread {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  results::PointKey point;  // with the file's layout (ResultsFile::key_of)
   int groups = 0;
   double min_us = 0, median_us = 0, max_us = 0;
   double spread = 1;  // max / min (1 = all groups alike)

@@ -63,11 +63,11 @@ GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std:
     h.health.ecc_corrected += std::max<std::int64_t>(r.ecc_corrected, 0);
     h.health.ecc_uncorrected += std::max<std::int64_t>(r.ecc_uncorrected, 0);
     h.health.pcie_replays += std::max<std::int64_t>(r.pcie_replays, 0);
-    if (r.throttle.empty() || dropped.count(results::visit_of(r, file.layout_key_of(r.mapping))) != 0) continue;
+    const auto visit = results::visit_of(r, file.layout_key_of(r.mapping));
+    if (r.throttle.empty() || dropped.count(visit) != 0) continue;
     add_reasons(h.reasons, r.throttle);
-    h.throttled.insert(results::visit_of(r, file.layout_key_of(r.mapping)));
-    s.throttled.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, r.round, r.host, r.rank, r.bus_id, r.throttle,
-                           r.throttled_readings, r.readings});
+    h.throttled.insert(visit);
+    s.throttled.push_back({visit, r.host, r.rank, r.bus_id, r.throttle, r.throttled_readings, r.readings});
   }
   for (auto& [name, h] : hosts) {
     h.health.gpus = static_cast<int>(h.gpus.size());

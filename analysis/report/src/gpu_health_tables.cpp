@@ -19,9 +19,10 @@ std::vector<std::string> throttled_point_lines(const Report& report) {
     return out;
   }
   for (const auto& t : g.throttled) {
-    out.push_back("THROTTLED " + rank_label(report, t.mapping) + " " + t.mapping + " " + t.dim + " " + t.op + " " + format_bytes(t.bytes) +
-                  " " + t.timing + (t.concurrency == "isolated" ? " isolated" : "") +
-                  (g.rounds > 1 ? " round " + std::to_string(t.round + 1) : "") + ": " + t.host + " rank " + std::to_string(t.rank) +
+    const auto& k = t.visit.point;
+    out.push_back("THROTTLED " + rank_label(report, k.mapping) + " " + k.mapping + " " + k.dim + " " + k.op + " " + format_bytes(k.bytes) +
+                  " " + k.timing + (k.concurrency == "isolated" ? " isolated" : "") +
+                  (g.rounds > 1 ? " round " + std::to_string(t.visit.round + 1) : "") + ": " + t.host + " rank " + std::to_string(t.rank) +
                   " GPU " + t.bus_id + " " + t.reasons + " in " + std::to_string(t.throttled_readings) + " of " +
                   std::to_string(t.readings) + " readings");
   }

@@ -9,9 +9,9 @@ namespace {
 
 std::string megabytes(double bytes) { return bytes < 0 ? "-" : fixed(bytes / 1e6, 3); }
 
-std::string visit_name(const std::string& timing, int round, int attempt) {
-  std::string s = timing;
-  if (round > 0 || attempt > 1) s += " r" + std::to_string(round) + (attempt > 1 ? "." + std::to_string(attempt) : "");
+std::string visit_name(const results::PointVisit& v) {
+  std::string s = v.point.timing;
+  if (v.round > 0 || v.attempt > 1) s += " r" + std::to_string(v.round) + (v.attempt > 1 ? "." + std::to_string(v.attempt) : "");
   return s;
 }
 
@@ -26,7 +26,8 @@ Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& le
       ++left_out;
       continue;
     }
-    t.add({r.mapping, r.dim, r.op, format_bytes(r.bytes), visit_name(r.timing, r.round, r.attempt), r.host, r.nic, std::to_string(r.ops),
+    const auto& k = r.visit.point;
+    t.add({k.mapping, k.dim, k.op, format_bytes(k.bytes), visit_name(r.visit), r.host, r.nic, std::to_string(r.ops),
            megabytes(static_cast<double>(r.tx_bytes)), megabytes(r.tx_payload), megabytes(r.expected_tx),
            r.ratio > 0 ? fixed(r.ratio, 3) : std::string("-"), to_string(r.model)});
   }
@@ -36,8 +37,9 @@ Table nic_traffic_table(const Report& report, std::size_t limit, std::size_t& le
 std::vector<std::string> nic_event_lines(const Report& report) {
   std::vector<std::string> out;
   for (const auto& e : report.nic.events) {
-    out.push_back(e.mapping + " " + e.dim + " " + e.op + " " + format_bytes(e.bytes) + " " + visit_name(e.timing, e.round, e.attempt) +
-                  " (" + e.concurrency + "): " + e.host + " " + e.nic + ": " + e.what);
+    const auto& k = e.visit.point;
+    out.push_back(k.mapping + " " + k.dim + " " + k.op + " " + format_bytes(k.bytes) + " " + visit_name(e.visit) + " (" + k.concurrency +
+                  "): " + e.host + " " + e.nic + ": " + e.what);
   }
   return out;
 }

@@ -72,9 +72,7 @@ std::string plural(std::int64_t n, const std::string& one, const std::string& ma
 }
 
 void add_events(const results::NicCounterDelta& d, std::vector<NicEvent>& events) {
-  const auto add = [&](std::string what) {
-    events.push_back({d.mapping, d.dim, d.op, d.timing, d.concurrency, d.bytes, d.round, d.attempt, d.host, d.nic, std::move(what)});
-  };
+  const auto add = [&](std::string what) { events.push_back({results::visit_of(d), d.host, d.nic, std::move(what)}); };
   if (const auto n = d.get(NicCounter::retrans_packets); n > 0) {
     const auto b = d.get(NicCounter::retrans_bytes);
     add(plural(n, "retransmitted packet", "retransmitted packets") + (b >= 0 ? " (" + std::to_string(b) + " bytes)" : ""));
@@ -140,8 +138,7 @@ NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas
     const auto& model = models[model_key];
     std::vector<NicTrafficRow> nics;
     for (const auto* d : rows) {
-      NicTrafficRow r{d->mapping, d->dim,     d->op,   d->timing, d->concurrency, d->bytes,
-                      d->round,   d->attempt, d->host, d->nic,    d->kind,        d->ops};
+      NicTrafficRow r{results::visit_of(*d), d->host, d->nic, d->kind, d->ops};
       r.tx_bytes = d->get(NicCounter::tx_bytes);
       r.rx_bytes = d->get(NicCounter::rx_bytes);
       r.tx_payload = payload(r.tx_bytes, d->get(NicCounter::tx_packets), d->kind);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace meshbench::analysis {
 
@@ -40,7 +39,7 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
   for (const auto& k : order) {
     const auto& gs = by_point[k];
     GroupSpread s;
-    results::set_point(s, k);
+    s.point = k;
     s.groups = static_cast<int>(gs.size());
     std::vector<double> medians;
     for (const auto* g : gs) {
@@ -60,8 +59,8 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
     const std::size_t n = medians.size();
     s.median_us = n % 2 == 1 ? medians[n / 2] : (medians[n / 2 - 1] + medians[n / 2]) / 2;
     s.spread = s.min_us > 0 ? s.max_us / s.min_us : 1;
-    if (const auto* m = file.find_mapping(s.mapping)) {
-      if (const auto* groups = groups_of(*m, s.dim);
+    if (const auto* m = file.find_mapping(k.mapping)) {
+      if (const auto* groups = groups_of(*m, k.dim);
           groups != nullptr && s.slowest_group >= 0 && static_cast<std::size_t>(s.slowest_group) < groups->size()) {
         s.slowest_ranks = (*groups)[static_cast<std::size_t>(s.slowest_group)];
         for (int r : s.slowest_ranks) {
@@ -79,15 +78,15 @@ std::vector<GroupSpread> group_spreads(const results::ResultsFile& file) {
 }
 
 std::vector<GroupSpread> spreads_at_largest_size(const std::vector<GroupSpread>& spreads) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-  std::map<Key, std::size_t> largest;
-  std::vector<Key> order;
+  // A point's series: its key at every size.
+  std::map<results::PointKey, std::size_t> largest;
+  std::vector<results::PointKey> order;
   for (std::size_t i = 0; i < spreads.size(); ++i) {
-    const auto& s = spreads[i];
-    Key k{s.mapping, s.dim, s.op, s.timing, s.concurrency};
+    results::PointKey k = spreads[i].point;
+    k.bytes = 0;
     auto [it, inserted] = largest.try_emplace(k, i);
     if (inserted) order.push_back(k);
-    else if (spreads[it->second].bytes < s.bytes) it->second = i;
+    else if (spreads[it->second].point.bytes < spreads[i].point.bytes) it->second = i;
   }
   std::vector<GroupSpread> out;
   for (const auto& k : order) out.push_back(spreads[largest[k]]);
@@ -98,9 +97,9 @@ std::vector<HostTally> slow_host_tally(const results::ResultsFile& file, const s
   std::map<std::string, HostTally> tally;
   for (const auto& s : spreads) {
     if (s.groups < 2) continue;
-    const auto* m = file.find_mapping(s.mapping);
+    const auto* m = file.find_mapping(s.point.mapping);
     if (m == nullptr) continue;
-    const auto* groups = groups_of(*m, s.dim);
+    const auto* groups = groups_of(*m, s.point.dim);
     if (groups == nullptr) continue;
     std::set<std::string> all;
     for (const auto& g : *groups) {

@@ -196,17 +196,18 @@ Table spread_table(const Report& report) {
       {"mapping", "dim", "op", ">size", ">groups", ">min us", ">median us", ">max us", ">max/min", "slowest group (ranks)", "its hosts"});
   std::vector<const GroupSpread*> rows;
   for (const auto& s : report.largest_spreads) {
-    if (s.timing == report.ranking.timing && s.concurrency == "concurrent") rows.push_back(&s);
+    if (s.point.timing == report.ranking.timing && s.point.concurrency == "concurrent") rows.push_back(&s);
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const GroupSpread* a, const GroupSpread* b) {
-    const int ra = rank_of(report, a->mapping), rb = rank_of(report, b->mapping);
+    const int ra = rank_of(report, a->point.mapping), rb = rank_of(report, b->point.mapping);
     if (ra != rb) return ra < rb;
-    if (a->dim != b->dim) return dim_order(a->dim) < dim_order(b->dim);
-    return op_order(a->op) < op_order(b->op);
+    if (a->point.dim != b->point.dim) return dim_order(a->point.dim) < dim_order(b->point.dim);
+    return op_order(a->point.op) < op_order(b->point.op);
   });
   for (const auto* s : rows) {
-    t.add({rank_label(report, s->mapping) + " " + s->mapping, s->dim, s->op, format_bytes(s->bytes), std::to_string(s->groups),
-           sig3(s->min_us), sig3(s->median_us), sig3(s->max_us), fixed(s->spread, 2),
+    const auto& k = s->point;
+    t.add({rank_label(report, k.mapping) + " " + k.mapping, k.dim, k.op, format_bytes(k.bytes), std::to_string(s->groups), sig3(s->min_us),
+           sig3(s->median_us), sig3(s->max_us), fixed(s->spread, 2),
            "g" + std::to_string(s->slowest_group) + " [" + join(to_strings(s->slowest_ranks), ",") + "]", join(s->slowest_hosts, ",", 4)});
   }
   return t;
@@ -215,13 +216,14 @@ Table spread_table(const Report& report) {
 std::vector<std::string> worst_spread_lines(const Report& report, std::size_t count) {
   std::vector<const GroupSpread*> rows;
   for (const auto& s : report.spreads) {
-    if (s.groups >= 2 && s.concurrency == "concurrent") rows.push_back(&s);
+    if (s.groups >= 2 && s.point.concurrency == "concurrent") rows.push_back(&s);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const GroupSpread* a, const GroupSpread* b) { return a->spread > b->spread; });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < rows.size() && i < count; ++i) {
     const auto* s = rows[i];
-    out.push_back(fixed(s->spread, 2) + "x  " + s->mapping + " " + s->dim + " " + s->op + " " + format_bytes(s->bytes) + " " + s->timing +
+    const auto& k = s->point;
+    out.push_back(fixed(s->spread, 2) + "x  " + k.mapping + " " + k.dim + " " + k.op + " " + format_bytes(k.bytes) + " " + k.timing +
                   ": slowest g" + std::to_string(s->slowest_group) + " on " + join(s->slowest_hosts, ",", 4) + " (" + sig3(s->max_us) +
                   " us vs fastest " + sig3(s->min_us) + " us)");
   }

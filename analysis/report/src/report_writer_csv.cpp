@@ -4,6 +4,7 @@
 #include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "common/strings.hpp"
+#include "results/point_key.hpp"
 
 namespace meshbench::analysis {
 
@@ -43,6 +44,13 @@ std::string rank_text(const Report& r, const std::string& mapping) {
     if (m.name == mapping) return std::to_string(m.rank);
   }
   return "";
+}
+
+// A row of one point: its mapping's rank and the point's fields.
+CsvRow point_row(const Report& r, std::string section, const results::PointKey& k, std::string metric, std::string value,
+                 std::string detail) {
+  return {std::move(section), rank_text(r, k.mapping), k.mapping,        k.dim, k.op, k.timing, k.concurrency, std::to_string(k.bytes),
+          std::move(metric),  std::move(value),        std::move(detail)};
 }
 
 }  // namespace
@@ -92,11 +100,10 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& s : r.spreads) {
-    const std::string rank = rank_text(r, s.mapping), bytes = std::to_string(s.bytes);
     const std::string detail = "slowest group " + std::to_string(s.slowest_group) + " on " + join(s.slowest_hosts, " ");
     for (const auto& [metric, value] :
          {std::pair{"group_min_us", s.min_us}, {"group_median_us", s.median_us}, {"group_max_us", s.max_us}, {"spread", s.spread}}) {
-      csv.row({"spread", rank, s.mapping, s.dim, s.op, s.timing, s.concurrency, bytes, metric, number(value), detail});
+      csv.row(point_row(r, "spread", s.point, metric, number(value), detail));
     }
   }
   if (r.predictions) {
@@ -161,17 +168,17 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& n : r.nic.rows) {
-    const std::string rank = rank_text(r, n.mapping), bytes = std::to_string(n.bytes);
-    const std::string detail = n.host + " " + n.nic + " round " + std::to_string(n.round) + " attempt " + std::to_string(n.attempt);
+    const std::string detail =
+        n.host + " " + n.nic + " round " + std::to_string(n.visit.round) + " attempt " + std::to_string(n.visit.attempt);
     const std::pair<const char*, double> metrics[] = {
         {"tx_payload_bytes", n.tx_payload}, {"expected_tx_bytes", n.expected_tx}, {"measured_over_expected", n.ratio > 0 ? n.ratio : -1}};
     for (const auto& [metric, value] : metrics) {
-      if (value >= 0) csv.row({"nic", rank, n.mapping, n.dim, n.op, n.timing, n.concurrency, bytes, metric, number(value), detail});
+      if (value >= 0) csv.row(point_row(r, "nic", n.visit.point, metric, number(value), detail));
     }
   }
   for (const auto& e : r.nic.events) {
-    csv.row({"nic_event", rank_text(r, e.mapping), e.mapping, e.dim, e.op, e.timing, e.concurrency, std::to_string(e.bytes), "event",
-             e.what, e.host + " " + e.nic + " round " + std::to_string(e.round) + " attempt " + std::to_string(e.attempt)});
+    csv.row(point_row(r, "nic_event", e.visit.point, "event", e.what,
+                      e.host + " " + e.nic + " round " + std::to_string(e.visit.round) + " attempt " + std::to_string(e.visit.attempt)));
   }
   for (const auto& w : r.wrong) {
     csv.row({"wrong", rank_text(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",

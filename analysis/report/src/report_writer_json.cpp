@@ -12,62 +12,55 @@ namespace {
 
 using nlohmann::ordered_json;
 
+// A point's fields first (not its layout: the report names a mapping, which has one), then `rest`.
+ordered_json with_point(const results::PointKey& k, const ordered_json& rest) {
+  ordered_json j = {{"mapping", k.mapping},         {"dim", k.dim},    {"op", k.op}, {"timing", k.timing},
+                    {"concurrency", k.concurrency}, {"bytes", k.bytes}};
+  for (const auto& [name, value] : rest.items()) j[name] = value;
+  return j;
+}
+
+// A visit's point, its round and, where asked, its attempt, then `rest`.
+ordered_json with_visit(const results::PointVisit& v, bool attempt, const ordered_json& rest) {
+  ordered_json j = with_point(v.point, {{"round", v.round}});
+  if (attempt) j["attempt"] = v.attempt;
+  for (const auto& [name, value] : rest.items()) j[name] = value;
+  return j;
+}
+
 ordered_json spread_json(const GroupSpread& s) {
-  return {{"mapping", s.mapping},
-          {"dim", s.dim},
-          {"op", s.op},
-          {"timing", s.timing},
-          {"concurrency", s.concurrency},
-          {"bytes", s.bytes},
-          {"groups", s.groups},
-          {"min_us", s.min_us},
-          {"median_us", s.median_us},
-          {"max_us", s.max_us},
-          {"spread", s.spread},
-          {"slowest_group", s.slowest_group},
-          {"fastest_group", s.fastest_group},
-          {"slowest_ranks", s.slowest_ranks},
-          {"slowest_slots", s.slowest_slots},
-          {"slowest_hosts", s.slowest_hosts},
-          {"group_us", s.group_us}};
+  return with_point(s.point, {{"groups", s.groups},
+                              {"min_us", s.min_us},
+                              {"median_us", s.median_us},
+                              {"max_us", s.max_us},
+                              {"spread", s.spread},
+                              {"slowest_group", s.slowest_group},
+                              {"fastest_group", s.fastest_group},
+                              {"slowest_ranks", s.slowest_ranks},
+                              {"slowest_slots", s.slowest_slots},
+                              {"slowest_hosts", s.slowest_hosts},
+                              {"group_us", s.group_us}});
 }
 
 ordered_json nic_json(const NicTraffic& n) {
   const auto known = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
   ordered_json rows = ordered_json::array(), events = ordered_json::array();
   for (const auto& r : n.rows) {
-    rows.push_back({{"mapping", r.mapping},
-                    {"dim", r.dim},
-                    {"op", r.op},
-                    {"timing", r.timing},
-                    {"concurrency", r.concurrency},
-                    {"bytes", r.bytes},
-                    {"round", r.round},
-                    {"attempt", r.attempt},
-                    {"host", r.host},
-                    {"nic", r.nic},
-                    {"kind", r.kind},
-                    {"ops", r.ops},
-                    {"tx_bytes", known(static_cast<double>(r.tx_bytes))},
-                    {"rx_bytes", known(static_cast<double>(r.rx_bytes))},
-                    {"tx_payload_bytes", known(r.tx_payload)},
-                    {"rx_payload_bytes", known(r.rx_payload)},
-                    {"expected_tx_bytes", known(r.expected_tx)},
-                    {"measured_over_expected", r.ratio > 0 ? ordered_json(r.ratio) : ordered_json(nullptr)},
-                    {"model", to_string(r.model)}});
+    rows.push_back(with_visit(r.visit, true,
+                              {{"host", r.host},
+                               {"nic", r.nic},
+                               {"kind", r.kind},
+                               {"ops", r.ops},
+                               {"tx_bytes", known(static_cast<double>(r.tx_bytes))},
+                               {"rx_bytes", known(static_cast<double>(r.rx_bytes))},
+                               {"tx_payload_bytes", known(r.tx_payload)},
+                               {"rx_payload_bytes", known(r.rx_payload)},
+                               {"expected_tx_bytes", known(r.expected_tx)},
+                               {"measured_over_expected", r.ratio > 0 ? ordered_json(r.ratio) : ordered_json(nullptr)},
+                               {"model", to_string(r.model)}}));
   }
   for (const auto& e : n.events) {
-    events.push_back({{"mapping", e.mapping},
-                      {"dim", e.dim},
-                      {"op", e.op},
-                      {"timing", e.timing},
-                      {"concurrency", e.concurrency},
-                      {"bytes", e.bytes},
-                      {"round", e.round},
-                      {"attempt", e.attempt},
-                      {"host", e.host},
-                      {"nic", e.nic},
-                      {"what", e.what}});
+    events.push_back(with_visit(e.visit, true, {{"host", e.host}, {"nic", e.nic}, {"what", e.what}}));
   }
   return {{"visits", n.visits}, {"notes", n.notes}, {"rows", rows}, {"events", events}};
 }
@@ -227,19 +220,13 @@ ordered_json placement_json(const Placements& p) {
 ordered_json gpu_health_json(const GpuHealthSection& g) {
   ordered_json throttled = ordered_json::array();
   for (const auto& t : g.throttled) {
-    throttled.push_back({{"mapping", t.mapping},
-                         {"dim", t.dim},
-                         {"op", t.op},
-                         {"timing", t.timing},
-                         {"concurrency", t.concurrency},
-                         {"bytes", t.bytes},
-                         {"round", t.round},
-                         {"host", t.host},
-                         {"rank", t.rank},
-                         {"bus_id", t.bus_id},
-                         {"reasons", t.reasons},
-                         {"throttled_readings", t.throttled_readings},
-                         {"readings", t.readings}});
+    throttled.push_back(with_visit(t.visit, false,
+                                   {{"host", t.host},
+                                    {"rank", t.rank},
+                                    {"bus_id", t.bus_id},
+                                    {"reasons", t.reasons},
+                                    {"throttled_readings", t.throttled_readings},
+                                    {"readings", t.readings}}));
   }
   ordered_json hosts = ordered_json::array();
   for (const auto& h : g.hosts) {

@@ -53,7 +53,7 @@ TEST(GpuHealthReport, ThrottledKeptVisitsAndHostsSideBySide) {
   const auto s = gpu_health_section(file, {{"node-1", 2, 2, 1.8}});
   ASSERT_TRUE(s.sampled);
   ASSERT_EQ(s.throttled.size(), 1u);
-  EXPECT_EQ(s.throttled[0].bytes, 4096u);
+  EXPECT_EQ(s.throttled[0].visit.point.bytes, 4096u);
   EXPECT_EQ(s.throttled[0].host, "node-1");
   EXPECT_EQ(s.throttled[0].reasons, "hw_slowdown,hw_thermal");
   ASSERT_EQ(s.hosts.size(), 2u);

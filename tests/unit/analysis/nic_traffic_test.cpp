@@ -150,11 +150,11 @@ TEST(NicTraffic, ARetransmitIsNamedByItsVisit) {
   dropped.counters[results::index_of(NicCounter::rx_dropped)] = 3;
   const auto t = build_nic_traffic({quiet, noisy, dropped}, view);
   ASSERT_EQ(t.events.size(), 2U);
-  EXPECT_EQ(t.events[0].bytes, 4U << 20);
-  EXPECT_EQ(t.events[0].round, 1);
+  EXPECT_EQ(t.events[0].visit.point.bytes, 4U << 20);
+  EXPECT_EQ(t.events[0].visit.round, 1);
   EXPECT_EQ(t.events[0].host, "a");
   EXPECT_EQ(t.events[0].what, "2 retransmitted packets (16384 bytes)");
-  EXPECT_EQ(t.events[1].op, "all_to_all");
+  EXPECT_EQ(t.events[1].visit.point.op, "all_to_all");
   EXPECT_EQ(t.events[1].what, "3 dropped on receive");
   EXPECT_EQ(t.visits, 3);
 }

@@ -19,6 +19,9 @@ TEST(ReportSpread, SlowestGroupNamesItsRanksSlotsAndHosts) {
   const auto spreads = group_spreads(file);
   ASSERT_EQ(spreads.size(), 3U);
   const auto& s = spreads[0];
+  // The point's whole key, the file's layout in it, as the readers key their maps.
+  EXPECT_EQ(s.point, file.key_of(file.group_timings().front()));
+  EXPECT_FALSE(s.point.layout.empty());
   EXPECT_EQ(s.groups, 2);
   EXPECT_DOUBLE_EQ(s.min_us, 10.0);
   EXPECT_DOUBLE_EQ(s.max_us, 30.0);
@@ -36,7 +39,7 @@ TEST(ReportSpread, SlowestGroupNamesItsRanksSlotsAndHosts) {
 
   const auto largest = spreads_at_largest_size(spreads);
   ASSERT_EQ(largest.size(), 2U);
-  EXPECT_EQ(largest[0].bytes, 4096U);
+  EXPECT_EQ(largest[0].point.bytes, 4096U);
 
   // node-1 holds the slow identity group and not the fast one; in "crossed" both groups span
   // both nodes, so that point blames nobody.
