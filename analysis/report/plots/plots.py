@@ -4,8 +4,9 @@ Embedded in the meshbench binary at build time and run with Debian's python3 and
 python3-matplotlib: `python3 plots.py REPORT.json OUTDIR`. Prints each file it writes, one per
 line. Exit status 3 when matplotlib is missing, so meshbench can say what to install.
 The JSON carries "op_order", the ops in meshbench's table order, so that no op is named here, and
-"charts": the figures the HTML page draws too (busbw_<dim>.png, predicted_vs_measured.png), each
-described once in C++ (analysis/report/charts.hpp); draw_figure only draws a description.
+"charts": the figures the HTML page draws too (ranking.png, busbw_<dim>.png,
+predicted_vs_measured.png, group_spread.png), each described once in C++
+(analysis/report/charts.hpp); draw_figure only draws a description.
 """
 import json
 import math
@@ -22,8 +23,6 @@ try:
 except ImportError as exc:  # the caller turns this into one line
     print(f"matplotlib is missing ({exc})", file=sys.stderr)
     sys.exit(3)
-
-DIM_ORDER = ["tp", "cp", "dp", "pp", "ep", "etp", "edp"]
 
 
 def size_label(b):
@@ -62,12 +61,59 @@ def save(fig, out_dir, name):
     print(path)
 
 
-def ranked_names(report):
-    return {m["name"]: m["rank"] for m in report["ranking"]["mappings"]}
+def draw_bars(ax, chart):
+    """Horizontal bars, the first category on top, the series stacked, each note at its bar's end."""
+    categories = chart["y"]["categories"]
+    ends = [0.0] * len(categories)
+    for s in chart["series"]:
+        for i, (value, category) in enumerate(s["points"]):
+            c = int(round(category))
+            ax.barh(c, value, left=ends[c], color=s["colour"], label=s["name"] if i == 0 else None)
+            ends[c] += value
+            if i < len(s["notes"]):
+                ax.text(ends[c], c, f" {s['notes'][i]}", va="center", fontsize=8)
+    top = max(ends + [chart["reference"] or 0.0])
+    if chart["reference"] is not None:
+        ax.axvline(chart["reference"], color="black", linewidth=0.8)
+    ax.set_yticks(range(len(categories)))
+    ax.set_yticklabels(categories)
+    ax.invert_yaxis()
+    ax.set_xlim(chart["x"]["from"], chart["x"]["from"] + (top - chart["x"]["from"]) * 1.12)
+    ax.set_xlabel(chart["x"]["label"])
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def draw_ranges(ax, chart):
+    """Per category a grey line from its least to its greatest value, then each series' dots (a
+    later series' larger, over an earlier's), each note beside its dot."""
+    categories = chart["x"]["categories"]
+    values = {}
+    for s in chart["series"]:
+        for c, v in s["points"]:
+            values.setdefault(int(round(c)), []).append(v)
+    for c, vs in values.items():
+        ax.vlines(c, min(vs), max(vs), color="gray", linewidth=1)
+    for k, s in enumerate(chart["series"]):
+        xs = [p[0] for p in s["points"]]
+        ax.scatter(xs, [p[1] for p in s["points"]], s=14 if k == 0 else 30, color=s["colour"], zorder=3 + k)
+        # Neighbours' notes alternate above and below their dot so that long host names do not collide.
+        for (c, v), note in zip(s["points"], s["notes"]):
+            ax.annotate(note, (c, v), textcoords="offset points", xytext=(4, 3 if int(round(c)) % 2 == 0 else -10), fontsize=6.5)
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels(categories)
+    top = max((v for vs in values.values() for v in vs), default=1.0)
+    ax.set_ylim(bottom=chart["y"]["from"], top=chart["y"]["from"] + (top - chart["y"]["from"]) * 1.12)
+    ax.set_xlim(-0.5, len(categories) - 0.5 + 0.6)
+    ax.set_ylabel(chart["y"]["label"])
+    ax.grid(True, axis="y", alpha=0.3)
 
 
 def draw_chart(ax, chart):
     """One panel from its description (analysis/report/charts.hpp): the HTML page draws the same."""
+    if chart["kind"] in ("bars", "ranges"):
+        (draw_bars if chart["kind"] == "bars" else draw_ranges)(ax, chart)
+        ax.set_title(chart["title"], fontsize=10 if chart["kind"] == "bars" else 9)
+        return
     xs_all, ys_all = [], []
     for s in chart["series"]:
         xs = [p[0] for p in s["points"]]
@@ -96,103 +142,41 @@ def draw_chart(ax, chart):
     ax.grid(True, which="major", alpha=0.3)
 
 
+def panel_size(chart):
+    """A panel's width and height in inches, by its kind."""
+    if chart["kind"] == "bars":
+        return 8, 0.45 * len(chart["y"]["categories"]) + 1.6
+    if chart["kind"] == "ranges":
+        return 5.2, 3.8
+    return (5.5, 5.0) if chart["diagonal"] else (5.2, 4.2)
+
+
 def draw_figure(figure, out_dir):
-    """One described figure, its panels side by side, into its file."""
+    """One described figure, its panels `columns` to a row, into its file."""
     panels = figure["panels"]
-    square = all(c["diagonal"] for c in panels)
-    w, h = (5.5, 5.0) if square else (5.2, 4.2)
-    fig, axes = plt.subplots(1, len(panels), figsize=(w * len(panels), h), squeeze=False)
-    for ax, chart in zip(axes[0], panels):
+    cols = min(figure["columns"] or len(panels), len(panels))
+    rows = math.ceil(len(panels) / cols)
+    w, h = max(panel_size(c)[0] for c in panels), max(panel_size(c)[1] for c in panels)
+    fig, axes = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
+    cells = [ax for row in axes for ax in row]
+    for ax, chart in zip(cells, panels):
         draw_chart(ax, chart)
-    # One legend where every panel has the same series; else one per panel.
-    names = [[s["name"] for s in c["series"]] for c in panels]
-    for ax, these in zip(axes[0], names if len({tuple(n) for n in names}) > 1 else names[:1]):
-        if these:
-            ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle(figure["title"], fontsize=10)
+    for ax in cells[len(panels):]:
+        ax.axis("off")
+    if panels[0]["kind"] == "bars":
+        if len(panels[0]["series"]) > 1:
+            ax = cells[0]
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif panels[0]["kind"] != "ranges":
+        # One legend where every panel has the same series; else one per panel.
+        names = [[s["name"] for s in c["series"]] for c in panels]
+        for ax, these in zip(cells, names if len({tuple(n) for n in names}) > 1 else names[:1]):
+            if these:
+                ax.legend(fontsize=7, loc="upper left")
+    if figure["title"]:
+        fig.suptitle(figure["title"], fontsize=10)
     fig.tight_layout()
     save(fig, out_dir, figure["file_name"])
-
-
-def time_unit(scale_us):
-    if scale_us >= 1e6:
-        return "s", 1e6
-    if scale_us >= 1e3:
-        return "ms", 1e3
-    return "us", 1.0
-
-
-def plot_ranking(report, out_dir):
-    k = report["ranking"]
-    maps = [m for m in k["mappings"]]
-    if not maps:
-        return
-    names = [f"#{m['rank']} {m['name']}" for m in maps][::-1]
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(maps) + 1.6))
-    if k["basis"] == "workload":
-        unit, div = time_unit(max(m["score"] for m in maps))
-        left = [0.0] * len(maps)
-        for dim in k["dims"]:
-            vals = [((m["dims"].get(dim) or 0.0) / div) for m in maps][::-1]
-            ax.barh(names, vals, left=left, label=dim)
-            left = [a + b for a, b in zip(left, vals)]
-        for y, total in enumerate(left):
-            ax.text(total, y, f" {total:.3g}", va="center", fontsize=8)
-        ax.set_xlabel(f"estimated communication per step ({unit}), stacked by dimension")
-        ax.set_xlim(0, max(left) * 1.12)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="dimension", title_fontsize=8)
-        title = f"ranking for workload '{k['workload']['name'] or 'unnamed'}'"
-    else:
-        vals = [m["score"] for m in maps][::-1]
-        ax.barh(names, vals, color="tab:blue")
-        ax.axvline(1.0, color="black", linewidth=0.8)
-        for y, v in enumerate(vals):
-            ax.text(v, y, f" {v:.3f}", va="center", fontsize=8)
-        ax.set_xlim(left=min(0.9, min(vals) * 0.95), right=max(vals) * 1.08)
-        ax.set_xlabel("geometric mean of time / fastest mapping's time (1 = fastest everywhere)")
-        title = "ranking without a workload"
-    ax.set_title(title + f" ({k['timing']} concurrent medians)", fontsize=10)
-    ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    save(fig, out_dir, "ranking.png")
-
-
-def plot_spread(report, out_dir):
-    ranks = ranked_names(report)
-    timing = report["ranking"]["timing"]
-    op_order = report["op_order"]
-    rows = [s for s in report["group_spread_largest"] if s["timing"] == timing and s["concurrency"] == "concurrent"]
-    keys = sorted({(s["dim"], s["op"]) for s in rows}, key=lambda k: (DIM_ORDER.index(k[0]) if k[0] in DIM_ORDER else 99, op_order.index(k[1]) if k[1] in op_order else 99))
-    if not keys:
-        return
-    cols = min(3, len(keys))
-    nrows = math.ceil(len(keys) / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.8 * nrows), squeeze=False)
-    for i, (dim, op) in enumerate(keys):
-        ax = axes[i // cols][i % cols]
-        these = sorted((s for s in rows if s["dim"] == dim and s["op"] == op), key=lambda s: ranks.get(s["mapping"], 1e9))
-        for x, s in enumerate(these):
-            ys = [v for v in s["group_us"] if v > 0]
-            ax.vlines(x, s["min_us"], s["max_us"], color="gray", linewidth=1)
-            ax.scatter([x] * len(ys), ys, s=14, color="tab:blue", zorder=3)
-            ax.scatter([x], [s["max_us"]], s=30, color="tab:red", zorder=4)
-            hosts = ",".join(s["slowest_hosts"][:2]) + ("…" if len(s["slowest_hosts"]) > 2 else "")
-            # Neighbours' labels alternate above and below their dot so that long host names do not collide.
-            ax.annotate(f"g{s['slowest_group']} {hosts}", (x, s["max_us"]), textcoords="offset points",
-                        xytext=(4, 3 if x % 2 == 0 else -10), fontsize=6.5)
-        ax.set_xticks(range(len(these)))
-        ax.set_xticklabels([f"#{ranks.get(s['mapping'], '?')}" for s in these])
-        size = size_label(these[0]["bytes"]) if these else ""
-        ax.set_title(f"{dim} {op} at {size}", fontsize=9)
-        ax.set_ylabel("group median (us)")
-        ax.set_ylim(bottom=0, top=max(s["max_us"] for s in these) * 1.12)
-        ax.set_xlim(-0.5, len(these) - 0.5 + 0.6)
-        ax.grid(True, axis="y", alpha=0.3)
-    for j in range(len(keys), nrows * cols):
-        axes[j // cols][j % cols].axis("off")
-    fig.suptitle("spread across groups at the largest size: each dot a group's median, red the slowest (its hosts beside it)", fontsize=10)
-    fig.tight_layout()
-    save(fig, out_dir, "group_spread.png")
 
 
 def plot_plan_predictions(report, out_dir):
@@ -347,8 +331,6 @@ def main():
     report, out_dir = arguments
     for figure in report["charts"]:
         draw_figure(figure, out_dir)
-    plot_ranking(report, out_dir)
-    plot_spread(report, out_dir)
     if not any(f["file_name"] == "predicted_vs_measured.png" for f in report["charts"]):
         plot_plan_predictions(report, out_dir)
     plot_placement(report, out_dir)

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
 #include "analysis/report/placement.hpp"
 #include "analysis/report/src/report_tables.hpp"
+#include "common/sizes.hpp"
 #include "common/strings.hpp"
 
 namespace meshbench::analysis {
@@ -110,18 +112,125 @@ void accuracy_figure(const Report& r, std::vector<ChartFigure>& out) {
   out.push_back(std::move(fig));
 }
 
-nlohmann::json axis_json(const ChartAxis& a) { return {{"label", a.label}, {"bytes", a.bytes}}; }
+std::string printed(const char* format, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+void ranking_figure(const Report& r, std::vector<ChartFigure>& out) {
+  const auto& k = r.ranking;
+  if (k.mappings.empty()) return;
+  const bool workload = k.basis == Ranking::Basis::workload;
+  Chart c{"ranking-chart", "", Chart::Kind::bars, {}, {}, false, {}};
+  for (const auto& m : k.mappings) c.y.categories.push_back("#" + std::to_string(m.rank) + " " + m.name);
+  const auto category = [](std::size_t i) { return static_cast<double>(i); };
+  if (workload) {
+    double top = 0;
+    for (const auto& m : k.mappings) top = std::max(top, m.score);
+    const auto [unit, div] = top >= 1e6 ? std::pair{"s", 1e6} : (top >= 1e3 ? std::pair{"ms", 1e3} : std::pair{"us", 1.0});
+    std::vector<double> totals(k.mappings.size(), 0.0);
+    for (std::size_t d = 0; d < k.dims.size(); ++d) {
+      ChartSeries s{k.dims[d], group_colour(static_cast<int>(d)), {}, {}};
+      for (std::size_t i = 0; i < k.mappings.size(); ++i) {
+        double v = 0;
+        for (const auto& score : k.mappings[i].dims) {
+          if (score.dim == k.dims[d] && std::isfinite(score.value)) v = score.value / div;
+        }
+        s.points.emplace_back(v, category(i));
+        totals[i] += v;
+      }
+      c.series.push_back(std::move(s));
+    }
+    if (!c.series.empty()) {
+      for (const double t : totals) c.series.back().notes.push_back(printed("%.3g", t));
+    }
+    c.x.label = std::string("estimated communication per step (") + unit + "), stacked by dimension";
+    c.title = "ranking for workload '" + (k.workload_name.empty() ? std::string("unnamed") : k.workload_name) + "'";
+  } else {
+    ChartSeries s{"time / fastest mapping's time", "#1f77b4", {}, {}};
+    double least = 1;
+    for (std::size_t i = 0; i < k.mappings.size(); ++i) {
+      s.points.emplace_back(k.mappings[i].score, category(i));
+      s.notes.push_back(printed("%.3f", k.mappings[i].score));
+      least = std::min(least, k.mappings[i].score);
+    }
+    c.series.push_back(std::move(s));
+    c.reference = 1;
+    c.x.from = std::min(0.9, least * 0.95);
+    c.x.label = "geometric mean of time / fastest mapping's time (1 = fastest everywhere)";
+    c.title = "ranking without a workload";
+  }
+  c.title += " (" + k.timing + " concurrent medians)";
+  out.push_back({"ranking.png", "", {std::move(c)}, 0});
+}
+
+void spread_figure(const Report& r, std::vector<ChartFigure>& out) {
+  std::map<std::tuple<int, int, std::string, std::string>, std::vector<const GroupSpread*>> by_op;
+  for (const auto& s : r.largest_spreads) {
+    const auto& p = s.point;
+    if (p.timing == r.ranking.timing && p.concurrency == "concurrent") by_op[{dim_order(p.dim), op_order(p.op), p.dim, p.op}].push_back(&s);
+  }
+  if (by_op.empty()) return;
+  ChartFigure fig{"group_spread.png",
+                  "spread across groups at the largest size: each dot a group's median, red the slowest (its hosts beside it)",
+                  {},
+                  3};
+  for (auto& [key, spreads] : by_op) {
+    std::stable_sort(spreads.begin(), spreads.end(), [&](const GroupSpread* a, const GroupSpread* b) {
+      return rank_of(r, a->point.mapping) < rank_of(r, b->point.mapping);
+    });
+    Chart c{"spread-" + std::to_string(fig.panels.size()),
+            std::get<2>(key) + " " + std::get<3>(key) + " at " + format_bytes(spreads.front()->point.bytes),
+            Chart::Kind::ranges,
+            {},
+            {"group median (µs)", false, {}, 0},
+            false,
+            {}};
+    ChartSeries groups{"a group's median", "#1f77b4", {}, {}}, slowest{"the slowest group's", "#d62728", {}, {}};
+    for (std::size_t i = 0; i < spreads.size(); ++i) {
+      const auto& s = *spreads[i];
+      const std::string rank = detail::rank_label(r, s.point.mapping);
+      c.x.categories.push_back(rank.empty() ? "#?" : rank);
+      for (const double v : s.group_us) {
+        if (v > 0 && std::isfinite(v)) groups.points.emplace_back(static_cast<double>(i), v);
+      }
+      if (!std::isfinite(s.max_us)) continue;
+      slowest.points.emplace_back(static_cast<double>(i), s.max_us);
+      const std::vector<std::string> hosts(s.slowest_hosts.begin(),
+                                           s.slowest_hosts.begin() + std::min<std::ptrdiff_t>(2, std::ssize(s.slowest_hosts)));
+      slowest.notes.push_back("g" + std::to_string(s.slowest_group) + " " + join(hosts, ",") + (s.slowest_hosts.size() > 2 ? "…" : ""));
+    }
+    c.series = {std::move(groups), std::move(slowest)};
+    fig.panels.push_back(std::move(c));
+  }
+  out.push_back(std::move(fig));
+}
+
+nlohmann::json axis_json(const ChartAxis& a) {
+  return {{"label", a.label}, {"bytes", a.bytes}, {"categories", a.categories}, {"from", a.from}};
+}
 
 }  // namespace
 
 std::vector<ChartFigure> describe_charts(const Report& report) {
   std::vector<ChartFigure> figures;
+  ranking_figure(report, figures);
   busbw_figures(report, figures);
   accuracy_figure(report, figures);
+  spread_figure(report, figures);
   return figures;
 }
 
-const char* to_string(Chart::Kind kind) { return kind == Chart::Kind::lines ? "lines" : "points"; }
+const char* to_string(Chart::Kind kind) {
+  switch (kind) {
+    case Chart::Kind::lines: return "lines";
+    case Chart::Kind::points: return "points";
+    case Chart::Kind::bars: return "bars";
+    case Chart::Kind::ranges: return "ranges";
+  }
+  return "lines";
+}
 
 nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
   nlohmann::json out = nlohmann::json::array();
@@ -132,7 +241,7 @@ nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
       for (const auto& s : c.series) {
         nlohmann::json points = nlohmann::json::array();
         for (const auto& [x, y] : s.points) points.push_back({x, y});
-        series.push_back({{"name", s.name}, {"colour", s.colour}, {"points", std::move(points)}});
+        series.push_back({{"name", s.name}, {"colour", s.colour}, {"points", std::move(points)}, {"notes", s.notes}});
       }
       panels.push_back({{"id", c.id},
                         {"title", c.title},
@@ -140,9 +249,10 @@ nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
                         {"x", axis_json(c.x)},
                         {"y", axis_json(c.y)},
                         {"diagonal", c.diagonal},
+                        {"reference", std::isfinite(c.reference) ? nlohmann::json(c.reference) : nlohmann::json(nullptr)},
                         {"series", std::move(series)}});
     }
-    out.push_back({{"file_name", f.file_name}, {"title", f.title}, {"panels", std::move(panels)}});
+    out.push_back({{"file_name", f.file_name}, {"title", f.title}, {"columns", f.columns}, {"panels", std::move(panels)}});
   }
   return out;
 }

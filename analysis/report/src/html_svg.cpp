@@ -155,6 +155,137 @@ std::string value_text(const ChartAxis& axis, double v) {
   return axis.bytes ? format_bytes(static_cast<std::uint64_t>(std::llround(v))) : sig3(v);
 }
 
+struct LinearScale {
+  double lo = 0, hi = 1, from = 0, to = 1;  // data range onto pixels
+  double operator()(double v) const { return from + (v - lo) / (hi - lo) * (to - from); }
+};
+
+// 1, 2, 5 × 10^k steps over [lo, hi], about five of them.
+std::vector<double> linear_ticks(double lo, double hi) {
+  const double rough = (hi - lo) / 5, decade = std::pow(10.0, std::floor(std::log10(rough)));
+  double step = decade;
+  for (const double m : {2.0, 5.0, 10.0}) {
+    if (step < rough) step = m * decade;
+  }
+  std::vector<double> t;
+  for (double v = std::ceil(lo / step) * step; v <= hi * 1.0001; v += step) t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  return t;
+}
+
+// Bars and ranges (Chart::Kind): one axis of categories, one linear value axis.
+void category_chart_svg(std::ostream& out, const Chart& chart) {
+  const bool bars = chart.kind == Chart::Kind::bars;
+  const auto& categories = bars ? chart.y.categories : chart.x.categories;
+  const ChartAxis& value = bars ? chart.x : chart.y;
+  // Where each bar ends (bars: the stack so far), and the greatest value of all.
+  std::vector<double> stack(categories.size(), 0.0);
+  double top = std::isfinite(chart.reference) ? chart.reference : value.from;
+  for (const auto& s : chart.series) {
+    for (const auto& [x, y] : s.points) {
+      const auto c = static_cast<std::size_t>(std::lround(bars ? y : x));
+      if (c < stack.size()) top = std::max(top, bars ? (stack[c] += x) : y);
+    }
+  }
+  if (categories.empty() || !(top > value.from)) {
+    out << "<p>no values to draw</p></figure>\n";
+    return;
+  }
+  const double hi = value.from + (top - value.from) * 1.12, n = static_cast<double>(categories.size());
+  const Frame f = bars ? Frame{640, 66 + 26 * n, 210, 14, 14, 52} : Frame{};
+  const double plot_w = f.width - f.left - f.right, plot_h = f.height - f.top - f.bottom;
+  const LinearScale vs =
+      bars ? LinearScale{value.from, hi, f.left, f.width - f.right} : LinearScale{value.from, hi, f.height - f.bottom, f.top};
+  const double band = (bars ? plot_h : plot_w) / n;  // one category's room
+  const auto centre = [&](double c) { return (bars ? f.top : f.left) + (c + 0.5) * band; };
+  out << "<svg id=\"" << html_escape(chart.id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
+      << num(f.height) << "\" data-kind=\"" << to_string(chart.kind) << "\">\n";
+  out << "<rect x=\"" << num(f.left) << "\" y=\"" << num(f.top) << "\" width=\"" << num(plot_w) << "\" height=\"" << num(plot_h)
+      << "\" fill=\"#fff\" stroke=\"#999\"/>\n";
+  for (const double t : linear_ticks(value.from, hi)) {
+    const double p = vs(t);
+    if (bars) {
+      out << "<line x1=\"" << num(p) << "\" y1=\"" << num(f.top) << "\" x2=\"" << num(p) << "\" y2=\"" << num(f.height - f.bottom)
+          << "\" stroke=\"#eee\"/><text x=\"" << num(p) << "\" y=\"" << num(f.height - f.bottom + 14)
+          << "\" class=\"tick\" text-anchor=\"middle\">" << tick_text(t) << "</text>\n";
+    } else {
+      out << "<line x1=\"" << num(f.left) << "\" y1=\"" << num(p) << "\" x2=\"" << num(f.width - f.right) << "\" y2=\"" << num(p)
+          << "\" stroke=\"#eee\"/><text x=\"" << num(f.left - 4) << "\" y=\"" << num(p + 4) << "\" class=\"tick\" text-anchor=\"end\">"
+          << tick_text(t) << "</text>\n";
+    }
+  }
+  for (std::size_t c = 0; c < categories.size(); ++c) {
+    const double m = centre(static_cast<double>(c));
+    if (bars) {
+      out << "<text x=\"" << num(f.left - 4) << "\" y=\"" << num(m + 4) << "\" class=\"tick\" text-anchor=\"end\">"
+          << html_escape(categories[c]) << "</text>\n";
+    } else {
+      out << "<text x=\"" << num(m) << "\" y=\"" << num(f.height - f.bottom + 14) << "\" class=\"tick\" text-anchor=\"middle\">"
+          << html_escape(categories[c]) << "</text>\n";
+    }
+  }
+  out << "<text x=\"" << num((f.left + f.width - f.right) / 2) << "\" y=\"" << num(f.height - 16)
+      << "\" text-anchor=\"middle\" class=\"axis\">" << html_escape(chart.x.label) << "</text>\n"
+      << "<text transform=\"translate(14 " << num((f.top + f.height - f.bottom) / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\" class=\"axis\">" << html_escape(chart.y.label) << "</text>\n";
+  if (bars) {
+    std::fill(stack.begin(), stack.end(), 0.0);  // bars start at 0; the axis may start later
+    for (const auto& s : chart.series) {
+      for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const auto [v, cat] = s.points[i];
+        const auto c = static_cast<std::size_t>(std::lround(cat));
+        if (c >= stack.size()) continue;
+        const double x0 = vs(std::max(stack[c], value.from)), x1 = vs(stack[c] += v);
+        out << "<rect x=\"" << num(x0) << "\" y=\"" << num(centre(cat) - band * 0.4) << "\" width=\"" << num(std::max(x1 - x0, 0.0))
+            << "\" height=\"" << num(band * 0.8) << "\" fill=\"" << s.colour << "\"><title>" << html_escape(categories[c] + ": " + s.name)
+            << " " << sig3(v) << "</title></rect>";
+        if (i < s.notes.size()) {
+          out << "<text x=\"" << num(x1 + 4) << "\" y=\"" << num(centre(cat) + 4) << "\" class=\"tick\">" << html_escape(s.notes[i])
+              << "</text>";
+        }
+      }
+      out << "\n";
+    }
+    if (std::isfinite(chart.reference)) {
+      out << "<line x1=\"" << num(vs(chart.reference)) << "\" y1=\"" << num(f.top) << "\" x2=\"" << num(vs(chart.reference)) << "\" y2=\""
+          << num(f.height - f.bottom) << "\" stroke=\"#000\"/>\n";
+    }
+  } else {
+    std::vector<double> least(categories.size(), top), most(categories.size(), value.from);
+    for (const auto& s : chart.series) {
+      for (const auto& [cat, v] : s.points) {
+        const auto c = static_cast<std::size_t>(std::lround(cat));
+        if (c >= least.size()) continue;
+        least[c] = std::min(least[c], v);
+        most[c] = std::max(most[c], v);
+      }
+    }
+    for (std::size_t c = 0; c < categories.size(); ++c) {
+      if (most[c] < least[c]) continue;
+      const double m = centre(static_cast<double>(c));
+      out << "<line x1=\"" << num(m) << "\" y1=\"" << num(vs(least[c])) << "\" x2=\"" << num(m) << "\" y2=\"" << num(vs(most[c]))
+          << "\" stroke=\"#888\"/>\n";
+    }
+    for (std::size_t k = 0; k < chart.series.size(); ++k) {
+      const auto& s = chart.series[k];
+      for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const auto [cat, v] = s.points[i];
+        const double cx = centre(cat), cy = vs(v);
+        out << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"" << (k == 0 ? "3" : "4.5") << "\" fill=\"" << s.colour
+            << "\"><title>" << html_escape(s.name) << ": " << sig3(v) << "</title></circle>";
+        if (i < s.notes.size()) {
+          // Neighbours' notes alternate above and below their dot, as long host names would collide.
+          out << "<text x=\"" << num(cx + 6) << "\" y=\"" << num(cy + (std::lround(cat) % 2 == 0 ? -4 : 12)) << "\" class=\"cellnote\">"
+              << html_escape(s.notes[i]) << "</text>";
+        }
+      }
+      out << "\n";
+    }
+  }
+  out << "</svg>";
+  if (chart.series.size() > 1) legend(out, chart.series);
+  out << "</figure>\n";
+}
+
 }  // namespace
 
 void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& dim, const std::string& id) {
@@ -251,6 +382,10 @@ void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
 
 void chart_svg(std::ostream& out, const Chart& chart) {
   out << "<figure class=\"chart\"><figcaption>" << html_escape(chart.title) << "</figcaption>";
+  if (chart.kind == Chart::Kind::bars || chart.kind == Chart::Kind::ranges) {
+    category_chart_svg(out, chart);
+    return;
+  }
   double x0 = 1, x1 = 1, y0 = 1, y1 = 1;
   if (!extent(chart.series, x0, x1, y0, y1)) {
     out << "<p>no positive values to draw</p></figure>\n";

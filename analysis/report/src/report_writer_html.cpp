@@ -81,7 +81,17 @@ std::string ints(const std::vector<int>& v, std::size_t limit = 12) {
   return out;
 }
 
-void ranking_section(std::ostream& out, const Report& r) {
+// The panels of the described figures whose PNG name starts with `prefix`, one chart each.
+void charts_of(std::ostream& out, const std::vector<ChartFigure>& charts, const std::string& prefix) {
+  out << "<div class=\"charts\">\n";
+  for (const auto& f : charts) {
+    if (f.file_name.rfind(prefix, 0) != 0) continue;
+    for (const auto& c : f.panels) chart_svg(out, c);
+  }
+  out << "</div>\n";
+}
+
+void ranking_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   if (r.layouts) {
     out << "<section id=\"layouts\"><h2>Layouts</h2>\n";
     para(out, "each layout's best mapping by measured communication per step, the explorer's estimate beside it");
@@ -104,6 +114,7 @@ void ranking_section(std::ostream& out, const Report& r) {
   out << "<section id=\"ranking\"><h2>Ranking</h2>\n";
   para(out, ranking_title(r));
   ranking_table(r).render_html(out);
+  charts_of(out, charts, "ranking");
   bullets(out, r.ranking.notes);
   if (r.ranking.basis == Ranking::Basis::workload && !r.ranking.mappings.empty()) {
     out << "<h3>Where the best mapping's step time goes (" << esc(r.ranking.mappings.front().name) << ")</h3>\n";
@@ -184,16 +195,6 @@ void links_section(std::ostream& out, const Report& r) {
   out << "</ul>\n</section>\n";
 }
 
-// The panels of the described figures whose PNG name starts with `prefix`, one chart each.
-void charts_of(std::ostream& out, const std::vector<ChartFigure>& charts, const std::string& prefix) {
-  out << "<div class=\"charts\">\n";
-  for (const auto& f : charts) {
-    if (f.file_name.rfind(prefix, 0) != 0) continue;
-    for (const auto& c : f.panels) chart_svg(out, c);
-  }
-  out << "</div>\n";
-}
-
 void busbw_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   out << "<section id=\"busbw\"><h2>busbw against size</h2>\n";
   para(out, r.ranking.timing + " concurrent medians, one line per mapping (colour by rank, as listed under each chart).");
@@ -248,10 +249,11 @@ void predictions_section(std::ostream& out, const Report& r, const std::vector<C
   out << "</section>\n";
 }
 
-void spread_section(std::ostream& out, const Report& r) {
+void spread_section(std::ostream& out, const Report& r, const std::vector<ChartFigure>& charts) {
   out << "<section id=\"spread\"><h2>Group spread and slow hosts</h2>\n";
   para(out, "Spread across the groups of a dimension that ran at once, at the largest size (min / median / max of the group medians).");
   spread_table(r).render_html(out);
+  charts_of(out, charts, "group_spread");
   const auto worst = worst_spread_lines(r, 5);
   if (!worst.empty()) {
     out << "<h3>Largest spreads at any size</h3>\n";
@@ -322,15 +324,15 @@ void HtmlReportWriter::write(const Report& r, std::ostream& out) const {
     wrong_table(r).render_html(out);
     out << "</section>\n";
   }
-  ranking_section(out, r);
+  const auto charts = describe_charts(r);  // drawn as --plot's PNGs draw them
+  ranking_section(out, r, charts);
   apply_section(out, r);
   placement_section(out, r);
   links_section(out, r);
-  const auto charts = describe_charts(r);  // drawn as --plot's PNGs draw them
   busbw_section(out, r, charts);
   expected_html_section(out, r);
   predictions_section(out, r, charts);
-  spread_section(out, r);
+  spread_section(out, r, charts);
   hardware_section(out, r);
   out << "<script>" << kScript << "</script>\n</body></html>\n";
 }

@@ -8,12 +8,20 @@
 #include "analysis/report/charts.hpp"
 #include "analysis/report/placement.hpp"
 #include "analysis/report/report.hpp"
+#include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "analysis/report/src/html_svg.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {
 namespace {
+
+const ChartFigure& figure_named(const std::vector<ChartFigure>& figures, const std::string& name) {
+  for (const auto& f : figures) {
+    if (f.file_name == name) return f;
+  }
+  throw std::runtime_error("no figure " + name);
+}
 
 class ReportChartsTest : public ::testing::Test {
  protected:
@@ -43,8 +51,10 @@ class ReportChartsTest : public ::testing::Test {
 };
 
 TEST_F(ReportChartsTest, BusbwFigurePerDimensionPanelPerOpLinePerMappingInRankOrder) {
-  const auto figures = describe_charts(report_);
-  ASSERT_GE(figures.size(), 2U);
+  auto figures = describe_charts(report_);
+  ASSERT_GE(figures.size(), 3U);
+  EXPECT_EQ(figures[0].file_name, "ranking.png");  // the page's order: the ranking first
+  figures.erase(figures.begin());
   // Dimensions in meshbench's order: tp before dp.
   EXPECT_EQ(figures[0].file_name, "busbw_tp.png");
   EXPECT_EQ(figures[1].file_name, "busbw_dp.png");
@@ -80,7 +90,7 @@ TEST_F(ReportChartsTest, BusbwFigurePerDimensionPanelPerOpLinePerMappingInRankOr
 TEST_F(ReportChartsTest, AccuracyFigureHasEveryPointAndEveryMappingsTotalOnTheDiagonal) {
   ASSERT_TRUE(report_.accuracy && !report_.accuracy->predictors.empty());
   const auto figures = describe_charts(report_);
-  const ChartFigure& acc = figures.back();
+  const ChartFigure& acc = figure_named(figures, "predicted_vs_measured.png");
   EXPECT_EQ(acc.file_name, "predicted_vs_measured.png");
   ASSERT_EQ(acc.panels.size(), 2U);
   const Chart& points = acc.panels[0];
@@ -108,7 +118,7 @@ TEST_F(ReportChartsTest, AccuracyFigureHasEveryPointAndEveryMappingsTotalOnTheDi
 }
 
 TEST_F(ReportChartsTest, SvgDrawsTheDescriptionsSeries) {
-  const Chart tp = describe_charts(report_).front().panels.front();
+  const Chart tp = figure_named(describe_charts(report_), "busbw_tp.png").panels.front();
   std::ostringstream out;
   detail::chart_svg(out, tp);
   const std::string svg = out.str();
@@ -129,7 +139,7 @@ TEST_F(ReportChartsTest, SvgDrawsTheDescriptionsSeries) {
 }
 
 TEST_F(ReportChartsTest, ScatterSvgHasTheDiagonalAndADotPerPoint) {
-  const ChartFigure acc = describe_charts(report_).back();
+  const ChartFigure acc = figure_named(describe_charts(report_), "predicted_vs_measured.png");
   std::ostringstream out;
   detail::chart_svg(out, acc.panels[0]);
   const std::string svg = out.str();
@@ -146,8 +156,14 @@ TEST_F(ReportChartsTest, JsonForThePlotScriptCarriesTheSameDescription) {
   const auto figures = describe_charts(report_);
   const auto j = charts_to_json(figures);
   ASSERT_EQ(j.size(), figures.size());
-  EXPECT_EQ(j[0]["file_name"], "busbw_tp.png");
-  const auto& panel = j[0]["panels"][0];
+  EXPECT_EQ(j[0]["file_name"], "ranking.png");
+  EXPECT_EQ(j[0]["panels"][0]["kind"], "bars");
+  EXPECT_EQ(j[0]["panels"][0]["y"]["categories"][0], "#1 fast");
+  EXPECT_EQ(j[0]["panels"][0]["reference"], 1.0);
+  EXPECT_EQ(j[0]["panels"][0]["series"][0]["notes"].size(), 2U);
+  EXPECT_EQ(j[1]["file_name"], "busbw_tp.png");
+  EXPECT_EQ(j[1]["columns"], 0);
+  const auto& panel = j[1]["panels"][0];
   EXPECT_EQ(panel["id"], "busbw-0");
   EXPECT_EQ(panel["kind"], "lines");
   EXPECT_EQ(panel["x"]["bytes"], true);
@@ -156,8 +172,105 @@ TEST_F(ReportChartsTest, JsonForThePlotScriptCarriesTheSameDescription) {
   EXPECT_EQ(panel["series"][0]["name"], "#1 fast");
   EXPECT_EQ(panel["series"][0]["colour"], group_colour(0));
   EXPECT_EQ(panel["series"][0]["points"][0][0], 1024.0);
-  EXPECT_DOUBLE_EQ(panel["series"][0]["points"][0][1].get<double>(), figures[0].panels[0].series[0].points[0].second);
-  EXPECT_EQ(j.back()["panels"][1]["diagonal"], true);
+  EXPECT_DOUBLE_EQ(panel["series"][0]["points"][0][1].get<double>(), figures[1].panels[0].series[0].points[0].second);
+  EXPECT_EQ(panel["reference"], nullptr);
+  for (const auto& f : j) {
+    if (f["file_name"] == "predicted_vs_measured.png") {
+      EXPECT_EQ(f["panels"][1]["diagonal"], true);
+    }
+  }
+}
+
+// Without a workload: a bar per mapping, best on top, its geometric-mean ratio written at its end,
+// a line at 1; the page draws it in the ranking section, the bars' lengths in proportion.
+TEST_F(ReportChartsTest, RankingBarsPerMappingBestOnTopWithALineAtOne) {
+  ASSERT_EQ(report_.ranking.basis, Ranking::Basis::default_ratio);
+  const auto figures = describe_charts(report_);
+  const ChartFigure& fig = figure_named(figures, "ranking.png");
+  ASSERT_EQ(fig.panels.size(), 1U);
+  const Chart& c = fig.panels[0];
+  EXPECT_EQ(c.id, "ranking-chart");
+  EXPECT_EQ(c.kind, Chart::Kind::bars);
+  EXPECT_EQ(c.y.categories, (std::vector<std::string>{"#1 fast", "#2 slow"}));
+  ASSERT_EQ(c.series.size(), 1U);
+  const auto& k = report_.ranking.mappings;
+  ASSERT_EQ(c.series[0].points.size(), 2U);
+  EXPECT_EQ(c.series[0].points[0], (std::pair<double, double>{k[0].score, 0.0}));
+  EXPECT_EQ(c.series[0].points[1], (std::pair<double, double>{k[1].score, 1.0}));
+  EXPECT_GT(k[1].score, k[0].score);
+  ASSERT_EQ(c.series[0].notes.size(), 2U);
+  EXPECT_EQ(c.series[0].notes[0], fixed(k[0].score, 3));
+  EXPECT_DOUBLE_EQ(c.reference, 1.0);
+  EXPECT_DOUBLE_EQ(c.x.from, std::min(0.9, k[0].score * 0.95));
+  EXPECT_EQ(c.title, "ranking without a workload (" + report_.ranking.timing + " concurrent medians)");
+
+  std::ostringstream out;
+  detail::chart_svg(out, c);
+  const std::string svg = out.str();
+  EXPECT_NE(svg.find("<svg id=\"ranking-chart\""), std::string::npos);
+  EXPECT_NE(svg.find("data-kind=\"bars\""), std::string::npos);
+  EXPECT_NE(svg.find(">#2 slow</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">" + c.series[0].notes[1] + "</text>"), std::string::npos);
+  // Bars start at 0 (clipped to the axis): the slower mapping's is the longer.
+  std::vector<double> widths;
+  for (auto at = svg.find("<rect x="); at != std::string::npos; at = svg.find("<rect x=", at + 1)) {
+    const auto w = svg.find("width=\"", at) + 7;
+    widths.push_back(std::stod(svg.substr(w)));
+  }
+  ASSERT_EQ(widths.size(), 3U);  // the frame, then a bar per mapping
+  EXPECT_GT(widths[2], widths[1]);
+  EXPECT_NE(svg.find("stroke=\"#000\""), std::string::npos);  // the line at 1
+  std::ostringstream page;
+  HtmlReportWriter().write(report_, page);
+  const auto ranking = page.str().find("<section id=\"ranking\">");
+  ASSERT_NE(ranking, std::string::npos);
+  EXPECT_EQ(page.str().find(svg), page.str().find("<figure", ranking));  // the section's first figure
+}
+
+// Every group's median per mapping at the largest size, the slowest in red with its group and
+// hosts beside it, a panel per dimension and op; the page draws it in the spread section.
+TEST(ReportCharts, GroupSpreadPanelPerDimensionAndOpCategoryPerMappingInRankOrder) {
+  testing::ScratchDir dir;
+  testing::FixtureFile f;
+  f.add_mapping("identity", "tp-cp-ep-dp-pp");               // TP groups: slots {0,1} on node-0, {2,3} on node-1
+  f.add_mapping("crossed", "tp-cp-ep-dp-pp", {0, 2, 1, 3});  // TP groups span both nodes
+  f.add_point("identity", "tp", "all_reduce", 1024, 12.0, {}, {10.0, 30.0});
+  f.add_point("identity", "tp", "all_reduce", 4096, 20.0, {}, {15.0, 25.0});
+  f.add_point("crossed", "tp", "all_reduce", 1024, 50.0, {}, {60.0, 40.0});
+  f.add_point("crossed", "tp", "all_reduce", 4096, 50.0, {}, {55.0, 45.0});
+  const auto file = results::ResultsFile::open(f.write(dir / "run.h5"));
+  const Report report = build_report(file, std::nullopt, "");
+  const auto figures = describe_charts(report);
+  const ChartFigure& fig = figure_named(figures, "group_spread.png");
+  EXPECT_EQ(&fig, &figures.back());
+  EXPECT_EQ(fig.columns, 3);
+  ASSERT_EQ(fig.panels.size(), 1U);
+  const Chart& c = fig.panels[0];
+  EXPECT_EQ(c.id, "spread-0");
+  EXPECT_EQ(c.kind, Chart::Kind::ranges);
+  EXPECT_EQ(c.title, "tp all_reduce at 4 KiB");
+  ASSERT_EQ(report.ranking.mappings.front().name, "identity");
+  EXPECT_EQ(c.x.categories, (std::vector<std::string>{"#1", "#2"}));
+  EXPECT_DOUBLE_EQ(c.y.from, 0.0);
+  ASSERT_EQ(c.series.size(), 2U);
+  EXPECT_EQ(c.series[0].points, (std::vector<std::pair<double, double>>{{0, 15.0}, {0, 25.0}, {1, 55.0}, {1, 45.0}}));
+  EXPECT_EQ(c.series[1].colour, "#d62728");
+  EXPECT_EQ(c.series[1].points, (std::vector<std::pair<double, double>>{{0, 25.0}, {1, 55.0}}));
+  EXPECT_EQ(c.series[1].notes, (std::vector<std::string>{"g1 node-1", "g0 node-0,node-1"}));
+
+  std::ostringstream out;
+  detail::chart_svg(out, c);
+  const std::string svg = out.str();
+  EXPECT_NE(svg.find("data-kind=\"ranges\""), std::string::npos);
+  std::size_t dots = 0;
+  for (auto at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++dots;
+  EXPECT_EQ(dots, 6U);
+  EXPECT_NE(svg.find(">g0 node-0,node-1</text>"), std::string::npos);
+  std::ostringstream page;
+  HtmlReportWriter().write(report, page);
+  const auto spread = page.str().find("<section id=\"spread\">");
+  ASSERT_NE(spread, std::string::npos);
+  EXPECT_GT(page.str().find(svg), spread);
 }
 
 }  // namespace
