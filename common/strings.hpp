@@ -29,6 +29,13 @@ std::string join(const Range& items, std::string_view sep) {
       items, sep, [](const auto& item) -> const auto& { return item; });
 }
 
+// `text` in lower case (ASCII): for names compared without regard to case.
+inline std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 // `text` with every control character (a line break, a NUL) shown as '?': for error messages that
 // quote a file, which must stay one line (docs/reliability.md, "Fuzzing").
 inline std::string one_line(std::string_view text) {

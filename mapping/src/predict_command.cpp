@@ -23,12 +23,6 @@ namespace meshbench::mapping {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::string without_underscores(std::string s) {
   s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
   return s;

@@ -125,12 +125,6 @@ std::vector<NodeType> build_catalog() {
   return c;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
-
 }  // namespace
 
 const std::vector<NodeType>& node_types() {

@@ -3,20 +3,9 @@
 // structured sparsity. H800 has H100's SXM peaks (only its NVLink is cut).
 #include "topology/gpu_specs.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "common/strings.hpp"
 
 namespace meshbench::topology {
-
-namespace {
-
-std::string folded(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-}  // namespace
 
 const std::vector<GpuSpec>& gpu_specs() {
   static const std::vector<GpuSpec> specs = {
@@ -33,10 +22,10 @@ const std::vector<GpuSpec>& gpu_specs() {
 }
 
 std::optional<GpuSpec> find_gpu_spec(std::string_view gpu_model) {
-  const std::string model = folded(gpu_model);
+  const std::string model = lower(gpu_model);
   const GpuSpec* best = nullptr;
   for (const auto& spec : gpu_specs()) {
-    if (model.find(folded(spec.match)) != std::string::npos && (best == nullptr || spec.match.size() > best->match.size())) best = &spec;
+    if (model.find(lower(spec.match)) != std::string::npos && (best == nullptr || spec.match.size() > best->match.size())) best = &spec;
   }
   if (best == nullptr) return std::nullopt;
   return *best;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/strings.hpp"
 #include "topology/loaders.hpp"
 #include "topology/src/nccl_rules.hpp"
 #include "topology/src/pci_ids.hpp"
@@ -34,11 +35,6 @@ int int_attr(const pugi::xml_node& node, const char* name, int fallback, int low
                      std::to_string(high));
   }
   return static_cast<int>(v);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 struct PendingNvLink {

@@ -4,6 +4,7 @@
 #include <istream>
 
 #include "analysis/logs/nccl_log.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::analysis {
 
@@ -29,12 +30,6 @@ int int_after(std::string_view s, std::string_view mark) {
   } catch (const std::exception&) {
     return -1;
   }
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // "N coll channels, M collnet channels, K nvls channels, P p2p channels, Q p2p channels per peer"
