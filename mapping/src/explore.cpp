@@ -86,13 +86,16 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
     const double forward = tokens * dense / flops_per_us + tokens * attention_core / core_flops_per_us + (moe ? expert_us() : 0.0);
     return passes * forward + tokens * extra_core / core_flops_per_us;
   };
+  // A layer's time depends only on its kind: price each kind once, then lay them on the stages.
+  const double dense_layer_us = layer_us(false), moe_layer_us = layer_us(true);
   std::vector<double> per_stage(l.pp, 0.0);
   const auto layers_of = split.layers_by_stage();
   for (int r = 0; r < l.pp; ++r) {
-    for (int i : layers_of[r]) per_stage[r] += layer_us(is_moe_layer(w, i));
+    for (int i : layers_of[r]) per_stage[r] += is_moe_layer(w, i) ? moe_layer_us : dense_layer_us;
   }
   const double output = 3.0 * tokens * 2.0 * static_cast<double>(w.vocab) * w.hidden / flops_per_us;  // logits, forward and backward
-  per_stage.back() += output + w.mtp_layers * (layer_us(is_moe_layer(w, w.layers - 1)) + output);     // MTP: the last layer's kind
+  per_stage.back() +=
+      output + w.mtp_layers * ((is_moe_layer(w, w.layers - 1) ? moe_layer_us : dense_layer_us) + output);  // MTP: the last layer's kind
   return *std::max_element(per_stage.begin(), per_stage.end());
 }
 

@@ -238,10 +238,13 @@ MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const
   std::sort(sorted.begin(), sorted.end(), [](const StageMemory& a, const StageMemory& b2) { return a.total() < b2.total(); });
   e.minimum = sorted.front();
   e.typical = sorted[sorted.size() / 2];
-  e.maximum = stage_memory(sorted.back().stage, imbalance);
-  for (int r = 0; r < pp; ++r) {
-    const StageMemory skewed = stage_memory(r, imbalance);
-    if (skewed.total() > e.maximum.total()) e.maximum = skewed;
+  e.maximum = sorted.back();
+  if (imbalance > 1.0) {  // without skew the stages above are the answer; with it, price each again
+    e.maximum = stage_memory(sorted.back().stage, imbalance);
+    for (int r = 0; r < pp; ++r) {
+      const StageMemory skewed = stage_memory(r, imbalance);
+      if (skewed.total() > e.maximum.total()) e.maximum = skewed;
+    }
   }
   return e;
 }
