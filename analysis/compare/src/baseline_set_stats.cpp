@@ -47,9 +47,12 @@ struct UnitValues {
   // hold for more than half of a family's points, not for two of four.
   double effect_slow = 0, effect_fast = 0;
   std::vector<double> effect_per_new;  // median over i of D_low(new j, base i), per new run
-  double round_var = 0;                // mean over the runs of the rounds' variance of this value
-  double round_df = 0;                 // degrees of freedom of round_var: runs × (fewest rounds − 1)
-  AdjacentOrder order;                 // interleaved, below the whole run: which difference the effect is
+  std::vector<double> today_pairs;     // D(i, j) between this comparison's baselines, i < j
+  // Interleaved, the whole run: its adjacent differences less their median.
+  std::vector<double> adjacent_residuals;
+  double round_var = 0;  // mean over the runs of the rounds' variance of this value
+  double round_df = 0;   // degrees of freedom of round_var: runs × (fewest rounds − 1)
+  AdjacentOrder order;   // interleaved, below the whole run: which difference the effect is
 };
 
 // which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
@@ -151,6 +154,11 @@ void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>
                               : 0.0;
     f.round_sigma = std::sqrt(values[u].round_var);
     f.sigma = std::max(shrunk, f.round_sigma);
+    // Interleaved, a history's noise holds while the machine's spells outlast a launch or two;
+    // where today they flip from one launch to the next, the adjacent differences disagree, and
+    // their spread is the noise (notes/report-gate-measurements.md, the batch of 2026-12-06).
+    if (from_history && rules.whole_run && rules.pairing == Pairing::interleaved)
+      f.sigma = std::max(f.sigma, robust_sigma_of_pairs(values[u].adjacent_residuals));
     // The pool counts as prior_pairs observations beside the unit's own m − 1 contrasts (the
     // conjugate normal / scaled-inverse-chi-square update): the p-value is a t with
     // (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is itself uncertain.
@@ -184,7 +192,9 @@ struct LevelNoise {
   Scatter tail, level_tail;
   // Interleaved, below the whole run: |baseline difference| / the unit's jump scale, over the
   // level, and how many of the m + k runs must have jumped for the effect to move (adjacent_order).
-  std::vector<double> jumps;
+  // The same from this comparison's baselines alone: the machine's spells last a few launches,
+  // and one the history never saw shows in today's baselines first.
+  std::vector<double> jumps, today_jumps;
   std::size_t runs = 0, runs_needed = 0;
 };
 
@@ -213,6 +223,7 @@ LevelNoise level_noise(const std::vector<UnitFinding*>& units, const std::vector
   for (std::size_t u = 0; rules.median_of_adjacent() && u < units.size(); ++u) {
     const double scale = jump_scale(*units[u], pooled);
     for (double d : values[u].base_pairs) n.jumps.push_back(scale > 0 ? std::fabs(d) / scale : INFINITY);
+    for (double d : values[u].today_pairs) n.today_jumps.push_back(scale > 0 ? std::fabs(d) / scale : INFINITY);
   }
   return n;
 }
@@ -220,13 +231,18 @@ LevelNoise level_noise(const std::vector<UnitFinding*>& units, const std::vector
 // Interleaved: one run's jump at a point moves the adjacent differences it is in, and the effect
 // only moves past x when AdjacentOrder::above of them do, so at least `runs_needed` runs must have
 // jumped that far. How often a run jumps that far is half of how often the level's baseline
-// differences did (either of their two runs), counted: a fitted tail is either too light far
+// differences did (either of their two runs), counted in the history and among today's
+// baselines, whichever is more often: a fitted tail is either too light far
 // out or, fitted between 2.5 and 8 sigmas, too heavy to let any median through. Any
 // `runs_needed` of the m + k runs (a union bound).
 double jumps_upper_tail(const LevelNoise& n, double effect, double scale) {
   const double at = scale > 0 ? effect / scale : INFINITY;
-  const auto beyond = std::count_if(n.jumps.begin(), n.jumps.end(), [at](double j) { return j > at; });
-  const double q = n.jumps.empty() ? 0.0 : 0.5 * static_cast<double>(beyond) / static_cast<double>(n.jumps.size());
+  // Half the share of differences beyond `at`: how often one run jumps that far.
+  const auto rate = [at](const std::vector<double>& jumps) {
+    const auto beyond = std::count_if(jumps.begin(), jumps.end(), [at](double j) { return j > at; });
+    return jumps.empty() ? 0.0 : 0.5 * static_cast<double>(beyond) / static_cast<double>(jumps.size());
+  };
+  const double q = std::max(rate(n.jumps), rate(n.today_jumps));
   const auto runs = static_cast<double>(n.runs), r = static_cast<double>(n.runs_needed);
   const double ways = std::exp(std::lgamma(runs + 1) - std::lgamma(r + 1) - std::lgamma(runs - r + 1));
   return std::min(1.0, ways * std::pow(q, r));
@@ -403,6 +419,11 @@ class RunDifferences {
 
   UnitValues values_of(const std::vector<std::size_t>& members, const LevelRules& rules) const {
     UnitValues v;
+    for (std::size_t i = 0; i < m_; ++i) {
+      for (std::size_t j = i + 1; j < m_; ++j) {
+        if (rules.noise == NoiseSource::history && !whole_run_jump(members, i, j)) v.today_pairs.push_back(d(members, rules, i, j));
+      }
+    }
     history_pairs(members, rules, v);
     if (!rules.noise_from_adjacent() && rules.noise != NoiseSource::history) {
       for (std::size_t i = 0; i < m_; ++i) {
@@ -446,6 +467,7 @@ class RunDifferences {
     shift_.assign(points_, std::vector<double>(n_ * n_, 0.0));
     history_shift_.assign(points_, std::vector<double>(steps_, 0.0));
     state_change_.assign(points_, std::vector<bool>(steps_, false));
+    usual_step_.assign(points_, INFINITY);
     for (const auto& def : in_.families) {
       if (def.kind != UnitKind::run) continue;
       for (std::size_t a = 0; a < n_; ++a) {
@@ -457,6 +479,7 @@ class RunDifferences {
       std::vector<double> steps;
       for (std::size_t h = 0; h < steps_; ++h) steps.push_back(difference(def.members, n_ + h + 1, n_ + h, 0, nothing));
       const double usual = std::numbers::sqrt2 * robust_sigma_of_pairs(steps);  // one step's sigma
+      for (auto p : def.members) usual_step_[p] = steps_ > 0 ? usual : INFINITY;
       int changes = 0;
       for (std::size_t h = 0; h < steps_; ++h) {
         const bool change = std::fabs(steps[h]) > kWholeRunJumpSigmas * usual;
@@ -468,6 +491,13 @@ class RunDifferences {
       }
       jumps_ = std::max(jumps_, changes);
     }
+  }
+
+  // Whether the whole run moved between runs a and b as it does across a history's whole-run
+  // jump: such a pair of baselines straddles a spell, which the pairing cancels.
+  bool whole_run_jump(const std::vector<std::size_t>& members, std::size_t a, std::size_t b) const {
+    return std::any_of(members.begin(), members.end(),
+                       [&](std::size_t p) { return std::fabs(shift_[p][a * n_ + b]) > kWholeRunJumpSigmas * usual_step_[p]; });
   }
 
   // A history's successive differences, less the steps where the machine changed state.
@@ -518,9 +548,10 @@ class RunDifferences {
       v.effect_slow = median_of(low);
       v.effect_fast = median_of(high);
     }
-    if (rules.noise_from_adjacent()) {
-      for (double x : all) v.base_pairs.push_back(x - v.effect);
+    if (rules.whole_run && rules.pairing == Pairing::interleaved) {
+      for (double x : all) v.adjacent_residuals.push_back(x - v.effect);
     }
+    if (rules.noise_from_adjacent()) v.base_pairs = v.adjacent_residuals;
   }
 
   const BaselineSetInput& in_;
@@ -529,6 +560,7 @@ class RunDifferences {
   std::vector<const std::vector<double>*> runs_;  // baselines, new runs, history
   std::vector<std::vector<double>> shift_, history_shift_;
   std::vector<std::vector<bool>> state_change_;
+  std::vector<double> usual_step_;  // per point, one history step's whole-run sigma (+inf without history)
   int jumps_ = 0;
 };
 

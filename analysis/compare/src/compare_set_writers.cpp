@@ -108,7 +108,9 @@ void write_method(const SetComparison& c, Sink& s) {
     against = adjacent + "against the robust spread of those differences, every other unit against " + set_noise +
               " pooled with how it varied between the rounds of every run, by their degrees of freedom";
   } else if (c.options.interleaved) {
-    against = adjacent + "and every other unit against " + set_noise;
+    against = adjacent + "and every other unit against " + set_noise +
+              "; the whole run's noise at least the robust spread of its own adjacent differences, and jumps counted in the history "
+              "and between this set's baselines, whichever shows more";
   }
   s.line(std::string("each point and family is judged ") + (c.options.interleaved ? "on " : "against ") + against +
          "; "

@@ -720,5 +720,59 @@ TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimi
   EXPECT_DOUBLE_EQ(r.families[1].df, 7 + o.prior_pairs);
 }
 
+// A quiet history of 40 launches (no spells, no jumps), then B N B N B: the gate's recipe on a
+// machine whose history never showed what today's launches do.
+GateTimeline quiet_gate(std::uint64_t seed) { return GateTimeline(seed, 40, 0.01, 1.0, kPoints, 1.0, 1.0); }
+
+TEST(BaselineSetStats, TodaysBaselinesJumpingAtPointsCountInTheJumpBound) {
+  // Both new runs 2.7x slower at five points, which the history never saw jump. Alone, that is a
+  // regression at each of them. When the first baseline jumped at the same five points (3x: as
+  // far as the new runs, with its own noise), today's launches show such jumps: two of five runs
+  // jumping at a point is then no evidence (the batch of 2026-12-06, runs 81-84, batched 1-4 MiB).
+  const std::vector<std::size_t> jumped = {point_of(0, 0, 0, 4), point_of(0, 1, 1, 4), point_of(1, 0, 2, 4), point_of(1, 1, 0, 3),
+                                           point_of(1, 1, 2, 4)};
+  int alone_found = 0, with_baseline_found = 0, other_regressions = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto gate = quiet_gate(21000 + seed);
+    for (auto p : jumped) {
+      for (auto& run : gate.in.next) run[p] += std::log(2.7);
+    }
+    auto r = judge_baseline_set(gate.in, {});
+    for (auto p : jumped) alone_found += r.points[p].verdict == Verdict::regressed ? 1 : 0;
+    for (auto p : jumped) gate.in.base[0][p] += std::log(3.0);
+    r = judge_baseline_set(gate.in, {});
+    for (std::size_t p = 0; p < kPoints; ++p) {
+      const bool is_jumped = std::find(jumped.begin(), jumped.end(), p) != jumped.end();
+      (is_jumped ? with_baseline_found : other_regressions) += r.points[p].verdict == Verdict::regressed ? 1 : 0;
+    }
+  }
+  EXPECT_GE(alone_found, 190) << alone_found;  // of 200
+  EXPECT_EQ(with_baseline_found, 0);
+  EXPECT_EQ(other_regressions, 0);
+}
+
+TEST(BaselineSetStats, AdjacentDifferencesThatDisagreeAreTheWholeRunsNoise) {
+  // The middle baseline launched 20% fast (the machine flipping from one launch to the next):
+  // the adjacent differences are 0, +20%, +20%, 0, whose median (+10%) a history of steady 1%
+  // steps would call a regression at ten sigmas. Their own spread says the pairing did not
+  // cancel the machine here: inconclusive. The same +10% in all four is a regression.
+  int flipping_regressed = 0, flipping_inconclusive = 0, steady_regressed = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto flipping = quiet_gate(22000 + seed);
+    for (auto& v : flipping.in.base[1]) v -= std::log(1.2);
+    auto steady = quiet_gate(22000 + seed);
+    for (auto& run : steady.in.next) {
+      for (auto& v : run) v += std::log(1.1);
+    }
+    const auto f = run_finding(judge_baseline_set(flipping.in, {}));
+    flipping_regressed += f.verdict == Verdict::regressed ? 1 : 0;
+    flipping_inconclusive += f.verdict == Verdict::inconclusive ? 1 : 0;
+    steady_regressed += run_finding(judge_baseline_set(steady.in, {})).verdict == Verdict::regressed ? 1 : 0;
+  }
+  EXPECT_EQ(flipping_regressed, 0);
+  EXPECT_GE(flipping_inconclusive, 36) << flipping_inconclusive;
+  EXPECT_GE(steady_regressed, 38) << steady_regressed;
+}
+
 }  // namespace
 }  // namespace meshbench::analysis
