@@ -1,5 +1,5 @@
-"""Bad input to meshbench groups and plan: exit status 2, one line on stderr that names the
-problem, nothing on stdout. Usage: mapping_bad_input.py MESHBENCH CASE"""
+"""Bad input to meshbench groups, plan, workload and explore: exit status 2, one line on stderr
+that names the problem, nothing on stdout. Usage: mapping_bad_input.py MESHBENCH CASE"""
 import json
 import os
 import subprocess
@@ -75,6 +75,12 @@ cases = {
     "explore_bad_sizes": (["explore", *p5, "--pp", "2-x", "--workload", file("e4.json", '{"experts": 8}')], ["--pp", "not a size list"]),
     "explore_memory_unknown": (["explore", "--cpu-slots", "4", "--workload", file("e5.json", '{"experts": 8}')], ["--gpu-memory"]),
     "explore_efficiency": (["explore", *p5, "--efficiency", "1.5", "--workload", file("e6.json", '{"experts": 8}')], ["--efficiency"]),
+    "explore_out_exists": (["explore", *p5, "--workload", file("e7.json", '{"experts": 8}'), "--out", file("exists.json", "{}")],
+                           ["exists", "--force"]),
+    "explore_out_top_zero": (["explore", *p5, "--workload", file("e8.json", '{"experts": 8}'), "--out", os.path.join(work, "p.json"),
+                              "--out-top", "0"], ["--out-top", "got 0"]),
+    "explore_negative_allowance": (["explore", *p5, "--allowance", "-1", "--workload", file("e9.json", '{"experts": 8}')],
+                                   ["--allowance", "0 or more"]),
 }
 args, words = cases[case]
 p = subprocess.run([meshbench, *args], capture_output=True, text=True, timeout=50)
@@ -87,8 +93,10 @@ if p.stdout:
 if len(lines) != 1:
     problems.append(f"{len(lines)} stderr lines, want 1: {p.stderr!r}")
 problems += [f"message lacks {w!r}: {p.stderr!r}" for w in words if w not in p.stderr]
-if case == "plan_out_exists" and open(os.path.join(work, "exists.json")).read() != "{}":
+if case in ("plan_out_exists", "explore_out_exists") and open(os.path.join(work, "exists.json")).read() != "{}":
     problems.append("the existing --out file was changed")
+if case == "explore_out_top_zero" and os.path.exists(os.path.join(work, "p.json")):
+    problems.append("--out was written although the command was refused")
 if problems:
     sys.exit("\n".join(problems))
 print(lines[0])
