@@ -1,8 +1,8 @@
 #pragma once
 // Where each mapping's groups land on the cluster: per dimension, which slot holds which
 // group's member, and the link classes the members' connections cross; and the slot × slot
-// link classes themselves. The HTML report and the placement plot draw these; they compute
-// nothing of their own.
+// link classes themselves. The placement charts (charts.hpp, placement_charts) and the HTML
+// report's link matrix draw these; they compute nothing of their own.
 #include <optional>
 #include <string>
 #include <vector>

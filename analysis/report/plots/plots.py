@@ -4,7 +4,7 @@ Embedded in the meshbench binary at build time and run with Debian's python3 and
 python3-matplotlib: `python3 plots.py REPORT.json OUTDIR`. Prints each file it writes, one per
 line. Exit status 3 when matplotlib is missing, so meshbench can say what to install.
 The JSON carries "op_order", the ops in meshbench's table order, so that no op is named here, and
-"charts": the figures the HTML page draws too (ranking.png, busbw_<dim>.png,
+"charts": the figures the HTML page draws too (ranking.png, placement.png, busbw_<dim>.png,
 predicted_vs_measured.png, group_spread.png), each described once in C++
 (analysis/report/charts.hpp); draw_figure only draws a description.
 """
@@ -108,10 +108,66 @@ def draw_ranges(ax, chart):
     ax.grid(True, axis="y", alpha=0.3)
 
 
+def dash_style(stroke):
+    """A stroke's SVG stroke-dasharray ("12 4 2 4", "" for solid) as a matplotlib linestyle."""
+    parts = [float(p) for p in stroke["dash"].split()]
+    return (0, tuple(p / stroke["width"] for p in parts)) if parts else "solid"  # matplotlib scales dashes by the line width
+
+
+def line_width(stroke):
+    """A stroke's width in the page's pixels as a matplotlib line width in points (2.5 px: 2.2)."""
+    return stroke["width"] * 0.88
+
+
+def bowed_curve(a, b, steps=24):
+    """A quadratic curve between two cell centres, bowed as the HTML page bows it: up into the
+    gap above the row within a row, to the side between rows (y grows downwards)."""
+    (x0, y0), (x1, y1) = a, b
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if y0 == y1:
+        cy -= 1.1
+    else:
+        dx, dy = x1 - x0, y1 - y0
+        length = math.hypot(dx, dy)
+        cx, cy = cx - dy / length, cy + dx / length
+    ts = [i / steps for i in range(steps + 1)]
+    return ([(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts],
+            [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts])
+
+
+def draw_cells(ax, chart):
+    """A grid of cells, the first row on top: the curves beneath, each series' cells in its colour
+    with their notes inside, the column names above, the key of the curves' strokes below."""
+    columns, rows = chart["x"]["categories"], chart["y"]["categories"]
+    for c in chart["curves"]:
+        xs, ys = bowed_curve(c["from"], c["to"])
+        ax.plot(xs, ys, color=c["colour"], lw=line_width(c["stroke"]), zorder=1, linestyle=dash_style(c["stroke"]))
+    for s in chart["series"]:
+        for i, (x, y) in enumerate(s["points"]):
+            ax.add_patch(plt.Rectangle((x - 0.38, y - 0.3), 0.76, 0.6, color=s["colour"], zorder=2))
+            if i < len(s["notes"]):
+                ax.text(x, y, s["notes"][i], ha="center", va="center", fontsize=8, color="white", zorder=3, fontweight="bold")
+    ax.set_xlim(-0.7, len(columns) - 0.3)
+    ax.set_ylim(len(rows) - 0.4, -0.9)
+    ax.xaxis.tick_top()
+    ax.set_xticks(range(len(columns)))
+    ax.set_xticklabels(columns, fontsize=7)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows, fontsize=7)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    handles = [matplotlib.lines.Line2D([], [], color="#444", lw=line_width(k), linestyle=dash_style(k), label=k["name"])
+               for k in chart["key"]]
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles), fontsize=7, frameon=False,
+                  handlelength=3)
+
+
 def draw_chart(ax, chart):
     """One panel from its description (analysis/report/charts.hpp): the HTML page draws the same."""
-    if chart["kind"] in ("bars", "ranges"):
-        (draw_bars if chart["kind"] == "bars" else draw_ranges)(ax, chart)
+    if chart["kind"] in ("bars", "ranges", "cells"):
+        {"bars": draw_bars, "ranges": draw_ranges, "cells": draw_cells}[chart["kind"]](ax, chart)
         ax.set_title(chart["title"], fontsize=10 if chart["kind"] == "bars" else 9)
         return
     xs_all, ys_all = [], []
@@ -148,26 +204,40 @@ def panel_size(chart):
         return 8, 0.45 * len(chart["y"]["categories"]) + 1.6
     if chart["kind"] == "ranges":
         return 5.2, 3.8
+    if chart["kind"] == "cells":
+        return max(2.2, 0.75 * len(chart["x"]["categories"]) + 1.2), max(1.4, 0.6 * len(chart["y"]["categories"]) + 1.2)
     return (5.5, 5.0) if chart["diagonal"] else (5.2, 4.2)
 
 
+def panel_places(figure):
+    """Each panel's (row, column), and the number of rows and columns: the figure's rows when it
+    names them, else `columns` to a row."""
+    n = len(figure["panels"])
+    if figure["rows"]:
+        places = [(r, c) for r, row in enumerate(figure["rows"]) for c in range(row["panels"])]
+        return places, len(figure["rows"]), max(row["panels"] for row in figure["rows"])
+    cols = min(figure["columns"] or n, n)
+    return [divmod(i, cols) for i in range(n)], math.ceil(n / cols), cols
+
+
 def draw_figure(figure, out_dir):
-    """One described figure, its panels `columns` to a row, into its file."""
+    """One described figure, its panels in its rows or `columns` to a row, into its file."""
     panels = figure["panels"]
-    cols = min(figure["columns"] or len(panels), len(panels))
-    rows = math.ceil(len(panels) / cols)
+    places, rows, cols = panel_places(figure)
     w, h = max(panel_size(c)[0] for c in panels), max(panel_size(c)[1] for c in panels)
     fig, axes = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
-    cells = [ax for row in axes for ax in row]
+    cells = [axes[r][c] for r, c in places]
     for ax, chart in zip(cells, panels):
         draw_chart(ax, chart)
-    for ax in cells[len(panels):]:
+    for ax in [ax for row in axes for ax in row if ax not in cells]:
         ax.axis("off")
+    for r, row in enumerate(figure["rows"]):
+        axes[r][0].set_ylabel(row["label"], fontsize=9)
     if panels[0]["kind"] == "bars":
         if len(panels[0]["series"]) > 1:
             ax = cells[0]
             ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    elif panels[0]["kind"] != "ranges":
+    elif panels[0]["kind"] in ("lines", "points"):
         # One legend where every panel has the same series; else one per panel.
         names = [[s["name"] for s in c["series"]] for c in panels]
         for ax, these in zip(cells, names if len({tuple(n) for n in names}) > 1 else names[:1]):
@@ -226,92 +296,6 @@ def plot_plan_predictions(report, out_dir):
     save(fig, out_dir, "predicted_vs_measured.png")
 
 
-PLACEMENT_MAPPINGS = 4  # the best few: a page of pictures, not a poster
-
-
-def dash_style(dash):
-    """An SVG stroke-dasharray ("12 4 2 4", "" for solid) as a matplotlib linestyle."""
-    parts = [float(p) for p in dash.split()]
-    return (0, tuple(p / 2.5 for p in parts)) if parts else "solid"  # matplotlib scales dashes by the line width
-
-
-def hop_curve(a, b, steps=24):
-    """A quadratic curve between two cell centres, bowed as the HTML page bows it: up into the
-    gap above the row inside a node, to the side between nodes (y grows downwards)."""
-    (x0, y0), (x1, y1) = a, b
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    if y0 == y1:
-        cy -= 1.1
-    else:
-        dx, dy = x1 - x0, y1 - y0
-        length = math.hypot(dx, dy)
-        cx, cy = cx - dy / length, cy + dx / length
-    ts = [i / steps for i in range(steps + 1)]
-    return ([(1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t * t * x1 for t in ts],
-            [(1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t * t * y1 for t in ts])
-
-
-def placement_panel(ax, grid, dim, styles):
-    """One dimension's nodes x slots: cells in their group's colour, ring hops beneath them."""
-    widest = max(n["slots"] for n in grid["nodes"])
-    cell = {}
-    for row, node in enumerate(grid["nodes"]):
-        for k in range(node["slots"]):
-            cell[node["first_slot"] + k] = (k, row)
-    for g in dim["groups"]:
-        for hop in g["hops"]:
-            xs, ys = hop_curve(cell[hop["from_slot"]], cell[hop["to_slot"]])
-            ax.plot(xs, ys, color=g["colour"], lw=2.2, zorder=1, linestyle=dash_style(styles.get(hop["link"], "")))
-    for slot, (x, y) in cell.items():
-        group = dim["group_of_slot"][slot]
-        colour = dim["groups"][group]["colour"] if group >= 0 else "#e6e6e6"
-        ax.add_patch(plt.Rectangle((x - 0.38, y - 0.3), 0.76, 0.6, color=colour, zorder=2))
-        if group >= 0:
-            ax.text(x, y, f"r{dim['rank_of_slot'][slot]}", ha="center", va="center", fontsize=8, color="white", zorder=3,
-                    fontweight="bold")
-    ax.set_xlim(-0.7, widest - 0.3)
-    ax.set_ylim(len(grid["nodes"]) - 0.4, -0.9)
-    ax.set_xticks(range(widest))
-    ax.set_xticklabels([f"slot {k}" for k in range(widest)], fontsize=7)
-    ax.set_yticks(range(len(grid["nodes"])))
-    ax.set_yticklabels([n["host"] for n in grid["nodes"]], fontsize=7)
-    ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
-    ax.set_title(f"{dim['dim']}: {len(dim['groups'])} groups of {len(dim['groups'][0]['ranks'])}", fontsize=9)
-
-
-def plot_placement(report, out_dir):
-    """placement.png: where the best mappings' groups land, one row per mapping, one panel per dimension."""
-    grid = report.get("placement")
-    if not grid or not grid["mappings"]:
-        return
-    mappings = [m for m in grid["mappings"] if m["dims"]][:PLACEMENT_MAPPINGS]
-    if not mappings:
-        return
-    styles = {c["name"]: c["dash"] for c in grid["link_classes"]}
-    cols = max(len(m["dims"]) for m in mappings)
-    widest = max(n["slots"] for n in grid["nodes"])
-    w, h = max(2.2, 0.75 * widest + 1.2), max(1.4, 0.6 * len(grid["nodes"]) + 0.9)
-    fig, axes = plt.subplots(len(mappings), cols, figsize=(w * cols, h * len(mappings) + 0.6), squeeze=False)
-    for row, m in enumerate(mappings):
-        for col in range(cols):
-            ax = axes[row][col]
-            if col >= len(m["dims"]):
-                ax.axis("off")
-                continue
-            placement_panel(ax, grid, m["dims"][col], styles)
-            if col == 0:
-                name = f"#{m['rank']} {m['mapping']}" if m["rank"] else m["mapping"]
-                ax.set_ylabel(name, fontsize=9)
-    handles = [matplotlib.lines.Line2D([], [], color="#444", lw=2.2, linestyle=dash_style(c["dash"]), label=c["name"])
-               for c in grid["link_classes"]]
-    if handles:
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8, title="link crossed", title_fontsize=8)
-    fig.tight_layout(rect=(0, 0.08 if handles else 0, 1, 1))
-    save(fig, out_dir, "placement.png")
-
-
 def read_arguments(usage):
     """(the input JSON, the output folder, created) from `script INPUT.json OUTDIR`, or None
     after printing `usage`. history_plots.py reads its arguments here too."""
@@ -333,7 +317,6 @@ def main():
         draw_figure(figure, out_dir)
     if not any(f["file_name"] == "predicted_vs_measured.png" for f in report["charts"]):
         plot_plan_predictions(report, out_dir)
-    plot_placement(report, out_dir)
     return 0
 
 

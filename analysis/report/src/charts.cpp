@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/report/placement.hpp"
@@ -207,6 +208,24 @@ void spread_figure(const Report& r, std::vector<ChartFigure>& out) {
   out.push_back(std::move(fig));
 }
 
+// How a hop over `link` is stroked: the hops between nodes, the slowest links, wider.
+ChartStroke stroke_of(const std::string& link) { return {link, link_dash(link), link == "NET" ? 3.0 : 2.5}; }
+
+void placement_figure(const Report& r, std::vector<ChartFigure>& out) {
+  if (!r.placement) return;
+  constexpr std::size_t kMappings = 4;  // the best few: a page of pictures, not a poster
+  ChartFigure fig{"placement.png", "", {}, 0};
+  for (std::size_t k = 0; k < r.placement->mappings.size() && fig.rows.size() < kMappings; ++k) {
+    auto charts = placement_charts(*r.placement, k);
+    if (charts.empty()) continue;
+    const auto& m = r.placement->mappings[k];
+    fig.rows.push_back({(m.rank > 0 ? "#" + std::to_string(m.rank) + " " : std::string()) + m.mapping, static_cast<int>(charts.size())});
+    fig.columns = std::max(fig.columns, static_cast<int>(charts.size()));
+    for (auto& c : charts) fig.panels.push_back(std::move(c));
+  }
+  if (!fig.panels.empty()) out.push_back(std::move(fig));
+}
+
 nlohmann::json axis_json(const ChartAxis& a) {
   return {{"label", a.label}, {"bytes", a.bytes}, {"categories", a.categories}, {"from", a.from}};
 }
@@ -216,10 +235,62 @@ nlohmann::json axis_json(const ChartAxis& a) {
 std::vector<ChartFigure> describe_charts(const Report& report) {
   std::vector<ChartFigure> figures;
   ranking_figure(report, figures);
+  placement_figure(report, figures);
   busbw_figures(report, figures);
   accuracy_figure(report, figures);
   spread_figure(report, figures);
   return figures;
+}
+
+std::vector<Chart> placement_charts(const Placements& placements, std::size_t mapping) {
+  const SlotGrid& grid = placements.grid;
+  const MappingPlacement& m = placements.mappings.at(mapping);
+  // Slot s's cell: (its place among its node's slots, its node).
+  std::vector<std::pair<double, double>> cell(static_cast<std::size_t>(grid.slots));
+  ChartAxis columns{"", false, {}, 0}, rows{"", false, grid.hosts, 0};
+  for (std::size_t n = 0; n < grid.hosts.size(); ++n) {
+    for (int i = 0; i < grid.slot_count[n]; ++i) {
+      cell[static_cast<std::size_t>(grid.first_slot[n] + i)] = {static_cast<double>(i), static_cast<double>(n)};
+      if (i >= static_cast<int>(columns.categories.size())) columns.categories.push_back("slot " + std::to_string(i));
+    }
+  }
+  const auto cell_of = [&](int slot) { return cell[static_cast<std::size_t>(slot)]; };
+  std::vector<Chart> charts;
+  for (const auto& d : m.dims) {
+    const std::size_t members = d.groups.empty() ? 0 : d.groups.front().ranks.size();
+    Chart c{
+        "placement-" + std::to_string(mapping) + "-" + d.dim,
+        d.dim + ": " + std::to_string(d.groups.size()) + (d.groups.size() == 1 ? " group" : " groups") + " of " + std::to_string(members),
+        Chart::Kind::cells,
+        columns,
+        rows,
+        false,
+        {}};
+    std::set<std::string> crossed;
+    for (std::size_t g = 0; g < d.groups.size(); ++g) {
+      const auto& group = d.groups[g];
+      ChartSeries s{d.dim + " group " + std::to_string(g), group_colour(static_cast<int>(g)), {}, {}};
+      for (std::size_t i = 0; i < group.slots.size() && i < group.ranks.size(); ++i) {
+        s.points.push_back(cell_of(group.slots[i]));
+        s.notes.push_back("r" + std::to_string(group.ranks[i]));
+      }
+      for (const auto& hop : group.hops) {
+        c.curves.push_back({cell_of(hop.from_slot), cell_of(hop.to_slot), s.colour, stroke_of(hop.link)});
+        crossed.insert(hop.link);
+      }
+      c.series.push_back(std::move(s));
+    }
+    ChartSeries unused{"no rank", "#e6e6e6", {}, {}};
+    for (int slot = 0; slot < grid.slots; ++slot) {
+      if (d.group_of_slot[static_cast<std::size_t>(slot)] < 0) unused.points.push_back(cell_of(slot));
+    }
+    if (!unused.points.empty()) c.series.push_back(std::move(unused));
+    for (const auto& link : grid.classes) {
+      if (crossed.contains(link)) c.key.push_back(stroke_of(link));
+    }
+    charts.push_back(std::move(c));
+  }
+  return charts;
 }
 
 const char* to_string(Chart::Kind kind) {
@@ -228,11 +299,14 @@ const char* to_string(Chart::Kind kind) {
     case Chart::Kind::points: return "points";
     case Chart::Kind::bars: return "bars";
     case Chart::Kind::ranges: return "ranges";
+    case Chart::Kind::cells: return "cells";
   }
   return "lines";
 }
 
 nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
+  const auto stroke_json = [](const ChartStroke& s) { return nlohmann::json{{"name", s.name}, {"dash", s.dash}, {"width", s.width}}; };
+  const auto cell_json = [](const std::pair<double, double>& p) { return nlohmann::json::array({p.first, p.second}); };
   nlohmann::json out = nlohmann::json::array();
   for (const auto& f : figures) {
     nlohmann::json panels = nlohmann::json::array();
@@ -243,6 +317,11 @@ nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
         for (const auto& [x, y] : s.points) points.push_back({x, y});
         series.push_back({{"name", s.name}, {"colour", s.colour}, {"points", std::move(points)}, {"notes", s.notes}});
       }
+      nlohmann::json curves = nlohmann::json::array(), key = nlohmann::json::array();
+      for (const auto& k : c.curves) {
+        curves.push_back({{"from", cell_json(k.from)}, {"to", cell_json(k.to)}, {"colour", k.colour}, {"stroke", stroke_json(k.stroke)}});
+      }
+      for (const auto& k : c.key) key.push_back(stroke_json(k));
       panels.push_back({{"id", c.id},
                         {"title", c.title},
                         {"kind", to_string(c.kind)},
@@ -250,9 +329,14 @@ nlohmann::json charts_to_json(const std::vector<ChartFigure>& figures) {
                         {"y", axis_json(c.y)},
                         {"diagonal", c.diagonal},
                         {"reference", std::isfinite(c.reference) ? nlohmann::json(c.reference) : nlohmann::json(nullptr)},
-                        {"series", std::move(series)}});
+                        {"series", std::move(series)},
+                        {"curves", std::move(curves)},
+                        {"key", std::move(key)}});
     }
-    out.push_back({{"file_name", f.file_name}, {"title", f.title}, {"columns", f.columns}, {"panels", std::move(panels)}});
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : f.rows) rows.push_back({{"label", row.label}, {"panels", row.panels}});
+    out.push_back(
+        {{"file_name", f.file_name}, {"title", f.title}, {"columns", f.columns}, {"rows", std::move(rows)}, {"panels", std::move(panels)}});
   }
   return out;
 }

@@ -19,28 +19,31 @@ std::string num(double v) {
   return buf;
 }
 
-std::string dash_attr(const std::string& link) {
-  const std::string d = link_dash(link);
-  return d.empty() ? "" : " stroke-dasharray=\"" + d + "\"";
-}
+std::string dash_attr(const std::string& dash) { return dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\""; }
 
 struct Cell {
   double x = 0, y = 0;
 };
 
-Cell cell_of(const SlotGrid& grid, int slot) {
-  using G = PlacementGeometry;
-  std::size_t node = 0;
-  while (node + 1 < grid.first_slot.size() && grid.first_slot[node + 1] <= slot) ++node;
-  const int local = slot - grid.first_slot[node];
-  return {G::left + local * double(G::cell_w + G::gap_x), G::top + static_cast<double>(node) * (G::cell_h + G::gap_y)};
+// The top left corner of a cells chart's cell (column, row).
+Cell cell_at(const std::pair<double, double>& column_row) {
+  using G = CellsGeometry;
+  return {G::left + column_row.first * (G::cell_w + G::gap_x), G::top + column_row.second * (G::cell_h + G::gap_y)};
 }
 
-// A hop as a quadratic curve between the two cells' centres, bowed to one side so that it
-// shows in the gaps between cells (the cells are drawn over it).
-void hop_path(std::ostream& out, const SlotGrid& grid, const PlacementHop& hop, const std::string& colour) {
-  using G = PlacementGeometry;
-  const Cell a = cell_of(grid, hop.from_slot), b = cell_of(grid, hop.to_slot);
+// "node-0 slot 1": a cell by its row's and its column's categories.
+std::string cell_name(const Chart& chart, const std::pair<double, double>& column_row) {
+  const auto column = static_cast<std::size_t>(std::lround(column_row.first)),
+             row = static_cast<std::size_t>(std::lround(column_row.second));
+  return (row < chart.y.categories.size() ? chart.y.categories[row] : "?") + " " +
+         (column < chart.x.categories.size() ? chart.x.categories[column] : "?");
+}
+
+// A curve as a quadratic between the two cells' centres, bowed to one side so that it shows in
+// the gaps between cells (the cells are drawn over it).
+void curve_path(std::ostream& out, const Chart& chart, const ChartCurve& curve) {
+  using G = CellsGeometry;
+  const Cell a = cell_at(curve.from), b = cell_at(curve.to);
   const double ax = a.x + G::cell_w / 2.0, ay = a.y + G::cell_h / 2.0, bx = b.x + G::cell_w / 2.0, by = b.y + G::cell_h / 2.0;
   double cx = (ax + bx) / 2, cy = (ay + by) / 2;
   if (ay == by) {
@@ -51,10 +54,10 @@ void hop_path(std::ostream& out, const SlotGrid& grid, const PlacementHop& hop, 
     cx += -dy / len * (G::cell_w * 1.35);
     cy += dx / len * (G::cell_w * 1.35);
   }
-  out << "<path class=\"hop\" data-link=\"" << html_escape(hop.link) << "\" d=\"M" << num(ax) << " " << num(ay) << " Q" << num(cx) << " "
-      << num(cy) << " " << num(bx) << " " << num(by) << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\""
-      << (hop.link == "NET" ? "3" : "2.5") << "\"" << dash_attr(hop.link) << "><title>slot " << hop.from_slot << " – slot " << hop.to_slot
-      << ": " << html_escape(hop.link) << "</title></path>\n";
+  out << "<path class=\"curve\" data-link=\"" << html_escape(curve.stroke.name) << "\" d=\"M" << num(ax) << " " << num(ay) << " Q"
+      << num(cx) << " " << num(cy) << " " << num(bx) << " " << num(by) << "\" fill=\"none\" stroke=\"" << curve.colour
+      << "\" stroke-width=\"" << num(curve.stroke.width) << "\"" << dash_attr(curve.stroke.dash) << "><title>"
+      << html_escape(cell_name(chart, curve.from) + " – " + cell_name(chart, curve.to) + ": " + curve.stroke.name) << "</title></path>\n";
 }
 
 struct LogScale {
@@ -286,64 +289,65 @@ void category_chart_svg(std::ostream& out, const Chart& chart) {
   out << "</figure>\n";
 }
 
-}  // namespace
-
-void placement_svg(std::ostream& out, const SlotGrid& grid, const DimPlacement& dim, const std::string& id) {
-  using G = PlacementGeometry;
-  const int widest = grid.slot_count.empty() ? 0 : *std::max_element(grid.slot_count.begin(), grid.slot_count.end());
-  const double width = G::left + widest * double(G::cell_w + G::gap_x) + 8;
-  const double height = G::top + static_cast<double>(grid.hosts.size()) * (G::cell_h + G::gap_y) - G::gap_y + 26;
-  out << "<svg id=\"" << id << "\" class=\"placement\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
-      << num(height) << "\" viewBox=\"0 0 " << num(width) << " " << num(height) << "\" data-dim=\"" << html_escape(dim.dim) << "\">\n";
-  for (int k = 0; k < widest; ++k) {
-    out << "<text x=\"" << num(G::left + k * double(G::cell_w + G::gap_x) + G::cell_w / 2.0)
-        << "\" y=\"12\" class=\"tick\" text-anchor=\"middle\">slot " << k << "</text>\n";
+// Cells (Chart::Kind::cells): the column and row names around the grid, the curves, then the
+// cells over them, and the key of the curves' strokes under the grid.
+void cells_svg(std::ostream& out, const Chart& chart) {
+  using G = CellsGeometry;
+  const auto columns = static_cast<double>(chart.x.categories.size()), rows = static_cast<double>(chart.y.categories.size());
+  const double width = G::left + columns * (G::cell_w + G::gap_x) + 8;
+  const double height = G::top + rows * (G::cell_h + G::gap_y) - G::gap_y + 26;
+  out << "<svg id=\"" << html_escape(chart.id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
+      << num(height) << "\" viewBox=\"0 0 " << num(width) << " " << num(height) << "\" data-kind=\"" << to_string(chart.kind) << "\">\n";
+  for (std::size_t c = 0; c < chart.x.categories.size(); ++c) {
+    out << "<text x=\"" << num(G::left + static_cast<double>(c) * (G::cell_w + G::gap_x) + G::cell_w / 2.0)
+        << "\" y=\"12\" class=\"tick\" text-anchor=\"middle\">" << html_escape(chart.x.categories[c]) << "</text>\n";
   }
-  for (std::size_t n = 0; n < grid.hosts.size(); ++n) {
+  for (std::size_t r = 0; r < chart.y.categories.size(); ++r) {
     // The left margin holds about 13 characters: a longer name keeps its tail (where cluster
     // names differ: node-017) and the full name in the tooltip.
-    const std::string& host = grid.hosts[n];
-    const std::string shown = host.size() > 13 ? "…" + host.substr(host.size() - 12) : host;
-    out << "<text x=\"" << (G::left - 8) << "\" y=\"" << num(G::top + static_cast<double>(n) * (G::cell_h + G::gap_y) + G::cell_h / 2.0 + 4)
-        << "\" class=\"host\" text-anchor=\"end\">" << html_escape(shown) << "<title>" << html_escape(host) << "</title></text>\n";
+    const std::string& name = chart.y.categories[r];
+    const std::string shown = name.size() > 13 ? "…" + name.substr(name.size() - 12) : name;
+    out << "<text x=\"" << (G::left - 8) << "\" y=\"" << num(G::top + static_cast<double>(r) * (G::cell_h + G::gap_y) + G::cell_h / 2.0 + 4)
+        << "\" class=\"host\" text-anchor=\"end\">" << html_escape(shown) << "<title>" << html_escape(name) << "</title></text>\n";
   }
-  for (std::size_t g = 0; g < dim.groups.size(); ++g) {
-    for (const auto& hop : dim.groups[g].hops) hop_path(out, grid, hop, group_colour(static_cast<int>(g)));
+  for (const auto& curve : chart.curves) curve_path(out, chart, curve);
+  // Every series' cells counted row by row: cell k's id is ID-sk.
+  struct Placed {
+    std::pair<double, double> at;
+    std::size_t series, point;
+  };
+  std::vector<Placed> cells;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    for (std::size_t i = 0; i < chart.series[k].points.size(); ++i) cells.push_back({chart.series[k].points[i], k, i});
   }
-  for (int s = 0; s < grid.slots; ++s) {
-    const Cell c = cell_of(grid, s);
-    const int group = dim.group_of_slot[static_cast<std::size_t>(s)];
-    const int rank = dim.rank_of_slot[static_cast<std::size_t>(s)];
-    const std::string fill = group < 0 ? "#e6e6e6" : group_colour(group);
-    out << "<g class=\"cell\" data-group=\"" << group << "\"><rect id=\"" << id << "-s" << s << "\" x=\"" << num(c.x) << "\" y=\""
-        << num(c.y) << "\" width=\"" << G::cell_w << "\" height=\"" << G::cell_h << "\" rx=\"4\" fill=\"" << fill << "\"/>";
-    if (group >= 0) {
+  std::stable_sort(cells.begin(), cells.end(), [](const Placed& a, const Placed& b) {
+    return std::pair{a.at.second, a.at.first} < std::pair{b.at.second, b.at.first};
+  });
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    const auto& s = chart.series[cells[k].series];
+    const std::string note = cells[k].point < s.notes.size() ? s.notes[cells[k].point] : "";
+    const Cell c = cell_at(cells[k].at);
+    out << "<g class=\"cell\" data-series=\"" << cells[k].series << "\"><rect id=\"" << html_escape(chart.id) << "-s" << k << "\" x=\""
+        << num(c.x) << "\" y=\"" << num(c.y) << "\" width=\"" << G::cell_w << "\" height=\"" << G::cell_h << "\" rx=\"4\" fill=\""
+        << s.colour << "\"/>";
+    if (!note.empty()) {
       out << "<text x=\"" << num(c.x + G::cell_w / 2.0) << "\" y=\"" << num(c.y + G::cell_h / 2.0 + 4)
-          << "\" class=\"rank\" text-anchor=\"middle\">r" << rank << "</text><title>slot " << s << ": rank " << rank << ", "
-          << html_escape(dim.dim) << " group " << group << "</title>";
-    } else {
-      out << "<title>slot " << s << ": no rank</title>";
+          << "\" class=\"rank\" text-anchor=\"middle\">" << html_escape(note) << "</text>";
     }
-    out << "</g>\n";
-  }
-  // The link styles that occur in this picture, as a key under it.
-  std::vector<std::string> used;
-  for (const auto& g : dim.groups) {
-    for (const auto& h : g.hops) {
-      if (std::find(used.begin(), used.end(), h.link) == used.end()) used.push_back(h.link);
-    }
+    out << "<title>" << html_escape(cell_name(chart, cells[k].at) + ": " + s.name + (note.empty() ? "" : ", " + note)) << "</title></g>\n";
   }
   double x = G::left;
   const double y = height - 10;
-  for (const auto& l : grid.classes) {
-    if (std::find(used.begin(), used.end(), l) == used.end()) continue;
+  for (const auto& stroke : chart.key) {
     out << "<line x1=\"" << num(x) << "\" y1=\"" << num(y - 4) << "\" x2=\"" << num(x + 30) << "\" y2=\"" << num(y - 4)
-        << "\" stroke=\"#444\" stroke-width=\"2.5\"" << dash_attr(l) << "/><text x=\"" << num(x + 34) << "\" y=\"" << num(y)
-        << "\" class=\"tick\">" << html_escape(l) << "</text>\n";
+        << "\" stroke=\"#444\" stroke-width=\"" << num(stroke.width) << "\"" << dash_attr(stroke.dash) << "/><text x=\"" << num(x + 34)
+        << "\" y=\"" << num(y) << "\" class=\"tick\">" << html_escape(stroke.name) << "</text>\n";
     x += 80;
   }
-  out << "</svg>\n";
+  out << "</svg></figure>\n";
 }
+
+}  // namespace
 
 void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
   const double cell = grid.slots <= 16 ? 28 : (grid.slots <= 48 ? 14 : 6), left = 44, top = 30;
@@ -384,6 +388,10 @@ void chart_svg(std::ostream& out, const Chart& chart) {
   out << "<figure class=\"chart\"><figcaption>" << html_escape(chart.title) << "</figcaption>";
   if (chart.kind == Chart::Kind::bars || chart.kind == Chart::Kind::ranges) {
     category_chart_svg(out, chart);
+    return;
+  }
+  if (chart.kind == Chart::Kind::cells) {
+    cells_svg(out, chart);
     return;
   }
   double x0 = 1, x1 = 1, y0 = 1, y1 = 1;

@@ -24,7 +24,7 @@ nav a{margin-right:14px}table{border-collapse:collapse;margin:6px 0 10px;font-si
 th{background:#f4f4f4}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:#fafafa}
 pre{background:#f6f8fa;border:1px solid #e1e4e8;padding:8px;overflow-x:auto;font-size:12.5px}
 .meta{color:#555}.warn{background:#fff3f3;border:1px solid #e99;padding:6px 10px}
-.dims{display:flex;flex-wrap:wrap;gap:18px}.chart{display:inline-block}.dims figure,.chart{margin:0 0 12px;border:1px solid #e4e4e4;padding:6px;background:#fff}
+.dims{display:flex;flex-wrap:wrap;gap:18px}.chart{display:inline-block}.dims .dim,.chart{margin:0 0 12px;border:1px solid #e4e4e4;padding:6px;background:#fff}.dim .chart{border:0;padding:0;margin:0}
 figcaption{font-size:12.5px;max-width:640px}.groups{list-style:none;padding:0;margin:4px 0}.groups li{margin:1px 0}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;border-radius:2px}
 .badge{display:inline-block;font-size:11px;padding:0 5px;margin-left:4px;border-radius:8px;color:#000;border:1px solid #888}
@@ -36,14 +36,14 @@ svg .cell.hl rect{stroke:#000;stroke-width:3px}.charts{display:flex;flex-wrap:wr
 .membar span{display:block;height:100%;background:#4c78a8}.membar span.over{background:#d62728}
 )";
 
-// Hovering a slot outlines every slot of its group in that picture.
+// Hovering a cell outlines every cell of its series in that picture: a slot, every slot of its
+// group (or every unused slot).
 constexpr const char* kScript = R"(
-document.querySelectorAll('svg.placement').forEach(function (svg) {
+document.querySelectorAll('svg[data-kind="cells"]').forEach(function (svg) {
   svg.querySelectorAll('g.cell').forEach(function (cell) {
-    var g = cell.getAttribute('data-group');
-    if (g === '-1') return;
+    var g = cell.getAttribute('data-series');
     var mark = function (on) {
-      svg.querySelectorAll('g.cell[data-group="' + g + '"]').forEach(function (c) { c.classList.toggle('hl', on); });
+      svg.querySelectorAll('g.cell[data-series="' + g + '"]').forEach(function (c) { c.classList.toggle('hl', on); });
     };
     cell.addEventListener('mouseenter', function () { mark(true); });
     cell.addEventListener('mouseleave', function () { mark(false); });
@@ -166,12 +166,13 @@ void placement_section(std::ostream& out, const Report& r) {
     const auto& m = p.mappings[k];
     out << "<h3 id=\"placement-" << k << "\">" << (m.rank > 0 ? "#" + std::to_string(m.rank) + " " : std::string("unranked "))
         << esc(m.mapping) << "</h3>\n<div class=\"dims\">\n";
-    for (const auto& d : m.dims) {
-      out << "<figure><figcaption><b>" << esc(d.dim) << "</b>: " << d.groups.size() << " group" << (d.groups.size() == 1 ? "" : "s")
-          << " of " << (d.groups.empty() ? 0 : d.groups.front().ranks.size()) << "</figcaption>\n";
-      placement_svg(out, p.grid, d, "placement-" + std::to_string(k) + "-" + d.dim);
-      group_list(out, p.grid, d);
-      out << "</figure>\n";
+    // The pictures as placement.png draws them, each dimension's over its list of groups.
+    const auto charts = placement_charts(p, k);
+    for (std::size_t i = 0; i < charts.size() && i < m.dims.size(); ++i) {
+      out << "<div class=\"dim\">";
+      chart_svg(out, charts[i]);
+      group_list(out, p.grid, m.dims[i]);
+      out << "</div>\n";
     }
     out << "</div>\n";
   }

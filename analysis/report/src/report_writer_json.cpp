@@ -184,7 +184,8 @@ ordered_json expected_json(const ExpectedSection& e) {
           {"points", points},         {"below", below}};
 }
 
-// The colours and strokes travel with the placement, so the PNG draws what the HTML draws.
+// The colours and strokes travel with the placement, so that a reader of the JSON draws what the
+// page and placement.png draw.
 ordered_json placement_json(const Placements& p) {
   const auto& g = p.grid;
   ordered_json nodes = ordered_json::array();

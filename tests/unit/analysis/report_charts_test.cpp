@@ -52,9 +52,10 @@ class ReportChartsTest : public ::testing::Test {
 
 TEST_F(ReportChartsTest, BusbwFigurePerDimensionPanelPerOpLinePerMappingInRankOrder) {
   auto figures = describe_charts(report_);
-  ASSERT_GE(figures.size(), 3U);
-  EXPECT_EQ(figures[0].file_name, "ranking.png");  // the page's order: the ranking first
-  figures.erase(figures.begin());
+  ASSERT_GE(figures.size(), 4U);
+  EXPECT_EQ(figures[0].file_name, "ranking.png");  // the page's order: the ranking, then the placement
+  EXPECT_EQ(figures[1].file_name, "placement.png");
+  figures.erase(figures.begin(), figures.begin() + 2);
   // Dimensions in meshbench's order: tp before dp.
   EXPECT_EQ(figures[0].file_name, "busbw_tp.png");
   EXPECT_EQ(figures[1].file_name, "busbw_dp.png");
@@ -161,9 +162,21 @@ TEST_F(ReportChartsTest, JsonForThePlotScriptCarriesTheSameDescription) {
   EXPECT_EQ(j[0]["panels"][0]["y"]["categories"][0], "#1 fast");
   EXPECT_EQ(j[0]["panels"][0]["reference"], 1.0);
   EXPECT_EQ(j[0]["panels"][0]["series"][0]["notes"].size(), 2U);
-  EXPECT_EQ(j[1]["file_name"], "busbw_tp.png");
-  EXPECT_EQ(j[1]["columns"], 0);
-  const auto& panel = j[1]["panels"][0];
+  EXPECT_EQ(j[1]["file_name"], "placement.png");
+  EXPECT_EQ(j[1]["rows"][1]["label"], "#2 slow");
+  EXPECT_EQ(j[1]["rows"][1]["panels"], 4);
+  const auto& cells = j[1]["panels"][4];  // slow's tp: each group's hop crosses the nodes
+  EXPECT_EQ(cells["kind"], "cells");
+  EXPECT_EQ(cells["series"][0]["notes"][1], "r1");
+  EXPECT_EQ(cells["curves"][0]["from"], nlohmann::json::array({0.0, 0.0}));
+  EXPECT_EQ(cells["curves"][0]["to"], nlohmann::json::array({0.0, 1.0}));
+  EXPECT_EQ(cells["curves"][0]["stroke"]["name"], "NET");
+  EXPECT_EQ(cells["curves"][0]["stroke"]["dash"], link_dash("NET"));
+  EXPECT_EQ(cells["key"].size(), 1U);
+  EXPECT_EQ(j[2]["file_name"], "busbw_tp.png");
+  EXPECT_EQ(j[2]["columns"], 0);
+  EXPECT_EQ(j[2]["rows"], nlohmann::json::array());
+  const auto& panel = j[2]["panels"][0];
   EXPECT_EQ(panel["id"], "busbw-0");
   EXPECT_EQ(panel["kind"], "lines");
   EXPECT_EQ(panel["x"]["bytes"], true);
@@ -172,7 +185,8 @@ TEST_F(ReportChartsTest, JsonForThePlotScriptCarriesTheSameDescription) {
   EXPECT_EQ(panel["series"][0]["name"], "#1 fast");
   EXPECT_EQ(panel["series"][0]["colour"], group_colour(0));
   EXPECT_EQ(panel["series"][0]["points"][0][0], 1024.0);
-  EXPECT_DOUBLE_EQ(panel["series"][0]["points"][0][1].get<double>(), figures[1].panels[0].series[0].points[0].second);
+  EXPECT_DOUBLE_EQ(panel["series"][0]["points"][0][1].get<double>(), figures[2].panels[0].series[0].points[0].second);
+  EXPECT_EQ(panel["curves"], nlohmann::json::array());
   EXPECT_EQ(panel["reference"], nullptr);
   for (const auto& f : j) {
     if (f["file_name"] == "predicted_vs_measured.png") {
@@ -225,6 +239,79 @@ TEST_F(ReportChartsTest, RankingBarsPerMappingBestOnTopWithALineAtOne) {
   const auto ranking = page.str().find("<section id=\"ranking\">");
   ASSERT_NE(ranking, std::string::npos);
   EXPECT_EQ(page.str().find(svg), page.str().find("<figure", ranking));  // the section's first figure
+}
+
+// Fixture: two nodes of two slots, PHB inside a node, NET between. "fast" is identity: its tp
+// groups {0,1} {2,3} lie inside a node each. "slow" swaps ranks 1 and 2 (slot_of_rank 0,2,1,3):
+// its tp group 0 holds slot 0 of both nodes, group 1 slot 1 of both.
+TEST_F(ReportChartsTest, PlacementCellPerSlotInItsGroupsColourWithItsRankAndAHopPerPair) {
+  ASSERT_TRUE(report_.placement);
+  const auto slow = placement_charts(*report_.placement, 1);
+  ASSERT_EQ(slow.size(), 4U);  // tp, dp, ep, edp; cp, pp, etp have groups of one
+  const Chart& tp = slow[0];
+  EXPECT_EQ(tp.id, "placement-1-tp");
+  EXPECT_EQ(tp.title, "tp: 2 groups of 2");
+  EXPECT_EQ(tp.kind, Chart::Kind::cells);
+  EXPECT_EQ(tp.x.categories, (std::vector<std::string>{"slot 0", "slot 1"}));
+  EXPECT_EQ(tp.y.categories, (std::vector<std::string>{"node-0", "node-1"}));
+  ASSERT_EQ(tp.series.size(), 2U);  // every slot holds a rank: no series of unused slots
+  using Cells = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(tp.series[0].name, "tp group 0");
+  EXPECT_EQ(tp.series[0].colour, group_colour(0));
+  EXPECT_EQ(tp.series[0].points, (Cells{{0, 0}, {0, 1}}));  // rank 0 on node-0's slot 0, rank 1 on node-1's
+  EXPECT_EQ(tp.series[0].notes, (std::vector<std::string>{"r0", "r1"}));
+  EXPECT_EQ(tp.series[1].colour, group_colour(1));
+  EXPECT_EQ(tp.series[1].points, (Cells{{1, 0}, {1, 1}}));
+  EXPECT_EQ(tp.series[1].notes, (std::vector<std::string>{"r2", "r3"}));
+  ASSERT_EQ(tp.curves.size(), 2U);  // groups of two: one hop each, no ring back
+  EXPECT_EQ(tp.curves[0].from, (std::pair<double, double>{0, 0}));
+  EXPECT_EQ(tp.curves[0].to, (std::pair<double, double>{0, 1}));
+  EXPECT_EQ(tp.curves[0].colour, group_colour(0));
+  EXPECT_EQ(tp.curves[0].stroke.name, "NET");
+  EXPECT_EQ(tp.curves[0].stroke.dash, link_dash("NET"));
+  EXPECT_EQ(tp.curves[1].colour, group_colour(1));
+  ASSERT_EQ(tp.key.size(), 1U);
+  EXPECT_EQ(tp.key[0].name, "NET");
+  // fast's tp stays inside the nodes: PHB, drawn thinner than NET.
+  const Chart fast_tp = placement_charts(*report_.placement, 0)[0];
+  EXPECT_EQ(fast_tp.series[0].points, (Cells{{0, 0}, {1, 0}}));
+  ASSERT_EQ(fast_tp.key.size(), 1U);
+  EXPECT_EQ(fast_tp.key[0].name, "PHB");
+  EXPECT_LT(fast_tp.key[0].width, tp.key[0].width);
+
+  // placement.png: a row per mapping in rank order, its panels placement_charts'.
+  const auto figures = describe_charts(report_);
+  const ChartFigure& fig = figure_named(figures, "placement.png");
+  ASSERT_EQ(fig.rows.size(), 2U);
+  EXPECT_EQ(fig.rows[0].label, "#1 fast");
+  EXPECT_EQ(fig.rows[0].panels, 4);
+  EXPECT_EQ(fig.rows[1].label, "#2 slow");
+  EXPECT_EQ(fig.columns, 4);
+  ASSERT_EQ(fig.panels.size(), 8U);
+  EXPECT_EQ(fig.panels[4].id, "placement-1-tp");
+  EXPECT_EQ(fig.panels[4].series[0].points, tp.series[0].points);
+
+  // The page draws that description: slot 2 (node-1's first) in group 0's colour where
+  // docs/report.md puts it, labelled with rank 1, and every panel of placement.png as it is.
+  std::ostringstream out;
+  detail::chart_svg(out, tp);
+  const std::string svg = out.str();
+  EXPECT_NE(svg.find("<rect id=\"placement-1-tp-s2\" x=\"104.0\" y=\"104.0\" width=\"48\" height=\"34\" rx=\"4\" fill=\"" +
+                     group_colour(0) + "\"/><text x=\"128.0\" y=\"125.0\" class=\"rank\" text-anchor=\"middle\">r1</text>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("data-link=\"NET\""), std::string::npos);
+  std::ostringstream page;
+  HtmlReportWriter().write(report_, page);
+  const auto section = page.str().find("<section id=\"placement\">");
+  ASSERT_NE(section, std::string::npos);
+  for (const Chart& c : fig.panels) {
+    std::ostringstream drawn;
+    detail::chart_svg(drawn, c);
+    const auto at = page.str().find(drawn.str());
+    EXPECT_NE(at, std::string::npos) << c.id;
+    EXPECT_GT(at, section) << c.id;
+  }
 }
 
 // Every group's median per mapping at the largest size, the slowest in red with its group and
