@@ -6,9 +6,9 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "results/point_key.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis {
@@ -23,7 +23,12 @@ struct CurvePoint {
 
 // One op of one mapping's dimension in one timing mode and concurrency, sorted by size.
 struct Curve {
-  std::string mapping, dim, op, timing, concurrency;
+  // The key its points share: a point's key with bytes 0 and no layout (key_of(row); the mapping
+  // names its layout). A PointKey rather than a key type of its own: a curve is one point's
+  // series over sizes, as the report groups points elsewhere too (spreads_at_largest_size);
+  // with bytes set to a size it is the key of the curve's point there (the CSV writer's rows);
+  // and one type leaves no second list of fields to keep in step with PointKey's.
+  results::PointKey key;
   int group_size = 0;
   std::vector<CurvePoint> points;
 };
@@ -62,9 +67,8 @@ class CurveSet {
   std::vector<std::string> same_groups(const std::string& mapping, const std::string& dim) const;
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
   std::vector<Curve> curves_;
-  std::map<Key, std::size_t> index_;
+  std::map<results::PointKey, std::size_t> index_;                                                // a curve's key -> its index in curves_
   std::map<std::string, std::map<std::string, std::vector<std::vector<int>>>> canonical_groups_;  // mapping -> dim -> sorted groups
   std::string preferred_timing_ = "per_iteration";
 };

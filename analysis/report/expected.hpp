@@ -3,12 +3,12 @@
 // it on the file's hardware (or the hardware `report --node-type/--topology` gives an imported
 // log), and the points below a threshold named: a cluster acceptance check
 // (docs/report.md, "% of expected"). Built on the accuracy section's per-point predictions.
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/report/prediction_accuracy.hpp"
+#include "results/point_key.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis {
@@ -21,8 +21,7 @@ namespace meshbench::analysis {
 inline constexpr double kExpectBelowPct = 70.0;
 
 struct ExpectedPoint {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  results::PointKey point;  // the accuracy's point (PointPrediction::point)
   double measured_busbw_gbps = 0, predicted_busbw_gbps = 0;
   double expected_pct = 0;  // measured busbw / predicted busbw × 100
   std::string algorithm, protocol;

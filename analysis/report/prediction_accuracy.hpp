@@ -13,6 +13,7 @@
 #include "analysis/report/ranking.hpp"
 #include "mapping/cost_params.hpp"
 #include "mapping/workload.hpp"
+#include "results/point_key.hpp"
 #include "results/reader.hpp"
 #include "topology/cluster.hpp"
 
@@ -55,9 +56,8 @@ struct Predictor {
 };
 
 struct PointPrediction {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  int flows = 1;  // the most flows on the dimension's bottleneck (calibration_flows)
+  results::PointKey point;  // with the file's layout (ResultsFile::key_of)
+  int flows = 1;            // the most flows on the dimension's bottleneck (calibration_flows)
   double predicted_us = 0, measured_us = 0;
   double measured_busbw_gbps = 0;   // the row's busbw (of its median)
   std::string algorithm, protocol;  // how the model priced it (CostModel::op_estimate); empty for a library's model

@@ -27,8 +27,9 @@ void add_drawable(ChartSeries& s, double x, double y) {
 void busbw_figures(const Report& r, std::vector<ChartFigure>& out) {
   std::map<std::tuple<int, int, std::string, std::string>, std::vector<const Curve*>> by_op;
   for (const auto& c : r.curves) {
-    if (c.timing == r.ranking.timing && c.concurrency == "concurrent" && !c.points.empty())
-      by_op[{dim_order(c.dim), op_order(c.op), c.dim, c.op}].push_back(&c);
+    const auto& k = c.key;
+    if (k.timing == r.ranking.timing && k.concurrency == "concurrent" && !c.points.empty())
+      by_op[{dim_order(k.dim), op_order(k.op), k.dim, k.op}].push_back(&c);
   }
   int index = 0;
   for (auto& [key, curves] : by_op) {
@@ -38,7 +39,7 @@ void busbw_figures(const Report& r, std::vector<ChartFigure>& out) {
           {"busbw_" + dim + ".png", dim + ": busbw against size, " + r.ranking.timing + " concurrent medians, one line per mapping", {}});
     }
     std::stable_sort(curves.begin(), curves.end(),
-                     [&](const Curve* a, const Curve* b) { return rank_of(r, a->mapping) < rank_of(r, b->mapping); });
+                     [&](const Curve* a, const Curve* b) { return rank_of(r, a->key.mapping) < rank_of(r, b->key.mapping); });
     Chart chart{"busbw-" + std::to_string(index++),
                 dim + " " + std::get<3>(key) + " (groups of " + std::to_string(curves.front()->group_size) + ")",
                 Chart::Kind::lines,
@@ -48,10 +49,10 @@ void busbw_figures(const Report& r, std::vector<ChartFigure>& out) {
                 {}};
     for (std::size_t i = 0; i < curves.size(); ++i) {
       // A mapping keeps one colour in every chart: its rank's (unranked ones after the ranked).
-      const int rank = rank_of(r, curves[i]->mapping);
+      const int rank = rank_of(r, curves[i]->key.mapping);
       const bool ranked = rank < (1 << 20);
       const int colour = ranked ? rank - 1 : static_cast<int>(r.ranking.mappings.size() + i);
-      ChartSeries s{(ranked ? "#" + std::to_string(rank) + " " : std::string()) + curves[i]->mapping, group_colour(colour), {}};
+      ChartSeries s{(ranked ? "#" + std::to_string(rank) + " " : std::string()) + curves[i]->key.mapping, group_colour(colour), {}};
       for (const auto& pt : curves[i]->points) add_drawable(s, static_cast<double>(pt.bytes), pt.busbw_gbps);
       chart.series.push_back(std::move(s));
     }

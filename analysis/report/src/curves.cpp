@@ -50,13 +50,14 @@ std::vector<std::vector<int>> canonical(std::vector<std::vector<int>> groups) {
 CurveSet::CurveSet(const results::ResultsFile& file) {
   bool any_per_iteration = false;
   for (const auto& row : file.measurements()) {
-    const Key key{row.mapping, row.dim, row.op, row.timing, row.concurrency};
+    auto key = results::key_of(row);
+    key.bytes = 0;
     auto [it, inserted] = index_.try_emplace(key, curves_.size());
-    if (inserted) curves_.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.group_size, {}});
+    if (inserted) curves_.push_back({key, row.group_size, {}});
     curves_[it->second].points.push_back({row.bytes, row.t_median_us, row.busbw_gbps, row.iters, row.wrong});
     any_per_iteration = any_per_iteration || row.timing == "per_iteration";
   }
-  if (!any_per_iteration && !curves_.empty()) preferred_timing_ = curves_.front().timing;
+  if (!any_per_iteration && !curves_.empty()) preferred_timing_ = curves_.front().key.timing;
   for (auto& c : curves_) {
     std::sort(c.points.begin(), c.points.end(), [](const CurvePoint& x, const CurvePoint& y) { return x.bytes < y.bytes; });
   }
@@ -83,9 +84,11 @@ std::vector<std::string> CurveSet::same_groups(const std::string& mapping, const
 
 const Curve* CurveSet::find(const std::string& mapping, const std::string& dim, const std::string& op, const std::string& timing,
                             const std::string& concurrency) const {
-  if (const auto it = index_.find({mapping, dim, op, timing, concurrency}); it != index_.end()) return &curves_[it->second];
+  results::PointKey key{{}, mapping, dim, op, timing, concurrency, 0};
+  if (const auto it = index_.find(key); it != index_.end()) return &curves_[it->second];
   for (const auto& other : same_groups(mapping, dim)) {
-    if (const auto it = index_.find({mapping, other, op, timing, concurrency}); it != index_.end()) return &curves_[it->second];
+    key.dim = other;
+    if (const auto it = index_.find(key); it != index_.end()) return &curves_[it->second];
   }
   return nullptr;
 }

@@ -30,12 +30,7 @@ ExpectedSection expected_section(const std::optional<PredictionAccuracy>& accura
   for (const auto& p : model->points) {
     if (!(p.measured_busbw_gbps > 0) || !(p.predicted_us > 0) || !(p.measured_us > 0)) continue;
     // The same bytes and bus factor on both sides: the busbw ratio is the time ratio.
-    ExpectedPoint e{p.mapping,
-                    p.dim,
-                    p.op,
-                    p.timing,
-                    p.concurrency,
-                    p.bytes,
+    ExpectedPoint e{p.point,
                     p.measured_busbw_gbps,
                     p.measured_busbw_gbps * p.measured_us / p.predicted_us,
                     100.0 * p.predicted_us / p.measured_us,

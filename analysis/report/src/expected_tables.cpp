@@ -27,14 +27,16 @@ Table expected_table(const Report& r, std::size_t limit, std::size_t& left_out) 
   std::vector<const ExpectedPoint*> order;
   for (const auto& p : r.expected.points) order.push_back(&p);
   const auto key = [&](const ExpectedPoint* p) {
-    return std::make_tuple(rank_of(r, p->mapping), p->mapping, dim_order(p->dim), op_order(p->op), p->concurrency, p->timing, p->bytes);
+    const auto& k = p->point;
+    return std::make_tuple(rank_of(r, k.mapping), k.mapping, dim_order(k.dim), op_order(k.op), k.concurrency, k.timing, k.bytes);
   };
   std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) { return key(a) < key(b); });
   Table t({"mapping", "dim", "op", "concurrency", ">size", ">busbw GB/s", ">expected GB/s", ">% of expected", "model's algorithm", ""});
   left_out = order.size() > limit ? order.size() - limit : 0;
   for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
     const auto& p = *order[i];
-    t.add({p.mapping, p.dim, p.op, p.concurrency, format_bytes(p.bytes), sig3(p.measured_busbw_gbps), sig3(p.predicted_busbw_gbps),
+    const auto& k = p.point;
+    t.add({k.mapping, k.dim, k.op, k.concurrency, format_bytes(k.bytes), sig3(p.measured_busbw_gbps), sig3(p.predicted_busbw_gbps),
            pct(p.expected_pct), how(p), p.expected_pct < r.expected.threshold_pct ? "BELOW" : ""});
   }
   return t;
@@ -50,7 +52,8 @@ std::vector<std::string> expected_below_lines(const Report& r, std::size_t limit
                 "% of expected, lowest first:");
   for (std::size_t i = 0; i < e.below.size() && i < limit; ++i) {
     const auto& p = e.below[i];
-    out.push_back(p.mapping + " " + p.dim + " " + p.op + " " + format_bytes(p.bytes) + " (" + p.concurrency + ", " + p.timing +
+    const auto& k = p.point;
+    out.push_back(k.mapping + " " + k.dim + " " + k.op + " " + format_bytes(k.bytes) + " (" + k.concurrency + ", " + k.timing +
                   "): " + pct(p.expected_pct) + " of expected, busbw " + sig3(p.measured_busbw_gbps) + " GB/s against " +
                   sig3(p.predicted_busbw_gbps) + " (" + how(p) + ")");
   }

@@ -69,8 +69,8 @@ ErrorSummary summary_of(const std::vector<PointPrediction>& points, bool (*keep)
 }
 
 bool any_point(const PointPrediction&) { return true; }
-bool large_point(const PointPrediction& p) { return p.bytes >= kLargePointBytes; }
-bool concurrent_large_point(const PointPrediction& p) { return large_point(p) && p.concurrency == "concurrent"; }
+bool large_point(const PointPrediction& p) { return p.point.bytes >= kLargePointBytes; }
+bool concurrent_large_point(const PointPrediction& p) { return large_point(p) && p.point.concurrency == "concurrent"; }
 bool shared_large_point(const PointPrediction& p) { return concurrent_large_point(p) && p.flows > 1; }
 
 // Ranks `totals` (one mapping each) by predicted and by measured time, and judges the order.
@@ -108,7 +108,8 @@ void sum_common_points(PredictorAccuracy& a, std::vector<std::string>& notes, bo
   using Key = std::tuple<std::string, std::string, std::uint64_t>;
   std::map<std::string, std::map<Key, const PointPrediction*>> by_mapping;
   for (const auto& p : a.points) {
-    if (p.concurrency == "concurrent") by_mapping[p.mapping][{p.dim, p.op, p.bytes}] = &p;
+    const auto& k = p.point;
+    if (k.concurrency == "concurrent") by_mapping[k.mapping][{k.dim, k.op, k.bytes}] = &p;
   }
   std::set<Key> common;
   std::set<Key> any;
@@ -128,7 +129,7 @@ void sum_common_points(PredictorAccuracy& a, std::vector<std::string>& notes, bo
       const auto* p = points.at(k);
       step.predicted_us += p->predicted_us;
       step.measured_us += p->measured_us;
-      auto& d = dims.try_emplace(p->dim, TotalPrediction{m, p->dim, 0, 0, 0, 0}).first->second;
+      auto& d = dims.try_emplace(p->point.dim, TotalPrediction{m, p->point.dim, 0, 0, 0, 0}).first->second;
       d.predicted_us += p->predicted_us;
       d.measured_us += p->measured_us;
     }
@@ -156,7 +157,7 @@ std::vector<std::string> dims_of(const PredictorAccuracy& a) {
   std::vector<std::string> out;
   for (const auto d : mapping::kAllDims) {
     const std::string name(mapping::to_string(d));
-    const bool has = std::any_of(a.points.begin(), a.points.end(), [&](const auto& p) { return p.dim == name; }) ||
+    const bool has = std::any_of(a.points.begin(), a.points.end(), [&](const auto& p) { return p.point.dim == name; }) ||
                      std::any_of(a.totals.begin(), a.totals.end(), [&](const auto& t) { return t.dim == name; });
     if (has) out.push_back(name);
   }
@@ -204,8 +205,8 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
         unpriced += k == 0 ? 1 : 0;
         continue;
       }
-      a.points.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, mapping::calibration_flows(shape, isolated),
-                          e.time_us, row.t_median_us, row.busbw_gbps, e.algorithm, e.protocol});
+      a.points.push_back({file.key_of(row), mapping::calibration_flows(shape, isolated), e.time_us, row.t_median_us, row.busbw_gbps,
+                          e.algorithm, e.protocol});
     }
     a.all = summary_of(a.points, any_point);
     a.large = summary_of(a.points, large_point);
@@ -230,7 +231,7 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
       d.dim = dim;
       std::vector<double> all, large;
       for (const auto& p : a.points) {
-        if (p.dim != dim) continue;
+        if (p.point.dim != dim) continue;
         all.push_back(rel_error(p.predicted_us, p.measured_us));
         if (large_point(p)) large.push_back(all.back());
       }

@@ -122,10 +122,10 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
         const CurveRead read = read_curve(*c, t.bytes);
         e.per_call_us = read.t_us;
         e.step_us = read.t_us * t.calls_per_step;
-        e.source_dim = c->dim;
+        e.source_dim = c->key.dim;
         e.how = read.how;
-        if (c->dim != e.dim) borrowed.insert(e.dim + " from " + c->dim);
-        if (c->timing != ranking.timing) other_timing.insert(e.dim + " " + e.op + " (" + c->timing + ")");
+        if (c->key.dim != e.dim) borrowed.insert(e.dim + " from " + c->key.dim);
+        if (c->key.timing != ranking.timing) other_timing.insert(e.dim + " " + e.op + " (" + c->key.timing + ")");
         const std::string what =
             e.dim + " " + e.op + " " + format_bytes(t.bytes) + " (largest measured " + format_bytes(c->points.back().bytes) + ")";
         if (read.how == ReadHow::extrapolated) extrapolated.insert(what);
@@ -170,8 +170,8 @@ Ranking rank_by_default(const results::ResultsFile& file, const CurveSet& curves
     if (has_rows(file, m.name)) measured.push_back(m.name);
   }
   for (const auto& c : curves.curves()) {
-    if (c.timing != ranking.timing || c.concurrency != "concurrent") continue;
-    for (const auto& p : c.points) points.emplace(c.dim, c.op, p.bytes);
+    if (c.key.timing != ranking.timing || c.key.concurrency != "concurrent") continue;
+    for (const auto& p : c.points) points.emplace(c.key.dim, c.key.op, p.bytes);
   }
   // Each mapping's median at each point, borrowing curves of dimensions with the same groups.
   auto time_at = [&](const std::string& mapping, const Point& p) -> std::optional<double> {

@@ -154,15 +154,16 @@ std::vector<TitledTable> busbw_tables(const Report& report) {
   const std::string& timing = report.ranking.timing;
   std::map<std::tuple<int, int, std::string, std::string>, std::vector<const Curve*>> by_op;
   for (const auto& c : report.curves) {
-    if (c.timing != timing || c.concurrency != "concurrent") continue;
-    by_op[{dim_order(c.dim), op_order(c.op), c.dim, c.op}].push_back(&c);
+    const auto& k = c.key;
+    if (k.timing != timing || k.concurrency != "concurrent") continue;
+    by_op[{dim_order(k.dim), op_order(k.op), k.dim, k.op}].push_back(&c);
   }
   std::vector<TitledTable> out;
   for (auto& [key, curves] : by_op) {
     std::sort(curves.begin(), curves.end(),
-              [&](const Curve* a, const Curve* b) { return rank_of(report, a->mapping) < rank_of(report, b->mapping); });
+              [&](const Curve* a, const Curve* b) { return rank_of(report, a->key.mapping) < rank_of(report, b->key.mapping); });
     std::vector<std::string> headers = {">size"};
-    for (const auto* c : curves) headers.push_back(">" + rank_label(report, c->mapping));
+    for (const auto* c : curves) headers.push_back(">" + rank_label(report, c->key.mapping));
     Table t(headers);
     std::set<std::uint64_t> sizes;
     for (const auto* c : curves) {

@@ -92,11 +92,11 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
     }
   }
   for (const auto& c : r.curves) {
-    const std::string rank = rank_text(r, c.mapping);
+    auto point = c.key;
     for (const auto& p : c.points) {
-      const std::string bytes = std::to_string(p.bytes);
-      csv.row({"curve", rank, c.mapping, c.dim, c.op, c.timing, c.concurrency, bytes, "t_median_us", number(p.t_median_us), ""});
-      csv.row({"curve", rank, c.mapping, c.dim, c.op, c.timing, c.concurrency, bytes, "busbw_gbps", number(p.busbw_gbps), ""});
+      point.bytes = p.bytes;  // the key of the curve's point at this size
+      csv.row(point_row(r, "curve", point, "t_median_us", number(p.t_median_us), ""));
+      csv.row(point_row(r, "curve", point, "busbw_gbps", number(p.busbw_gbps), ""));
     }
   }
   for (const auto& s : r.spreads) {
@@ -145,12 +145,8 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
       }
       const bool first = &a == &r.accuracy->predictors.front();
       for (const auto& p : a.points) {
-        const std::string rank = rank_text(r, p.mapping), bytes = std::to_string(p.bytes);
-        csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_us", number(p.predicted_us),
-                 a.name});
-        if (first)
-          csv.row({"accuracy_point", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "measured_us", number(p.measured_us),
-                   "measured"});
+        csv.row(point_row(r, "accuracy_point", p.point, "predicted_us", number(p.predicted_us), a.name));
+        if (first) csv.row(point_row(r, "accuracy_point", p.point, "measured_us", number(p.measured_us), "measured"));
       }
     }
   }
@@ -159,12 +155,10 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
   if (r.expected.known) {
     csv.row({"expected", "", "", "", "", r.ranking.timing, "", "", "expect_below_pct", number(r.expected.threshold_pct), r.expected.model});
     for (const auto& p : r.expected.points) {
-      const std::string rank = rank_text(r, p.mapping), bytes = std::to_string(p.bytes);
       const std::string detail =
           (p.protocol.empty() ? p.algorithm : p.algorithm + "/" + p.protocol) + (p.expected_pct < r.expected.threshold_pct ? " below" : "");
-      csv.row({"expected", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "predicted_busbw_gbps",
-               number(p.predicted_busbw_gbps), detail});
-      csv.row({"expected", rank, p.mapping, p.dim, p.op, p.timing, p.concurrency, bytes, "expected_pct", number(p.expected_pct), detail});
+      csv.row(point_row(r, "expected", p.point, "predicted_busbw_gbps", number(p.predicted_busbw_gbps), detail));
+      csv.row(point_row(r, "expected", p.point, "expected_pct", number(p.expected_pct), detail));
     }
   }
   for (const auto& n : r.nic.rows) {

@@ -12,10 +12,17 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// A point's fields first (not its layout: the report names a mapping, which has one), then `rest`.
+// A curve's key first: a point's fields but its size (and not its layout: the report names a
+// mapping, which has one), then `rest`.
+ordered_json with_curve_key(const results::PointKey& k, const ordered_json& rest) {
+  ordered_json j = {{"mapping", k.mapping}, {"dim", k.dim}, {"op", k.op}, {"timing", k.timing}, {"concurrency", k.concurrency}};
+  for (const auto& [name, value] : rest.items()) j[name] = value;
+  return j;
+}
+
+// A point's fields first (its curve's key, then its size), then `rest`.
 ordered_json with_point(const results::PointKey& k, const ordered_json& rest) {
-  ordered_json j = {{"mapping", k.mapping},         {"dim", k.dim},    {"op", k.op}, {"timing", k.timing},
-                    {"concurrency", k.concurrency}, {"bytes", k.bytes}};
+  ordered_json j = with_curve_key(k, {{"bytes", k.bytes}});
   for (const auto& [name, value] : rest.items()) j[name] = value;
   return j;
 }
@@ -134,15 +141,7 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
     }
     ordered_json points = ordered_json::array();
     for (const auto& x : p.points) {
-      points.push_back({{"mapping", x.mapping},
-                        {"dim", x.dim},
-                        {"op", x.op},
-                        {"timing", x.timing},
-                        {"concurrency", x.concurrency},
-                        {"bytes", x.bytes},
-                        {"flows", x.flows},
-                        {"predicted_us", x.predicted_us},
-                        {"measured_us", x.measured_us}});
+      points.push_back(with_point(x.point, {{"flows", x.flows}, {"predicted_us", x.predicted_us}, {"measured_us", x.measured_us}}));
     }
     predictors.push_back({{"name", p.name},
                           {"source", p.source},
@@ -163,17 +162,11 @@ ordered_json accuracy_json(const PredictionAccuracy& a) {
 // "% of expected": per point the model's busbw and the share of it measured.
 ordered_json expected_json(const ExpectedSection& e) {
   const auto point = [](const ExpectedPoint& x) {
-    return ordered_json{{"mapping", x.mapping},
-                        {"dim", x.dim},
-                        {"op", x.op},
-                        {"timing", x.timing},
-                        {"concurrency", x.concurrency},
-                        {"bytes", x.bytes},
-                        {"busbw_gbps", x.measured_busbw_gbps},
-                        {"predicted_busbw_gbps", x.predicted_busbw_gbps},
-                        {"expected_pct", x.expected_pct},
-                        {"algorithm", x.algorithm},
-                        {"protocol", x.protocol}};
+    return with_point(x.point, {{"busbw_gbps", x.measured_busbw_gbps},
+                                {"predicted_busbw_gbps", x.predicted_busbw_gbps},
+                                {"expected_pct", x.expected_pct},
+                                {"algorithm", x.algorithm},
+                                {"protocol", x.protocol}});
   };
   ordered_json points = ordered_json::array(), below = ordered_json::array();
   for (const auto& x : e.points) points.push_back(point(x));
@@ -324,13 +317,7 @@ ordered_json report_to_json(const Report& r) {
       points.push_back(
           {{"bytes", p.bytes}, {"t_median_us", p.t_median_us}, {"busbw_gbps", p.busbw_gbps}, {"iters", p.iters}, {"wrong", p.wrong}});
     }
-    j["curves"].push_back({{"mapping", c.mapping},
-                           {"dim", c.dim},
-                           {"op", c.op},
-                           {"timing", c.timing},
-                           {"concurrency", c.concurrency},
-                           {"group_size", c.group_size},
-                           {"points", points}});
+    j["curves"].push_back(with_curve_key(c.key, {{"group_size", c.group_size}, {"points", points}}));
   }
   j["group_spread"] = ordered_json::array();
   for (const auto& s : r.spreads) j["group_spread"].push_back(spread_json(s));

@@ -94,12 +94,12 @@ TEST_F(ExpectedTest, ThePlantedSlowSizeIsNamed) {
   EXPECT_EQ(e.hardware, "--node-type p5.48xlarge --nodes 2");
   EXPECT_FALSE(e.model.empty());
   for (const auto& p : e.points) {
-    EXPECT_NEAR(p.expected_pct, p.bytes == kPlanted ? 100.0 / 3.0 : 100.0, 1e-6) << p.bytes;
+    EXPECT_NEAR(p.expected_pct, p.point.bytes == kPlanted ? 100.0 / 3.0 : 100.0, 1e-6) << p.point.bytes;
     EXPECT_NEAR(p.measured_busbw_gbps / p.predicted_busbw_gbps * 100.0, p.expected_pct, 1e-6);
     EXPECT_FALSE(p.algorithm.empty());
   }
   ASSERT_EQ(e.below.size(), 1U);
-  EXPECT_EQ(e.below.front().bytes, kPlanted);
+  EXPECT_EQ(e.below.front().point.bytes, kPlanted);
 
   const std::string text = written(TextReportWriter(), r);
   EXPECT_NE(text.find("1 of 5 points below 70% of expected"), std::string::npos) << text;
@@ -156,13 +156,14 @@ TEST_F(ExpectedTest, AFileIsPricedForTheNcclAlgorithmsItsEnvironmentAllowed) {
   params.nccl_allowed = *mapping::nccl::parse_allowed("Ring", "");
   const mapping::CostModel ring_model(topo, params);
   std::vector<std::uint64_t> sizes;
-  for (const auto& p : ring.points) sizes.push_back(p.bytes);
+  for (const auto& p : ring.points) sizes.push_back(p.point.bytes);
   const auto table = mapping::predict(ring_model, mapping::node_group(topo, 0, mapping::Op::all_reduce), mapping::Op::all_reduce, sizes);
   ASSERT_EQ(ring.points.size(), 14U);  // 1 MiB to 8 GiB, the out-of-place column
   ASSERT_EQ(table.rows.size(), ring.points.size());
   for (std::size_t i = 0; i < ring.points.size(); ++i) {
-    EXPECT_EQ(ring.points[i].algorithm, "ring") << ring.points[i].bytes;
-    EXPECT_NEAR(ring.points[i].predicted_busbw_gbps, table.rows[i].busbw_gbps, 1e-9 * table.rows[i].busbw_gbps) << ring.points[i].bytes;
+    EXPECT_EQ(ring.points[i].algorithm, "ring") << ring.points[i].point.bytes;
+    EXPECT_NEAR(ring.points[i].predicted_busbw_gbps, table.rows[i].busbw_gbps, 1e-9 * table.rows[i].busbw_gbps)
+        << ring.points[i].point.bytes;
   }
 
   // The same log without its environment: NCCL's own choice, not the ring at every size.

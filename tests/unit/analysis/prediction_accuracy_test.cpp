@@ -209,7 +209,7 @@ TEST_F(LibraryModelTest, ALibrarysModelIsJudgedOnThePointsItPriced) {
   const auto& nccl = r.accuracy->predictors[1];
   ASSERT_EQ(nccl.points.size(), 6u);  // 2 mappings x 3 sizes of all_reduce
   for (const auto& p : nccl.points) {
-    EXPECT_EQ(p.op, "all_reduce");
+    EXPECT_EQ(p.point.op, "all_reduce");
     EXPECT_NEAR(p.predicted_us, 0.8 * p.measured_us, 1e-9 * p.measured_us);
   }
   EXPECT_NEAR(nccl.all.median_rel_error, 0.2, 1e-9);

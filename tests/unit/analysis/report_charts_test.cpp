@@ -39,7 +39,8 @@ class ReportChartsTest : public ::testing::Test {
   }
   const Curve& curve(const std::string& mapping, const std::string& dim) const {
     for (const auto& c : report_.curves) {
-      if (c.mapping == mapping && c.dim == dim && c.timing == report_.ranking.timing && c.concurrency == "concurrent") return c;
+      const auto& k = c.key;
+      if (k.mapping == mapping && k.dim == dim && k.timing == report_.ranking.timing && k.concurrency == "concurrent") return c;
     }
     throw std::runtime_error("no curve " + mapping + " " + dim);
   }

@@ -11,7 +11,7 @@ namespace {
 
 Curve linear_curve() {
   // t = 5 + bytes/1000 us at 1, 4, 16, 64 KiB.
-  Curve c{"m", "tp", "all_reduce", "per_iteration", "concurrent", 2, {}};
+  Curve c{{{}, "m", "tp", "all_reduce", "per_iteration", "concurrent", 0}, 2, {}};
   for (std::uint64_t b : {1024ULL, 4096ULL, 16384ULL, 65536ULL}) c.points.push_back({b, 5 + static_cast<double>(b) / 1000, 0, 10, 0});
   return c;
 }
@@ -30,7 +30,7 @@ TEST(ReportCurves, InterpolatesLogLogBetweenMeasuredSizes) {
 }
 
 TEST(ReportCurves, PowerLawCurvesInterpolateExactly) {
-  Curve c{"m", "ep", "all_to_all", "per_iteration", "concurrent", 2, {}};
+  Curve c{{{}, "m", "ep", "all_to_all", "per_iteration", "concurrent", 0}, 2, {}};
   for (std::uint64_t b = 1024; b <= (1ULL << 20U); b *= 4) c.points.push_back({b, 3e-3 * std::pow(static_cast<double>(b), 0.8), 0, 10, 0});
   for (std::uint64_t b : {3000ULL, 50000ULL, 777777ULL}) {
     EXPECT_NEAR(read_curve(c, b).t_us, 3e-3 * std::pow(static_cast<double>(b), 0.8), 1e-9 * static_cast<double>(b)) << b;
@@ -70,11 +70,11 @@ TEST(ReportCurves, SkippedDimensionBorrowsTheCurveOfTheDimensionWithEqualGroups)
   const CurveSet curves(file);
   const Curve* a = curves.find("ep-inner", "edp", "all_reduce", "per_iteration", "concurrent");
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->dim, "dp");
+  EXPECT_EQ(a->key.dim, "dp");
   EXPECT_DOUBLE_EQ(a->points.at(0).t_median_us, 7.0);
   const Curve* b = curves.find("dp-inner", "edp", "all_reduce", "per_iteration", "concurrent");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->dim, "tp");
+  EXPECT_EQ(b->key.dim, "tp");
   EXPECT_EQ(curves.find("ep-inner", "ep", "all_to_all", "per_iteration", "concurrent"), nullptr);
   EXPECT_EQ(curves.find("ep-inner", "dp", "all_reduce", "batched", "concurrent"), nullptr);
   EXPECT_EQ(curves.same_groups("dp-inner", "ep"), (std::vector<std::string>{"dp"}));
