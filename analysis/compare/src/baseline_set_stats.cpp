@@ -138,7 +138,7 @@ Scatter fitted_tail(const std::vector<double>& standardised) {
 }
 
 // Each unit's one-run sigma: its own baseline differences shrunk towards the level's pooled
-// scale, floored by its rounds, and how well it is known (df).
+// scale, floored by its rounds (not with a history), and how well it is known (df).
 void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, const LevelRules& rules,
                  const SetOptions& o, double pooled) {
   const bool from_history = rules.noise == NoiseSource::history;
@@ -153,7 +153,10 @@ void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>
                               ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
                               : 0.0;
     f.round_sigma = std::sqrt(values[u].round_var);
-    f.sigma = std::max(shrunk, f.round_sigma);
+    // A history's steps hold its runs' rounds' noise already: today's rounds as a floor changed
+    // no verdict in the 232 windows of the kept batch of 2026-12-06 (notes/report-gate-
+    // measurements.md) and only made the reach coarser. Without a history they floor it.
+    f.sigma = from_history ? shrunk : std::max(shrunk, f.round_sigma);
     // Interleaved, a history's noise holds while the machine's spells outlast a launch or two;
     // where today they flip from one launch to the next, the adjacent differences disagree, and
     // their spread is the noise (notes/report-gate-measurements.md, the batch of 2026-12-06).
@@ -174,7 +177,7 @@ void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>
     // report-gate-measurements.md, "points under interleaving"). The two variance estimates are
     // pooled by their degrees of freedom (the larger of them would let the spells the pairing
     // cancelled back in), and so are their dfs. A history's successive differences already hold
-    // the rounds' noise; its sigma stands alone, floored by today's rounds above.
+    // the rounds' noise; its sigma stands alone.
     if (rules.median_of_adjacent() && values[u].round_df > 0 && !from_history) {
       const double rounds_df = values[u].round_df;
       f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));

@@ -94,12 +94,11 @@ void write_method(const SetComparison& c, Sink& s) {
            " points come from runs without rounds, so their noise rests on the baseline pairs alone; measure gate runs with "
            "run --rounds 3 (docs/report.md, \"Baseline sets on this machine\")");
   }
-  const std::string set_noise =
-      c.history.empty()
-          ? "how it varied between the " + std::to_string(c.base.size()) +
-                " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)"
-          : "how it varied between successive runs of the history of " + std::to_string(c.history.size()) +
-                " (robust spread of their differences, shrunk towards its level's pooled spread, floored by this set's rounds)";
+  const std::string set_noise = c.history.empty()
+                                    ? "how it varied between the " + std::to_string(c.base.size()) +
+                                          " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)"
+                                    : "how it varied between successive runs of the history of " + std::to_string(c.history.size()) +
+                                          " (robust spread of their differences, shrunk towards its level's pooled spread)";
   const std::string adjacent = "its " + std::to_string(c.pairs) +
                                " differences between each new run and the baselines launched just before and after it in the same "
                                "machine state (the nearest of that state on each side; interleaved): the whole run ";
@@ -258,8 +257,8 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
                      ? "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
                        "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level"
                      : "log median per point and family against the baseline runs' median; noise from the robust spread of the "
-                       "differences between successive history runs (shrunk towards the level's pooled spread, floored by the "
-                       "between-round spread); Benjamini-Hochberg per level"}};
+                       "differences between successive history runs (shrunk towards the level's pooled spread); Benjamini-Hochberg "
+                       "per level"}};
   std::vector<std::pair<UnitKind, Verdict>> units;
   for (std::size_t p = 0; p < c.points.size(); ++p)
     units.emplace_back(UnitKind::point, c.points[p].wrong() ? Verdict::wrong : c.result.points[p].verdict);
