@@ -103,12 +103,14 @@ struct ChartFigure {
 //    one line per mapping in rank order, each mapping in its rank's colour (group_colour);
 //  - predicted_vs_measured.png when the accuracy section has a predictor: every point
 //    ("accuracy-points") and every mapping's total ("accuracy-mappings"), predicted against
-//    measured, one colour per predictor;
+//    measured, one colour per predictor; without one, when the plan predicted, the plan's step
+//    predictions against the ranking ("plan-predictions"): a dot per mapping noted "#place name",
+//    on the diagonal when they compare directly (like for like);
 //  - group_spread.png, three panels a row: per dimension and op ("spread-K") at the largest size,
 //    in the ranking's timing mode, concurrent, a category per mapping in rank order: each group's
 //    median, and the slowest group's in red with its index and hosts beside it.
-// The plan's predictions (without an accuracy section) are drawn by plots.py alone, the page's
-// link matrix (no PNG draws it) by html_svg alone.
+// The page's link matrix (no PNG draws it) is drawn by html_svg alone. Both renderers write a
+// points chart's notes at their dots' right, top to bottom, each at least a line below the last.
 std::vector<ChartFigure> describe_charts(const Report& report);
 
 // Where the groups of `placements.mappings[mapping]` land: a cells chart per dimension

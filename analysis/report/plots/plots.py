@@ -196,6 +196,25 @@ def draw_chart(ax, chart):
     ax.set_ylabel(chart["y"]["label"])
     ax.set_title(chart["title"], fontsize=9)
     ax.grid(True, which="major", alpha=0.3)
+    draw_dot_notes(ax, chart)
+
+
+def draw_dot_notes(ax, chart):
+    """Each note at its dot's right, top to bottom, each at least a line below the one before:
+    dots that nearly coincide (a plan that predicts mappings equal) must not print their notes
+    over each other. The page stacks them the same way."""
+    notes = [(x, y, n) for s in chart["series"] for (x, y), n in zip(s["points"], s.get("notes", []))]
+    if not notes:
+        return
+    ax.autoscale_view()
+    to_points = 72.0 / ax.figure.dpi
+    previous = None
+    for x, y, note in sorted(notes, key=lambda n: -n[1]):
+        at = ax.transData.transform((x, y))[1] * to_points
+        label = at + 4 if previous is None else min(at + 4, previous - 10)
+        previous = label
+        ax.annotate(note, (x, y), fontsize=7, textcoords="offset points", xytext=(6, label - at),
+                    arrowprops={"arrowstyle": "-", "color": "gray", "linewidth": 0.5} if label < at - 6 else None)
 
 
 def panel_size(chart):
@@ -249,53 +268,6 @@ def draw_figure(figure, out_dir):
     save(fig, out_dir, figure["file_name"])
 
 
-def plot_plan_predictions(report, out_dir):
-    """Without an accuracy chart: the plan's step predictions against the ranking (PNG only)."""
-    pred = report.get("predictions")
-    if not pred:
-        return
-    rows = [r for r in pred["rows"] if r["dim"] == "step" and r["measured"]]
-    if not rows:
-        return
-    fig, ax = plt.subplots(figsize=(6, 5))
-    xs = [r["predicted_us"] for r in rows]
-    ys = [r["measured"] for r in rows]
-    ax.scatter(xs, ys, s=60, color="tab:blue", zorder=3)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("predicted by the plan (us)")
-    if pred["like_for_like"]:
-        lo, hi = min(xs + ys), max(xs + ys)
-        ax.plot([lo, hi], [lo, hi], color="gray", linewidth=0.8, label="measured = predicted")
-        ax.legend(fontsize=8)
-        ax.set_ylabel("measured per step (us)")
-    else:
-        ax.set_ylabel(f"measured ({report['ranking']['unit']}): only the order compares")
-    # Labels top to bottom, each at least a line below the one before: points that nearly
-    # coincide (a plan that predicts mappings equal) must not print their names over each other.
-    ax.autoscale_view()
-    to_points = 72.0 / fig.dpi
-    previous = None
-    for r in sorted(rows, key=lambda r: -r["measured"]):
-        x, y = r["predicted_us"], r["measured"]
-        at = ax.transData.transform((x, y))[1] * to_points
-        label = at + 4 if previous is None else min(at + 4, previous - 10)
-        previous = label
-        ax.annotate(f"#{r['measured_rank']:g} {r['mapping']}", (x, y), fontsize=7, textcoords="offset points", xytext=(6, label - at),
-                    arrowprops={"arrowstyle": "-", "color": "gray", "linewidth": 0.5} if label < at - 6 else None)
-    for axis, (lo, hi) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
-        # Plain numbers; minor ticks get labels only when the axis spans less than a decade.
-        plain = FuncFormatter(lambda v, _: f"{v:g}")
-        axis.set_major_formatter(plain)
-        axis.set_minor_formatter(plain if 1 < hi / lo < 10 else NullFormatter())
-    rho = pred["rank_correlation"]
-    rho_text = f"Spearman {rho:.2f}" if rho is not None else "the plan predicts every mapping equal"
-    ax.set_title(f"plan against measurement: {rho_text} ({pred['compared_mappings']} mappings)", fontsize=10)
-    ax.grid(True, which="major", alpha=0.3)
-    fig.tight_layout()
-    save(fig, out_dir, "predicted_vs_measured.png")
-
-
 def read_arguments(usage):
     """(the input JSON, the output folder, created) from `script INPUT.json OUTDIR`, or None
     after printing `usage`. history_plots.py reads its arguments here too."""
@@ -315,8 +287,6 @@ def main():
     report, out_dir = arguments
     for figure in report["charts"]:
         draw_figure(figure, out_dir)
-    if not any(f["file_name"] == "predicted_vs_measured.png" for f in report["charts"]):
-        plot_plan_predictions(report, out_dir)
     return 0
 
 

@@ -120,6 +120,32 @@ std::string printed(const char* format, double v) {
   return buf;
 }
 
+// Without an accuracy section, the plan's step predictions against the ranking's measurement:
+// a dot per mapping noted with its measured place, on the diagonal when they compare directly.
+void plan_predictions_figure(const Report& r, std::vector<ChartFigure>& out) {
+  if (!r.predictions) return;
+  const PredictionCheck& p = *r.predictions;
+  const double rho = p.rank_correlation;
+  const std::string rho_text = std::isfinite(rho) ? "Spearman " + fixed(rho, 2) : std::string("the plan predicts every mapping equal");
+  Chart c{"plan-predictions",
+          "plan against measurement: " + rho_text + " (" + std::to_string(p.compared_mappings) + " mappings)",
+          Chart::Kind::points,
+          {"predicted by the plan (µs)", false},
+          {p.like_for_like ? "measured per step (µs)" : "measured (" + r.ranking.unit() + "): only the order compares", false},
+          p.like_for_like,
+          {}};
+  ChartSeries mappings{"mappings", "#1f77b4", {}};
+  for (const auto& row : p.rows) {
+    if (row.dim != "step" || !(row.measured > 0) || !(row.predicted_us > 0)) continue;
+    const std::size_t drawn = mappings.points.size();
+    add_drawable(mappings, row.predicted_us, row.measured);
+    if (mappings.points.size() > drawn) mappings.notes.push_back("#" + printed("%g", row.measured_rank) + " " + row.mapping);
+  }
+  if (mappings.points.empty()) return;
+  c.series.push_back(std::move(mappings));
+  out.push_back({"predicted_vs_measured.png", "", {std::move(c)}});
+}
+
 void ranking_figure(const Report& r, std::vector<ChartFigure>& out) {
   const auto& k = r.ranking;
   if (k.mappings.empty()) return;
@@ -238,7 +264,9 @@ std::vector<ChartFigure> describe_charts(const Report& report) {
   ranking_figure(report, figures);
   placement_figure(report, figures);
   busbw_figures(report, figures);
+  const auto before = figures.size();
   accuracy_figure(report, figures);
+  if (figures.size() == before) plan_predictions_figure(report, figures);
   spread_figure(report, figures);
   return figures;
 }

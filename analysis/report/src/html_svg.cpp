@@ -433,6 +433,11 @@ void chart_svg(std::ostream& out, const Chart& chart) {
         << "</title></line>\n";
   }
   const bool lines = chart.kind == Chart::Kind::lines;
+  struct DotNote {
+    double y, x;
+    std::string text;
+  };
+  std::vector<DotNote> notes;  // drawn at their dots' right once every dot is placed
   for (const auto& s : chart.series) {
     if (lines) {
       std::string points;
@@ -442,14 +447,24 @@ void chart_svg(std::ostream& out, const Chart& chart) {
       out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour << "\" stroke-width=\"2\"><title>"
           << html_escape(s.name) << "</title></polyline>\n";
     }
-    for (const auto& p : s.points) {
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const auto& p = s.points[i];
       if (!positive(p)) continue;
+      if (i < s.notes.size()) notes.push_back({ys(p.second), xs(p.first) + 6, s.notes[i]});
       out << "<circle cx=\"" << num(xs(p.first)) << "\" cy=\"" << num(ys(p.second)) << "\" r=\"" << (lines ? "2.5" : "3") << "\" fill=\""
           << s.colour << "\"" << (lines ? "" : " fill-opacity=\"0.6\"") << "><title>" << html_escape(s.name) << ": "
           << html_escape(chart.y.label) << " " << value_text(chart.y, p.second) << ", " << html_escape(chart.x.label) << " "
           << value_text(chart.x, p.first) << "</title></circle>";
     }
     out << "\n";
+  }
+  // Top to bottom, each note at least a line below the one before: mappings the model predicts
+  // nearly equal must not print their names over each other.
+  std::sort(notes.begin(), notes.end(), [](const DotNote& a, const DotNote& b) { return a.y < b.y; });
+  double previous = -1e9;
+  for (const auto& n : notes) {
+    previous = std::max(n.y - 4, previous + 11);
+    out << "<text x=\"" << num(n.x) << "\" y=\"" << num(previous) << "\" class=\"tick\">" << html_escape(n.text) << "</text>\n";
   }
   out << "</svg>";
   legend(out, chart.series);

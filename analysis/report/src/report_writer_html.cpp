@@ -237,6 +237,8 @@ void predictions_section(std::ostream& out, const Report& r, const std::vector<C
   }
   out << "<h3>The plan's predictions</h3>\n";
   if (r.predictions) {
+    // Without an accuracy section the figure of that name is the plan's (describe_charts).
+    if (!r.accuracy || r.accuracy->predictors.empty()) charts_of(out, charts, "predicted_vs_measured");
     para(out, r.predictions->basis);
     prediction_table(*r.predictions).render_html(out);
     if (r.predictions->compared_mappings >= 2) {

@@ -119,6 +119,42 @@ TEST_F(ReportChartsTest, AccuracyFigureHasEveryPointAndEveryMappingsTotalOnTheDi
   EXPECT_EQ(totals.series[0].points.size(), steps);
 }
 
+TEST_F(ReportChartsTest, WithoutAccuracyThePlansStepPredictionsAreADotPerMappingNotedWithItsPlace) {
+  // The report's own accuracy takes the figure's name; the plan's chart only stands in for it.
+  EXPECT_EQ(figure_named(describe_charts(report_), "predicted_vs_measured.png").panels.front().id, "accuracy-points");
+  Report r = report_;
+  r.accuracy.reset();
+  // Two mappings predicted nearly equal (their dots almost coincide), and a dimension row that
+  // is not a step's.
+  r.predictions = PredictionCheck{true, "the plan's step time", {}, 1.0, 2};
+  r.predictions->rows = {{"fast", "step", 100, 120, 1, 1}, {"slow", "step", 101, 121, 2, 2}, {"fast", "tp", 50, 60, 1, 1}};
+  const ChartFigure fig = figure_named(describe_charts(r), "predicted_vs_measured.png");
+  ASSERT_EQ(fig.panels.size(), 1U);
+  const Chart& c = fig.panels[0];
+  EXPECT_EQ(c.id, "plan-predictions");
+  EXPECT_EQ(c.kind, Chart::Kind::points);
+  EXPECT_TRUE(c.diagonal);
+  ASSERT_EQ(c.series.size(), 1U);
+  EXPECT_EQ(c.series[0].points, (std::vector<std::pair<double, double>>{{100, 120}, {101, 121}}));
+  EXPECT_EQ(c.series[0].notes, (std::vector<std::string>{"#1 fast", "#2 slow"}));
+  // The page draws it in the plan's part, both notes a line apart although their dots are not.
+  std::ostringstream page;
+  HtmlReportWriter().write(r, page);
+  const std::string html = page.str();
+  const auto svg = html.find("<svg id=\"plan-predictions\"");
+  ASSERT_NE(svg, std::string::npos);
+  EXPECT_GT(svg, html.find("The plan's predictions"));
+  const auto y_of = [&](const std::string& note) {
+    const auto at = html.find("\">" + note + "</text>", svg);
+    const auto y = html.rfind(" y=\"", at);
+    return std::stod(html.substr(y + 4));
+  };
+  EXPECT_GE(y_of("#1 fast") - y_of("#2 slow"), 11.0 - 1e-9);  // slow measured more: its dot and note on top
+  // Without like for like only the order compares: no diagonal.
+  r.predictions->like_for_like = false;
+  EXPECT_FALSE(figure_named(describe_charts(r), "predicted_vs_measured.png").panels[0].diagonal);
+}
+
 TEST_F(ReportChartsTest, SvgDrawsTheDescriptionsSeries) {
   const Chart tp = figure_named(describe_charts(report_), "busbw_tp.png").panels.front();
   std::ostringstream out;
