@@ -5,13 +5,14 @@
 #include <cstdint>
 #include <string>
 
+#include "results/point_key.hpp"
+
 namespace meshbench::results {
 
 // One GPU over one measured attempt of a point (one row per rank with a GPU). A figure NVML
 // could not give is NaN, a counter it could not give -1.
 struct GpuHealthRow {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;  // the layout left empty (point_key.hpp)
   int round = 0, attempt = 1;
   std::string host;
   int rank = 0;  // world rank, whose slot's GPU this is

@@ -1,8 +1,8 @@
 #pragma once
 // A point's identity (docs/architecture.md, "point"): which layout, mapping, dimension, op,
 // timing mode, concurrency and size it is. Every row record that belongs to one point
-// (records.hpp, gpu_records.hpp) spells these fields out; key_of takes them from any of them,
-// and the readers of results files (report, compare, history) key their maps by it.
+// (records.hpp, gpu_records.hpp) holds one as `point`; key_of takes it from any of them, and
+// the readers of results files (report, compare, history) key their maps by it.
 #include <compare>
 #include <concepts>
 #include <cstdint>
@@ -14,10 +14,10 @@ namespace meshbench::results {
 struct LayoutRecord;
 
 struct PointKey {
-  // The layout's text (layout_key). Rows do not repeat it: a row's layout is its mapping's (a
-  // file holds one layout, or several with each mapping in one), and ResultsFile::key_of(row)
-  // sets it; a key taken from a row alone (key_of(row): the runner's, --resume's, a
-  // predictor's) leaves it empty.
+  // The layout's text (layout_key). A row's `point` leaves it empty: a row's layout is its
+  // mapping's (a file holds one layout, or several with each mapping in one), and
+  // ResultsFile::key_of(row) sets it; a key taken from a row alone (key_of(row): the runner's,
+  // --resume's, a predictor's) leaves it empty.
   std::string layout;
   std::string mapping;      // the mapping's name (compare puts the digest's hex here)
   std::string dim;          // tp, cp, dp, pp, ep, etp, edp
@@ -28,31 +28,16 @@ struct PointKey {
   auto operator<=>(const PointKey&) const = default;
 };
 
-// A row record of one point: it carries the key's fields under the key's names.
+// A row record of one point: it holds the point's key, with the layout left empty.
 template <typename Row>
-concept PointRow = requires(const Row& r) {
-  { r.mapping } -> std::convertible_to<std::string>;
-  { r.dim } -> std::convertible_to<std::string>;
-  { r.op } -> std::convertible_to<std::string>;
-  { r.timing } -> std::convertible_to<std::string>;
-  { r.concurrency } -> std::convertible_to<std::string>;
-  { r.bytes } -> std::convertible_to<std::uint64_t>;
-};
+concept PointRow = std::same_as<decltype(Row::point), PointKey>;
 
+// A row's key with the given layout.
 template <PointRow Row>
 PointKey key_of(const Row& r, std::string layout = {}) {
-  return {std::move(layout), r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes};
-}
-
-// Sets a row's point fields from a key (the layout is not a row's).
-template <PointRow Row>
-void set_point(Row& r, const PointKey& k) {
-  r.mapping = k.mapping;
-  r.dim = k.dim;
-  r.op = k.op;
-  r.timing = k.timing;
-  r.concurrency = k.concurrency;
-  r.bytes = k.bytes;
+  PointKey k = r.point;
+  k.layout = std::move(layout);
+  return k;
 }
 
 // One measured visit of a point: the round (0 first) and the attempt (1 first; the machine-state

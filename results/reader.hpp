@@ -46,7 +46,7 @@ class ResultsFile {
   const std::string& layout_key_of(const std::string& mapping) const;
   template <PointRow Row>
   PointKey key_of(const Row& row) const {
-    return results::key_of(row, layout_key_of(row.mapping));
+    return results::key_of(row, layout_key_of(row.point.mapping));
   }
   const std::vector<MappingRecord>& mappings() const { return mappings_; }
   const std::vector<MeasurementRow>& measurements() const { return measurements_; }

@@ -63,18 +63,13 @@ struct NamedLayout {
 
 // One row of /measurements: a mapping × dimension × op × size × timing mode.
 struct MeasurementRow {
-  std::string mapping;
-  std::string dim;
-  std::string op;
+  PointKey point;  // the layout left empty (point_key.hpp)
   std::string backend;
   std::string dtype;
-  std::uint64_t bytes = 0;  // nccl-tests' size convention (per-rank buffer)
-  int groups = 0;           // groups that ran at once (1 when isolated)
+  int groups = 0;  // groups that ran at once (1 when isolated)
   int group_size = 0;
   int iters = 0;  // timed iterations (batched: ops per batch × batches)
   int warmup = 0;
-  std::string timing;       // per_iteration | batched
-  std::string concurrency;  // concurrent | isolated
   double t_min_us = 0, t_median_us = 0, t_p90_us = 0, t_p99_us = 0, t_max_us = 0, t_mean_us = 0;
   double algbw_gbps = 0, busbw_gbps = 0;
   std::int64_t wrong = -1;  // wrong elements summed over ranks; -1 when not checked
@@ -83,16 +78,14 @@ struct MeasurementRow {
 
 // Per-group medians of one point: the slowest group names the slow node or link.
 struct GroupTiming {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
-  int group = 0;  // index into the mapping's group list of that dimension
+  PointKey point;  // the layout left empty (point_key.hpp)
+  int group = 0;   // index into the mapping's group list of that dimension
   double t_median_us = 0, t_p90_us = 0, busbw_gbps = 0;
 };
 
 // Optional raw samples: per iteration, the slowest rank's time.
 struct Sample {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;  // the layout left empty (point_key.hpp)
   int iteration = 0;
   double t_us = 0;
 };
@@ -100,8 +93,7 @@ struct Sample {
 // One point's median in one round of `run --rounds R` (round 0 first): the run's own estimate
 // of how much a point's median moves between visits.
 struct RoundMedian {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;  // the layout left empty (point_key.hpp)
   int round = 0;
   double t_median_us = 0;
 };
@@ -111,8 +103,7 @@ struct RoundMedian {
 // measured again, and only the kept attempt counts. `core_to_core_ns` is the slowest probed
 // node's round trip (0: no node could be probed), `ratio` that node's reading over its best.
 struct StateProbe {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;  // the layout left empty (point_key.hpp)
   int round = 0;
   int attempt = 0;
   double core_to_core_ns = 0;
@@ -154,8 +145,7 @@ constexpr std::size_t index_of(NicCounter c) { return static_cast<std::size_t>(c
 // StateProbe): read by the host's first rank just before the point's first op and just after
 // its last. `ops` is how many ops every rank ran in between (warm-up, timed, check).
 struct NicCounterDelta {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;  // the layout left empty (point_key.hpp)
   int round = 0;
   int attempt = 1;
   std::string host;
@@ -185,8 +175,7 @@ struct TransportUse {
 // The library's own model of a point's op (NCCL's ncclGroupSimulateEnd), beside the measured
 // time: a second predictor for report.
 struct ModelledTime {
-  std::string mapping, dim, op, timing, concurrency;
-  std::uint64_t bytes = 0;
+  PointKey point;       // the layout left empty (point_key.hpp)
   std::string library;  // the backend whose model it is: nccl
   double modelled_us = 0;
 };

@@ -38,7 +38,7 @@ inline RowIndex index_rows(const results::ResultsFile& f) {
   const auto d = digests(f);
   RowIndex out;
   for (const auto& r : f.measurements()) {
-    const auto it = d.find(r.mapping);
+    const auto it = d.find(r.point.mapping);
     if (it == d.end()) continue;
     out.try_emplace(match_key(it->second, r), &r);
   }

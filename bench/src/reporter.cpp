@@ -31,8 +31,9 @@ void ConsoleReporter::point(const results::PointRecord& p) {
   const auto& r = p.row;
   char line[240];
   const std::string wrong = r.wrong < 0 ? "N/A" : std::to_string(r.wrong);
-  std::snprintf(line, sizeof line, "   %10s %-14s %-13s %6d %10.2f %10.2f %10.2f %10.3f %10.3f %8s%s\n", format_bytes(r.bytes).c_str(),
-                r.op.c_str(), (r.timing + (r.concurrency == "isolated" ? "/iso" : "")).c_str(), r.iters, r.t_min_us, r.t_median_us,
+  std::snprintf(line, sizeof line, "   %10s %-14s %-13s %6d %10.2f %10.2f %10.2f %10.3f %10.3f %8s%s\n",
+                format_bytes(r.point.bytes).c_str(), r.point.op.c_str(),
+                (r.point.timing + (r.point.concurrency == "isolated" ? "/iso" : "")).c_str(), r.iters, r.t_min_us, r.t_median_us,
                 r.t_p99_us, r.algbw_gbps, r.busbw_gbps, wrong.c_str(), r.wrong > 0 ? "  <-- WRONG RESULTS" : "");
   out_ << line << std::flush;
   if (r.wrong > 0) wrong_total_ += r.wrong;
@@ -60,9 +61,9 @@ void ProgressReporter::point(const results::PointRecord& p) {
   if (!active_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
-  std::fprintf(stderr, "\r\033[K[%d/%d] %s %s %s %s  elapsed %dm%02ds  ETA %dm%02ds", done_, total_, mapping_.c_str(), p.row.dim.c_str(),
-               p.row.op.c_str(), format_bytes(p.row.bytes).c_str(), static_cast<int>(elapsed) / 60, static_cast<int>(elapsed) % 60,
-               static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
+  std::fprintf(stderr, "\r\033[K[%d/%d] %s %s %s %s  elapsed %dm%02ds  ETA %dm%02ds", done_, total_, mapping_.c_str(),
+               p.row.point.dim.c_str(), p.row.point.op.c_str(), format_bytes(p.row.point.bytes).c_str(), static_cast<int>(elapsed) / 60,
+               static_cast<int>(elapsed) % 60, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60);
   std::fflush(stderr);
 }
 

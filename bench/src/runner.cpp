@@ -319,8 +319,7 @@ void Runner::report_pooled(const Visit& v, const PointResult& pooled, const std:
   }
   auto rec = record_of(d, v, pooled);
   for (std::size_t k = 0; k < round_medians.size(); ++k) {
-    rec.rounds.push_back(
-        {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, static_cast<int>(k), round_medians[k]});
+    rec.rounds.push_back({.point = v.key, .round = static_cast<int>(k), .t_median_us = round_medians[k]});
   }
   rec.states = std::move(states);
   rec.readings = std::move(readings);
@@ -399,8 +398,7 @@ std::optional<PointResult> Runner::measure_in_state(const Visit& v, const Timing
     if (!measured) return measured;
     const StateReading after = read_state();
     const StateReading state = worse_of(before, after);
-    log.push_back(
-        {v.key.mapping, v.key.dim, v.key.op, v.key.timing, v.key.concurrency, v.key.bytes, round, attempt, state.ns, state.ratio, true});
+    log.push_back({.point = v.key, .round = round, .attempt = attempt, .core_to_core_ns = state.ns, .ratio = state.ratio, .kept = true});
     if (!measure_again(state, attempt, options_.state.budget_s - state_.spent_s, options_.state)) {
       if (disturbed(state, options_.state)) ++state_.left_disturbed;
       const double best = state.ns / state.ratio;
@@ -501,18 +499,13 @@ std::vector<Runner::Visit> Runner::visits_of(const OpenDimension& d) const {
 results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, const PointResult& r) const {
   results::PointRecord rec;
   auto& row = rec.row;
-  row.mapping = v.key.mapping;
-  row.dim = v.key.dim;
-  row.op = v.key.op;
+  row.point = v.key;
   row.backend = std::string(backend_.name());
   row.dtype = kDtypeName;
-  row.bytes = v.layout.bytes;
   row.groups = v.isolated ? 1 : static_cast<int>(d.groups.size());
   row.group_size = d.group_size;
   row.iters = r.iters;
   row.warmup = r.warmup;
-  row.timing = v.key.timing;
-  row.concurrency = v.key.concurrency;
   row.t_min_us = r.summary.min;
   row.t_median_us = r.summary.median;
   row.t_p90_us = r.summary.p90;
@@ -526,15 +519,12 @@ results::PointRecord Runner::record_of(const OpenDimension& d, const Visit& v, c
   row.slowest_group = r.slowest_group;
   for (const auto& g : representative_groups(r.groups, options_.group_rows)) {
     const double algbw = g.median_us > 0 ? static_cast<double>(v.layout.algbw_bytes) / g.median_us / 1e3 : 0;
-    rec.groups.push_back(
-        {row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, g.group, g.median_us, g.p90_us, algbw * factor});
+    rec.groups.push_back({row.point, g.group, g.median_us, g.p90_us, algbw * factor});
   }
-  if (r.modelled_us)
-    rec.modelled = results::ModelledTime{
-        row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, std::string(backend_.name()), *r.modelled_us};
+  if (r.modelled_us) rec.modelled = results::ModelledTime{row.point, std::string(backend_.name()), *r.modelled_us};
   if (options_.keep_samples) {
     for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
-      rec.samples.push_back({row.mapping, row.dim, row.op, row.timing, row.concurrency, row.bytes, static_cast<int>(i), r.samples_us[i]});
+      rec.samples.push_back({row.point, static_cast<int>(i), r.samples_us[i]});
     }
   }
   return rec;

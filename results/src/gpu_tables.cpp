@@ -45,7 +45,7 @@ h5::Compound<HostCopyH5> host_copy_type() {
 }
 
 GpuHealthH5 to_h5(const GpuHealthRow& r) {
-  return {point_h5(r),
+  return {point_h5(r.point),
           r.round,
           r.attempt,
           r.host.c_str(),
@@ -67,12 +67,7 @@ GpuHealthH5 to_h5(const GpuHealthRow& r) {
 }
 
 GpuHealthRow from_h5(const GpuHealthH5& h) {
-  return {str(h.mapping),
-          str(h.dim),
-          str(h.op),
-          str(h.timing),
-          str(h.concurrency),
-          h.bytes,
+  return {point_of(h),
           h.round,
           h.attempt,
           str(h.host),

@@ -142,18 +142,18 @@ h5::Compound<MappingH5> mapping_type() {
 
 MeasurementH5 to_h5(const MeasurementRow& r) {
   MeasurementH5 h;
-  h.mapping = r.mapping.c_str();
-  h.dim = r.dim.c_str();
-  h.op = r.op.c_str();
+  h.mapping = r.point.mapping.c_str();
+  h.dim = r.point.dim.c_str();
+  h.op = r.point.op.c_str();
   h.backend = r.backend.c_str();
   h.dtype = r.dtype.c_str();
-  h.bytes = r.bytes;
+  h.bytes = r.point.bytes;
   h.groups = r.groups;
   h.group_size = r.group_size;
   h.iters = r.iters;
   h.warmup = r.warmup;
-  h.timing = r.timing.c_str();
-  h.concurrency = r.concurrency.c_str();
+  h.timing = r.point.timing.c_str();
+  h.concurrency = r.point.concurrency.c_str();
   h.t_min_us = r.t_min_us;
   h.t_median_us = r.t_median_us;
   h.t_p90_us = r.t_p90_us;
@@ -169,18 +169,18 @@ MeasurementH5 to_h5(const MeasurementRow& r) {
 
 MeasurementRow from_h5(const MeasurementH5& h) {
   MeasurementRow r;
-  r.mapping = str(h.mapping);
-  r.dim = str(h.dim);
-  r.op = str(h.op);
+  r.point.mapping = str(h.mapping);
+  r.point.dim = str(h.dim);
+  r.point.op = str(h.op);
   r.backend = str(h.backend);
   r.dtype = str(h.dtype);
-  r.bytes = h.bytes;
+  r.point.bytes = h.bytes;
   r.groups = h.groups;
   r.group_size = h.group_size;
   r.iters = h.iters;
   r.warmup = h.warmup;
-  r.timing = str(h.timing);
-  r.concurrency = str(h.concurrency);
+  r.point.timing = str(h.timing);
+  r.point.concurrency = str(h.concurrency);
   r.t_min_us = h.t_min_us;
   r.t_median_us = h.t_median_us;
   r.t_p90_us = h.t_p90_us;
@@ -194,37 +194,25 @@ MeasurementRow from_h5(const MeasurementH5& h) {
   return r;
 }
 
-GroupTimingH5 to_h5(const GroupTiming& g) { return {point_h5(g), g.group, g.t_median_us, g.t_p90_us, g.busbw_gbps}; }
+GroupTimingH5 to_h5(const GroupTiming& g) { return {point_h5(g.point), g.group, g.t_median_us, g.t_p90_us, g.busbw_gbps}; }
 
-GroupTiming from_h5(const GroupTimingH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op),     str(h.timing), str(h.concurrency),
-          h.bytes,        h.group,    h.t_median_us, h.t_p90_us,    h.busbw_gbps};
-}
+GroupTiming from_h5(const GroupTimingH5& h) { return {point_of(h), h.group, h.t_median_us, h.t_p90_us, h.busbw_gbps}; }
 
-SampleH5 to_h5(const Sample& s) { return {point_h5(s), s.iteration, s.t_us}; }
+SampleH5 to_h5(const Sample& s) { return {point_h5(s.point), s.iteration, s.t_us}; }
 
-Sample from_h5(const SampleH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.iteration, h.t_us};
-}
+Sample from_h5(const SampleH5& h) { return {point_of(h), h.iteration, h.t_us}; }
 
-RoundMedianH5 to_h5(const RoundMedian& r) { return {point_h5(r), r.round, r.t_median_us}; }
+RoundMedianH5 to_h5(const RoundMedian& r) { return {point_h5(r.point), r.round, r.t_median_us}; }
 
-RoundMedian from_h5(const RoundMedianH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, h.round, h.t_median_us};
-}
+RoundMedian from_h5(const RoundMedianH5& h) { return {point_of(h), h.round, h.t_median_us}; }
 
-StateProbeH5 to_h5(const StateProbe& s) { return {point_h5(s), s.round, s.attempt, s.core_to_core_ns, s.ratio, s.kept ? 1 : 0}; }
+StateProbeH5 to_h5(const StateProbe& s) { return {point_h5(s.point), s.round, s.attempt, s.core_to_core_ns, s.ratio, s.kept ? 1 : 0}; }
 
-StateProbe from_h5(const StateProbeH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op),         str(h.timing), str(h.concurrency), h.bytes,
-          h.round,        h.attempt,  h.core_to_core_ns, h.ratio,       h.kept != 0};
-}
+StateProbe from_h5(const StateProbeH5& h) { return {point_of(h), h.round, h.attempt, h.core_to_core_ns, h.ratio, h.kept != 0}; }
 
-ModelledTimeH5 to_h5(const ModelledTime& m) { return {point_h5(m), m.library.c_str(), m.modelled_us}; }
+ModelledTimeH5 to_h5(const ModelledTime& m) { return {point_h5(m.point), m.library.c_str(), m.modelled_us}; }
 
-ModelledTime from_h5(const ModelledTimeH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes, str(h.library), h.modelled_us};
-}
+ModelledTime from_h5(const ModelledTimeH5& h) { return {point_of(h), str(h.library), h.modelled_us}; }
 
 h5::Compound<NicCounterH5> nic_counter_type() {
   using R = NicCounterH5;
@@ -240,12 +228,11 @@ h5::Compound<NicCounterH5> nic_counter_type() {
 }
 
 NicCounterH5 to_h5(const NicCounterDelta& d) {
-  return {point_h5(d), d.round, d.attempt, d.host.c_str(), d.nic.c_str(), d.kind.c_str(), d.ops, d.counters};
+  return {point_h5(d.point), d.round, d.attempt, d.host.c_str(), d.nic.c_str(), d.kind.c_str(), d.ops, d.counters};
 }
 
 NicCounterDelta from_h5(const NicCounterH5& h) {
-  return {str(h.mapping), str(h.dim), str(h.op),   str(h.timing), str(h.concurrency), h.bytes, h.round, h.attempt,
-          str(h.host),    str(h.nic), str(h.kind), h.ops,         h.counters};
+  return {point_of(h), h.round, h.attempt, str(h.host), str(h.nic), str(h.kind), h.ops, h.counters};
 }
 
 FailureH5 to_h5(const Failure& f) { return {f.at.c_str(), f.mapping.c_str(), f.dim.c_str(), f.op.c_str(), f.bytes, f.message.c_str()}; }

@@ -52,10 +52,13 @@ h5::Compound<Row> point_compound() {
   return t;
 }
 
-// A record's point fields as a row's leading columns (the strings stay the record's).
-template <PointRow Record>
-PointH5 point_h5(const Record& r) {
-  return {r.mapping.c_str(), r.dim.c_str(), r.op.c_str(), r.timing.c_str(), r.concurrency.c_str(), r.bytes};
+// A record's point as a row's leading columns (the strings stay the record's), and back (the
+// layout is not a row's).
+inline PointH5 point_h5(const PointKey& k) {
+  return {k.mapping.c_str(), k.dim.c_str(), k.op.c_str(), k.timing.c_str(), k.concurrency.c_str(), k.bytes};
+}
+inline PointKey point_of(const PointH5& h) {
+  return {"", str(h.mapping), str(h.dim), str(h.op), str(h.timing), str(h.concurrency), h.bytes};
 }
 
 struct MeasurementH5 {

@@ -26,21 +26,21 @@ namespace {
 
 meshbench::results::PointRecord point(const std::string& mapping, double median) {
   meshbench::results::PointRecord p;
-  p.row.mapping = mapping;
-  p.row.dim = "tp";
-  p.row.op = "all_reduce";
+  p.row.point.mapping = mapping;
+  p.row.point.dim = "tp";
+  p.row.point.op = "all_reduce";
   p.row.backend = "mpi";
   p.row.dtype = "float32";
-  p.row.bytes = 1024;
+  p.row.point.bytes = 1024;
   p.row.groups = 2;
   p.row.group_size = 2;
   p.row.iters = 5;
-  p.row.timing = "per_iteration";
-  p.row.concurrency = "concurrent";
+  p.row.point.timing = "per_iteration";
+  p.row.point.concurrency = "concurrent";
   p.row.t_median_us = median;
   p.row.busbw_gbps = 1024 / median / 1e3;
-  p.groups = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", 1024, 0, median, median * 1.1, 1.0}};
-  p.samples = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", 1024, 0, median}};
+  p.groups = {{p.row.point, 0, median, median * 1.1, 1.0}};
+  p.samples = {{p.row.point, 0, median}};
   return p;
 }
 

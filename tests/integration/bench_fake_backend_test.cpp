@@ -245,7 +245,8 @@ RunOptions options_for_test() {
 }
 
 std::string point_name(const results::PointRecord& p) {
-  return p.row.mapping + " " + p.row.dim + " " + p.row.op + " " + std::to_string(p.row.bytes) + " " + p.row.concurrency;
+  return p.row.point.mapping + " " + p.row.point.dim + " " + p.row.point.op + " " + std::to_string(p.row.point.bytes) + " " +
+         p.row.point.concurrency;
 }
 
 struct RunnerRun {
@@ -388,11 +389,11 @@ TEST(Runner, ARetransmitIsAttributedToThePointItHappenedIn) {
       EXPECT_EQ(d.ops, 5 + 20 + 1);  // warm-up, timed, the check's
       EXPECT_EQ(d.round, 0);
       EXPECT_EQ(d.attempt, 1);
-      EXPECT_EQ(d.mapping, "straight");
+      EXPECT_EQ(d.point.mapping, "straight");
     }
   }
-  EXPECT_EQ(first[0].bytes, 1024U);
-  EXPECT_EQ(second[0].bytes, 4096U);
+  EXPECT_EQ(first[0].point.bytes, 1024U);
+  EXPECT_EQ(second[0].point.bytes, 4096U);
   EXPECT_EQ(first[0].nic, "efa_0:1");
   EXPECT_EQ(first[0].get(results::NicCounter::tx_bytes), 1048576);
   EXPECT_EQ(first[0].get(results::NicCounter::retrans_packets), 0);

@@ -21,7 +21,8 @@ namespace {
 // has it, else batched.
 std::string fit_timing(const results::ResultsFile& file) {
   const auto& rows = file.measurements();
-  return std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.timing == "per_iteration"; }) ? "per_iteration" : "batched";
+  return std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.point.timing == "per_iteration"; }) ? "per_iteration"
+                                                                                                                : "batched";
 }
 
 }  // namespace
@@ -55,7 +56,7 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
     const std::string timing = fit_timing(file);
     for (const auto& row : file.measurements()) {
       ++out.rows;
-      if (row.timing != timing) {
+      if (row.point.timing != timing) {
         ++out.other_timing;
         continue;
       }
@@ -63,9 +64,9 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
         ++out.wrong;
         continue;
       }
-      const auto op = mapping::parse_op(row.op);
-      const auto dim = mapping::parse_dim(row.dim);
-      const auto* score = scores.find(row.mapping);
+      const auto op = mapping::parse_op(row.point.op);
+      const auto dim = mapping::parse_dim(row.point.dim);
+      const auto* score = scores.find(row.point.mapping);
       if (!op || !dim || score == nullptr || !(row.t_median_us > 0) || row.group_size < 2) {
         ++out.unusable;
         continue;
@@ -80,8 +81,8 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
       p.link = mapping::calibration_link(shape);
       p.op = *op;
       p.group_size = row.group_size;
-      p.flows = mapping::calibration_flows(shape, row.concurrency == "isolated");
-      p.bytes = row.bytes;
+      p.flows = mapping::calibration_flows(shape, row.point.concurrency == "isolated");
+      p.bytes = row.point.bytes;
       p.t_us = row.t_median_us;
       out.points.push_back(p);
       out.file_of_point.push_back(index);

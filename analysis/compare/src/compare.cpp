@@ -193,7 +193,7 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
     if (it != new_digest.end() && it->second != d) c.restructured.push_back(name);
   }
   for (const auto& r : base.measurements()) {
-    const auto bd = base_digest.find(r.mapping);
+    const auto bd = base_digest.find(r.point.mapping);
     if (bd == base_digest.end()) continue;
     const auto key = match_key(bd->second, r);
     if (base_rows.at(key) != &r) continue;
@@ -204,16 +204,16 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
     }
     const auto& n = *partner->second;
     RowComparison row;
-    row.base_mapping = r.mapping;
-    row.new_mapping = n.mapping;
+    row.base_mapping = r.point.mapping;
+    row.new_mapping = n.point.mapping;
     row.digest = bd->second;
-    row.dim = r.dim;
-    row.op = r.op;
+    row.dim = r.point.dim;
+    row.op = r.point.op;
     row.backend = r.backend;
     row.dtype = r.dtype;
-    row.timing = r.timing;
-    row.concurrency = r.concurrency;
-    row.bytes = r.bytes;
+    row.timing = r.point.timing;
+    row.concurrency = r.point.concurrency;
+    row.bytes = r.point.bytes;
     row.base_median_us = r.t_median_us;
     row.new_median_us = n.t_median_us;
     row.ratio = r.t_median_us > 0 ? n.t_median_us / r.t_median_us : 1.0;
@@ -228,7 +228,7 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
       row.test = mann_whitney(sa, sb);
       if (options.bootstrap > 0) row.interval = bootstrap_median_ratio(sa, sb, options.confidence, options.bootstrap, options.seed);
     }
-    if (r.mapping != n.mapping) renamed.insert(r.mapping + " = " + n.mapping);
+    if (r.point.mapping != n.point.mapping) renamed.insert(r.point.mapping + " = " + n.point.mapping);
     c.rows.push_back(std::move(row));
   }
   c.only_new = static_cast<int>(new_rows.size()) - static_cast<int>(c.rows.size());

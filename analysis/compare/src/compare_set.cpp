@@ -302,7 +302,7 @@ std::vector<MatchKey> common_points(const std::vector<RowIndex>& rows, const std
 void add_point(const MatchKey& key, const std::vector<const results::ResultsFile*>& runs, const std::vector<RowIndex>& rows,
                const std::vector<RoundLogs>& rounds, std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
   SetPoint p;
-  p.mapping = rows.front().at(key)->mapping;
+  p.mapping = rows.front().at(key)->point.mapping;
   p.dim = key.point.dim;
   p.op = key.point.op;
   p.backend = key.backend;

@@ -25,13 +25,13 @@ using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::st
 
 FamilyKey family_key(UnitKind kind, const results::MeasurementRow& r) {
   switch (kind) {
-    case UnitKind::op_size: return {static_cast<int>(kind), r.timing, r.concurrency, "", r.op, r.bytes};
-    case UnitKind::collective: return {static_cast<int>(kind), r.timing, r.concurrency, r.dim, r.op, 0};
-    case UnitKind::dimension: return {static_cast<int>(kind), r.timing, r.concurrency, r.dim, "", 0};
+    case UnitKind::op_size: return {static_cast<int>(kind), r.point.timing, r.point.concurrency, "", r.point.op, r.point.bytes};
+    case UnitKind::collective: return {static_cast<int>(kind), r.point.timing, r.point.concurrency, r.point.dim, r.point.op, 0};
+    case UnitKind::dimension: return {static_cast<int>(kind), r.point.timing, r.point.concurrency, r.point.dim, "", 0};
     case UnitKind::point:
     case UnitKind::run: break;
   }
-  return {static_cast<int>(UnitKind::run), r.timing, r.concurrency, "", "", 0};
+  return {static_cast<int>(UnitKind::run), r.point.timing, r.point.concurrency, "", "", 0};
 }
 
 void find_changes(Series& s, const std::vector<const results::ResultsFile*>& runs, const HistoryOptions& o, std::uint64_t salt) {
@@ -83,8 +83,9 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
   const bool enough = runs.size() >= static_cast<std::size_t>(2 * std::max(1, o.change_points.min_segment));
   for (const auto& p : points) {
     Series s;
-    s.family = {UnitKind::point, p.first->timing, p.first->concurrency, p.first->dim, p.first->op, p.first->bytes, 1};
-    s.mapping = p.first->mapping;
+    s.family = {
+        UnitKind::point, p.first->point.timing, p.first->point.concurrency, p.first->point.dim, p.first->point.op, p.first->point.bytes, 1};
+    s.mapping = p.first->point.mapping;
     for (double v : p.log_median) s.values.push_back(std::exp(v));
     if (enough) find_changes(s, runs, o, ++salt);
     h.series.push_back(std::move(s));
@@ -100,11 +101,11 @@ ConfigurationHistory configuration_history(std::vector<const results::ResultsFil
       Series s;
       const auto& r = *list.front()->first;
       s.family = {kind,
-                  r.timing,
-                  r.concurrency,
-                  kind == UnitKind::collective || kind == UnitKind::dimension ? r.dim : "",
-                  kind == UnitKind::op_size || kind == UnitKind::collective ? r.op : "",
-                  kind == UnitKind::op_size ? r.bytes : 0,
+                  r.point.timing,
+                  r.point.concurrency,
+                  kind == UnitKind::collective || kind == UnitKind::dimension ? r.point.dim : "",
+                  kind == UnitKind::op_size || kind == UnitKind::collective ? r.point.op : "",
+                  kind == UnitKind::op_size ? r.point.bytes : 0,
                   static_cast<int>(list.size())};
       std::vector<std::vector<double>> centred;
       for (const auto* p : list) {

@@ -47,10 +47,10 @@ std::string points_in_brief(const std::vector<results::PointRecord>& points) {
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> range;
   std::map<std::string, std::set<std::string>> timings;
   for (const auto& p : points) {
-    auto [it, fresh] = range.try_emplace(p.row.op, p.row.bytes, p.row.bytes);
-    it->second.first = std::min(it->second.first, p.row.bytes);
-    it->second.second = std::max(it->second.second, p.row.bytes);
-    timings[p.row.op].insert(p.row.timing);
+    auto [it, fresh] = range.try_emplace(p.row.point.op, p.row.point.bytes, p.row.point.bytes);
+    it->second.first = std::min(it->second.first, p.row.point.bytes);
+    it->second.second = std::max(it->second.second, p.row.point.bytes);
+    timings[p.row.point.op].insert(p.row.point.timing);
   }
   return join(range, ", ", [&](const auto& r) {
     return r.first + " " + format_bytes(r.second.first) + "-" + format_bytes(r.second.second) +

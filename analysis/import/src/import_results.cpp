@@ -73,17 +73,12 @@ results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int
   const LoggedPoint& first = *visits.front();
   results::PointRecord p;
   auto& r = p.row;
-  r.mapping = mapping;
-  r.dim = kDim;
-  r.op = first.op;
+  r.point = {"", mapping, kDim, first.op, first.timing, "concurrent", first.bytes};
   r.backend = backend;
   r.dtype = first.dtype;
-  r.bytes = first.bytes;
   r.groups = 1;
   r.group_size = ranks;
   r.warmup = first.warmup;
-  r.timing = first.timing;
-  r.concurrency = "concurrent";
   std::vector<double> times;
   std::int64_t iters = 0;
   for (const auto* v : visits) {
@@ -106,16 +101,15 @@ results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int
     r.t_p90_us = nearest_rank(times, 0.90);
     r.t_p99_us = nearest_rank(times, 0.99);
   }
-  const auto op = ops::parse_op(r.op);
-  r.algbw_gbps = r.t_median_us > 0 ? static_cast<double>(r.bytes) / r.t_median_us / 1e3 : 0;
+  const auto op = ops::parse_op(r.point.op);
+  r.algbw_gbps = r.t_median_us > 0 ? static_cast<double>(r.point.bytes) / r.t_median_us / 1e3 : 0;
   r.busbw_gbps = op ? r.algbw_gbps * ops::busbw_factor(*op, ranks) : 0;
   r.slowest_group = 0;
-  p.groups.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, 0, r.t_median_us, r.t_p90_us, r.busbw_gbps});
+  p.groups.push_back({r.point, 0, r.t_median_us, r.t_p90_us, r.busbw_gbps});
   // Each visit's time is one batch's mean, as meshbench's batched samples are.
   for (std::size_t i = 0; i < visits.size(); ++i) {
-    p.samples.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, static_cast<int>(i), visits[i]->time_us});
-    if (visits.size() > 1)
-      p.rounds.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, static_cast<int>(i), visits[i]->time_us});
+    p.samples.push_back({r.point, static_cast<int>(i), visits[i]->time_us});
+    if (visits.size() > 1) p.rounds.push_back({r.point, static_cast<int>(i), visits[i]->time_us});
   }
   return p;
 }

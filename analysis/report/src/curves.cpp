@@ -54,8 +54,8 @@ CurveSet::CurveSet(const results::ResultsFile& file) {
     key.bytes = 0;
     auto [it, inserted] = index_.try_emplace(key, curves_.size());
     if (inserted) curves_.push_back({key, row.group_size, {}});
-    curves_[it->second].points.push_back({row.bytes, row.t_median_us, row.busbw_gbps, row.iters, row.wrong});
-    any_per_iteration = any_per_iteration || row.timing == "per_iteration";
+    curves_[it->second].points.push_back({row.point.bytes, row.t_median_us, row.busbw_gbps, row.iters, row.wrong});
+    any_per_iteration = any_per_iteration || row.point.timing == "per_iteration";
   }
   if (!any_per_iteration && !curves_.empty()) preferred_timing_ = curves_.front().key.timing;
   for (auto& c : curves_) {

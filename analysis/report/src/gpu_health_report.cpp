@@ -41,7 +41,7 @@ GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std:
   s.rounds = file.run().rounds;
   std::set<results::PointVisit> dropped;
   for (const auto& p : file.state_probes()) {
-    if (!p.kept) dropped.insert(results::visit_of(p, file.layout_key_of(p.mapping)));
+    if (!p.kept) dropped.insert(results::visit_of(p, file.layout_key_of(p.point.mapping)));
   }
   struct HostRun {
     HostGpuHealth health;
@@ -63,7 +63,7 @@ GpuHealthSection gpu_health_section(const results::ResultsFile& file, const std:
     h.health.ecc_corrected += std::max<std::int64_t>(r.ecc_corrected, 0);
     h.health.ecc_uncorrected += std::max<std::int64_t>(r.ecc_uncorrected, 0);
     h.health.pcie_replays += std::max<std::int64_t>(r.pcie_replays, 0);
-    const auto visit = results::visit_of(r, file.layout_key_of(r.mapping));
+    const auto visit = results::visit_of(r, file.layout_key_of(r.point.mapping));
     if (r.throttle.empty() || dropped.count(visit) != 0) continue;
     add_reasons(h.reasons, r.throttle);
     h.throttled.insert(visit);

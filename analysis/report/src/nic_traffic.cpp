@@ -101,15 +101,15 @@ struct PointModel {
 
 PointModel model_of(const results::NicCounterDelta& d, const MappingView& view) {
   PointModel m;
-  const auto op = ops::parse_op(d.op);
-  const auto* mapping = view.find_mapping ? view.find_mapping(d.mapping) : nullptr;
+  const auto op = ops::parse_op(d.point.op);
+  const auto* mapping = view.find_mapping ? view.find_mapping(d.point.mapping) : nullptr;
   // An isolated point runs each group alone with its own count of ops: the file keeps the slowest's.
-  if (!op || mapping == nullptr || d.concurrency != "concurrent") return m;
-  const auto groups = std::find_if(mapping->groups.begin(), mapping->groups.end(), [&](const auto& g) { return g.first == d.dim; });
+  if (!op || mapping == nullptr || d.point.concurrency != "concurrent") return m;
+  const auto groups = std::find_if(mapping->groups.begin(), mapping->groups.end(), [&](const auto& g) { return g.first == d.point.dim; });
   if (groups == mapping->groups.end()) return m;
   std::vector<std::string> host_of_rank;
   for (const int slot : mapping->slot_of_rank) host_of_rank.push_back(view.host_of_slot ? view.host_of_slot(slot) : "");
-  m.per_op = bytes_off_each_host(*op, d.bytes, groups->second, host_of_rank, m.model);
+  m.per_op = bytes_off_each_host(*op, d.point.bytes, groups->second, host_of_rank, m.model);
   return m;
 }
 
@@ -132,8 +132,8 @@ NicTraffic build_nic_traffic(const std::vector<results::NicCounterDelta>& deltas
     const auto& rows = by_visit[key];
     const auto& first = *rows.front();
     visits.insert(key.first);
-    const std::string model_key =
-        first.mapping + "|" + first.dim + "|" + first.op + "|" + first.concurrency + "|" + std::to_string(first.bytes);
+    const std::string model_key = first.point.mapping + "|" + first.point.dim + "|" + first.point.op + "|" + first.point.concurrency + "|" +
+                                  std::to_string(first.point.bytes);
     if (!models.count(model_key)) models[model_key] = model_of(first, view);
     const auto& model = models[model_key];
     std::vector<NicTrafficRow> nics;

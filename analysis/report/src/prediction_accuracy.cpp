@@ -182,24 +182,24 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
     const mapping::CostModel model(topo, pred.params);
     const FileScores scores(model, file);
     for (const auto& row : file.measurements()) {
-      if (row.timing != ranking.timing || !(row.t_median_us > 0)) continue;
+      if (row.point.timing != ranking.timing || !(row.t_median_us > 0)) continue;
       if (row.wrong > 0) {
         wrong += k == 0 ? 1 : 0;
         continue;
       }
-      const auto dim = mapping::parse_dim(row.dim);
-      const auto op = mapping::parse_op(row.op);
-      const auto* score = scores.find(row.mapping);
+      const auto dim = mapping::parse_dim(row.point.dim);
+      const auto op = mapping::parse_op(row.point.op);
+      const auto* score = scores.find(row.point.mapping);
       if (!dim || !op || score == nullptr) continue;
       const mapping::DimShape& shape = score->of(*dim);
-      const bool isolated = row.concurrency == "isolated";
+      const bool isolated = row.point.concurrency == "isolated";
       mapping::OpEstimate e;
       if (pred.from_library) {
         const auto it = pred.modelled.find(results::key_of(row));
         if (it == pred.modelled.end()) continue;  // an op the library does not model
         e.time_us = it->second;
       } else if (shape.group_size > 1) {
-        e = model.op_estimate(shape, *op, row.bytes, isolated);
+        e = model.op_estimate(shape, *op, row.point.bytes, isolated);
       }
       if (!(e.time_us > 0)) {
         unpriced += k == 0 ? 1 : 0;

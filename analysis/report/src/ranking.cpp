@@ -25,7 +25,7 @@ std::vector<std::string> dims_in_order(const std::set<std::string>& present) {
 }
 
 bool has_rows(const results::ResultsFile& file, const std::string& mapping) {
-  return std::any_of(file.measurements().begin(), file.measurements().end(), [&](const auto& r) { return r.mapping == mapping; });
+  return std::any_of(file.measurements().begin(), file.measurements().end(), [&](const auto& r) { return r.point.mapping == mapping; });
 }
 
 // Complete mappings first, then by score; ranks and ratios to the best follow.

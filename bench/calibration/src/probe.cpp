@@ -35,7 +35,7 @@ class ProbeProgress final : public Reporter {
   }
   void point(const results::PointRecord& p) override {
     ++done_;
-    if (std::chrono::duration<double>(Clock::now() - last_).count() >= 10) line(p.row.op + " " + format_bytes(p.row.bytes));
+    if (std::chrono::duration<double>(Clock::now() - last_).count() >= 10) line(p.row.point.op + " " + format_bytes(p.row.point.bytes));
   }
   void finish() { line("done"); }
   int done() const { return done_; }

@@ -69,7 +69,8 @@ int nvml_index_of(const nvml::NvmlLibrary& nvml, const GpuOfRank& gpu) {
 results::GpuHealthRow gpu_health_row(const SampledVisit& visit, const nvml::GpuWindow& w, const std::string& host, int rank, int gpu,
                                      const std::string& bus_id) {
   results::GpuHealthRow row;
-  results::set_point(row, visit.key);
+  row.point = visit.key;
+  row.point.layout.clear();  // a row's layout is its mapping's (point_key.hpp)
   row.round = visit.round;
   row.attempt = visit.attempt;
   row.host = host;

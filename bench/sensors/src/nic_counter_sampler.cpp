@@ -37,19 +37,8 @@ void decode(const std::string& text, const SampledVisit& visit, std::int64_t ops
   if (!std::getline(in, host)) return;
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);
-    results::NicCounterDelta d{visit.key.mapping,
-                               visit.key.dim,
-                               visit.key.op,
-                               visit.key.timing,
-                               visit.key.concurrency,
-                               visit.key.bytes,
-                               visit.round,
-                               visit.attempt,
-                               host,
-                               "",
-                               "",
-                               ops,
-                               {}};
+    results::NicCounterDelta d{visit.key, visit.round, visit.attempt, host, "", "", ops, {}};
+    d.point.layout.clear();  // a row's layout is its mapping's (point_key.hpp)
     fields >> d.nic >> d.kind;
     for (auto& v : d.counters) fields >> v;
     if (fields) rows.push_back(std::move(d));

@@ -29,7 +29,7 @@ testing::FixtureFile make_set_run(int phase, double scale = 1.0, int rounds = 0)
         const double t = base * (1 + static_cast<double>(b) / 65536.0) * wobble * scale;
         auto& point = f.add_point(m, dim, op, b, t);
         for (int r = 0; r < rounds; ++r) {
-          point.rounds.push_back({m, dim, op, "per_iteration", "concurrent", b, r, t * (1.0 + 0.01 * std::sin(0.9 * r + k))});
+          point.rounds.push_back({point.row.point, r, t * (1.0 + 0.01 * std::sin(0.9 * r + k))});
         }
       }
     }
@@ -99,7 +99,7 @@ TEST(CompareSetMachineState, ARunWithAQuarterOfItsVisitsFarCountsAsFar) {
     int i = 0;
     for (auto& p : f.points()) {
       const auto& r = p.row;
-      p.states.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, 0, 1, i++ < far ? 320.0 : 80.0, 1.0, true});
+      p.states.push_back({r.point, 0, 1, i++ < far ? 320.0 : 80.0, 1.0, true});
     }
     return f;
   };
@@ -175,13 +175,13 @@ testing::FixtureFile timed_both_ways(int phase, double batched_scale = 1.0, doub
   const auto per_iteration = f.points();
   for (const auto& p : per_iteration) {
     const auto& r = p.row;
-    auto& batched = f.add_point(r.mapping, r.dim, r.op, r.bytes, r.t_median_us, {}, {}, "batched");
+    auto& batched = f.add_point(r.point.mapping, r.point.dim, r.point.op, r.point.bytes, r.t_median_us, {}, {}, "batched");
     batched.rounds = p.rounds;
-    for (auto& round : batched.rounds) round.timing = "batched";
+    for (auto& round : batched.rounds) round.point.timing = "batched";
     scale(batched, 0.9 * batched_scale);
   }
   for (auto& p : f.points()) {
-    if (p.row.op == "all_reduce" && p.row.bytes == 65536) scale(p, op_scale);
+    if (p.row.point.op == "all_reduce" && p.row.point.bytes == 65536) scale(p, op_scale);
   }
   return f;
 }
@@ -372,7 +372,7 @@ TEST(CompareSet, FoldersExpandToTheirResultsFilesInNameOrder) {
 testing::FixtureFile in_state(testing::FixtureFile f, double ns) {
   for (auto& p : f.points()) {
     const auto& r = p.row;
-    p.states.push_back({r.mapping, r.dim, r.op, r.timing, r.concurrency, r.bytes, 0, 1, ns, 1.0, true});
+    p.states.push_back({r.point, 0, 1, ns, 1.0, true});
   }
   return f;
 }
@@ -481,7 +481,7 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   InterleavedWindow w;
   auto fast = make_set_run(4, 0.7);
   for (auto& p : fast.points()) {
-    if (p.row.bytes < 65536) p.row.t_median_us *= 0.5;
+    if (p.row.point.bytes < 65536) p.row.t_median_us *= 0.5;
   }
   const auto runs = w.launched({in_state(make_set_run(0), 330), in_state(make_set_run(3), 330), in_state(make_set_run(1), 330),
                                 in_state(fast, 60), in_state(make_set_run(2), 330)},

@@ -14,12 +14,7 @@ using testing::ScratchDir;
 results::GpuHealthRow health(const results::PointRecord& p, int rank, const std::string& host, const std::string& throttle, int attempt,
                              std::int64_t replays, double temperature) {
   results::GpuHealthRow r;
-  r.mapping = p.row.mapping;
-  r.dim = p.row.dim;
-  r.op = p.row.op;
-  r.timing = p.row.timing;
-  r.concurrency = p.row.concurrency;
-  r.bytes = p.row.bytes;
+  r.point = p.row.point;
   r.attempt = attempt;
   r.host = host;
   r.rank = rank;
@@ -45,8 +40,8 @@ TEST(GpuHealthReport, ThrottledKeptVisitsAndHostsSideBySide) {
   auto& small = f.add_point("identity", "tp", "all_reduce", 1024, 10);
   small.readings.gpu_health = {health(small, 0, "node-0", "", 1, 0, 60), health(small, 2, "node-1", "", 1, 1, 62)};
   auto& big = f.add_point("identity", "tp", "all_reduce", 4096, 20);
-  big.states = {{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, 0, 1, 500, 5, false},
-                {"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, 0, 2, 100, 1, true}};
+  big.states = {{{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096}, 0, 1, 500, 5, false},
+                {{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096}, 0, 2, 100, 1, true}};
   big.readings.gpu_health = {health(big, 0, "node-0", "sw_power_cap", 1, 0, 70), health(big, 2, "node-1", "hw_slowdown", 1, 2, 80),
                              health(big, 0, "node-0", "", 2, 0, 61), health(big, 2, "node-1", "hw_slowdown,hw_thermal", 2, 0, 91)};
   const auto file = results::ResultsFile::open(f.write(dir / "run.h5"));

@@ -18,7 +18,7 @@ using test_support::error_of;
 
 const results::PointRecord& find(const ImportedResults& r, const std::string& op, std::uint64_t bytes, const std::string& timing) {
   for (const auto& p : r.points) {
-    if (p.row.op == op && p.row.bytes == bytes && p.row.timing == timing) return p;
+    if (p.row.point.op == op && p.row.point.bytes == bytes && p.row.point.timing == timing) return p;
   }
   throw std::runtime_error("no point " + op + " " + std::to_string(bytes) + " " + timing);
 }
@@ -48,8 +48,8 @@ TEST(ImportResults, OneCommunicatorOfEveryRankAsThePureDataParallelLayout) {
   }
   ASSERT_EQ(r.points.size(), 50u);
   const auto& p = find(r, "all_reduce", 128u << 20, "batched");
-  EXPECT_EQ(p.row.dim, "dp");
-  EXPECT_EQ(p.row.concurrency, "concurrent");
+  EXPECT_EQ(p.row.point.dim, "dp");
+  EXPECT_EQ(p.row.point.concurrency, "concurrent");
   EXPECT_EQ(p.row.groups, 1);
   EXPECT_EQ(p.row.group_size, 8);
   // algbw = bytes / time; busbw = algbw x 2(n-1)/n, which nccl-tests printed to two decimals.

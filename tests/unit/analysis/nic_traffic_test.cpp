@@ -24,12 +24,12 @@ std::map<std::string, double> off(ops::Op op, std::uint64_t bytes, const std::ve
 results::NicCounterDelta delta(const std::string& host, const std::string& nic, const std::string& kind, std::int64_t tx,
                                std::int64_t tx_packets, std::uint64_t bytes = 1 << 20, const std::string& op = "all_reduce") {
   results::NicCounterDelta d;
-  d.mapping = "m";
-  d.dim = "dp";
-  d.op = op;
-  d.timing = "per_iteration";
-  d.concurrency = "concurrent";
-  d.bytes = bytes;
+  d.point.mapping = "m";
+  d.point.dim = "dp";
+  d.point.op = op;
+  d.point.timing = "per_iteration";
+  d.point.concurrency = "concurrent";
+  d.point.bytes = bytes;
   d.host = host;
   d.nic = nic;
   d.kind = kind;
@@ -126,9 +126,9 @@ TEST(NicTraffic, IsolatedAndUnknownPointsAreShownButNotModelled) {
   const auto mapping = two_host_mapping();
   const MappingView view{[&](const std::string& name) { return name == "m" ? &mapping : nullptr; }, [](int) { return std::string("a"); }};
   auto isolated = delta("a", "eth0", "ethernet", 1 << 20, 10);
-  isolated.concurrency = "isolated";
+  isolated.point.concurrency = "isolated";
   auto unknown = delta("a", "eth0", "ethernet", 1 << 20, 10);
-  unknown.mapping = "gone";
+  unknown.point.mapping = "gone";
   const auto t = build_nic_traffic({isolated, unknown}, view);
   ASSERT_EQ(t.rows.size(), 2U);
   for (const auto& r : t.rows) {

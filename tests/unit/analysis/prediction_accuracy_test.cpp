@@ -87,7 +87,7 @@ class AccuracyWiringTest : public ::testing::Test {
           auto& point = f_.add_point(m, "tp", std::string(mapping::to_string(op)), b, p * factor);
           // The library's model, where a test asks for one: all-reduces only, 0.8× the median.
           if (library_model_ && op == mapping::Op::all_reduce) {
-            point.modelled = results::ModelledTime{m, "tp", "all_reduce", "per_iteration", "concurrent", b, "nccl", 0.8 * p * factor};
+            point.modelled = results::ModelledTime{point.row.point, "nccl", 0.8 * p * factor};
           }
           predicted_sum += p;
           measured_sum += p * factor;

@@ -92,29 +92,27 @@ results::PointRecord& FixtureFile::add_point(const std::string& mapping, const s
                                              const std::string& timing) {
   results::PointRecord p;
   auto& row = p.row;
-  row.mapping = mapping;
-  row.dim = dim;
-  row.op = op;
+  row.point.mapping = mapping;
+  row.point.dim = dim;
+  row.point.op = op;
   row.backend = "mpi";
   row.dtype = "float32";
-  row.bytes = bytes;
+  row.point.bytes = bytes;
   row.groups = 2;
   row.group_size = 2;
   row.iters = samples.empty() ? 20 : static_cast<int>(samples.size());
-  row.timing = timing;
-  row.concurrency = "concurrent";
+  row.point.timing = timing;
+  row.point.concurrency = "concurrent";
   row.t_min_us = row.t_median_us = row.t_p90_us = row.t_p99_us = row.t_max_us = row.t_mean_us = median_us;
   row.algbw_gbps = static_cast<double>(bytes) / median_us / 1e3;
   row.busbw_gbps = row.algbw_gbps * mapping::busbw_factor(*mapping::parse_op(op), 2);
   row.wrong = 0;
   if (group_us.empty()) group_us = {median_us, median_us};
   for (std::size_t g = 0; g < group_us.size(); ++g) {
-    p.groups.push_back({mapping, dim, op, timing, "concurrent", bytes, static_cast<int>(g), group_us[g], group_us[g],
-                        static_cast<double>(bytes) / group_us[g] / 1e3});
+    p.groups.push_back({row.point, static_cast<int>(g), group_us[g], group_us[g], static_cast<double>(bytes) / group_us[g] / 1e3});
   }
   row.slowest_group = static_cast<int>(std::max_element(group_us.begin(), group_us.end()) - group_us.begin());
-  for (std::size_t i = 0; i < samples.size(); ++i)
-    p.samples.push_back({mapping, dim, op, timing, "concurrent", bytes, static_cast<int>(i), samples[i]});
+  for (std::size_t i = 0; i < samples.size(); ++i) p.samples.push_back({row.point, static_cast<int>(i), samples[i]});
   points_.push_back(std::move(p));
   return points_.back();
 }
@@ -143,11 +141,11 @@ topology::ClusterTopology nic_cluster(double gbit) {
 }
 
 void make_isolated(results::PointRecord& p) {
-  p.row.concurrency = "isolated";
+  p.row.point.concurrency = "isolated";
   p.row.groups = 1;
-  for (auto& g : p.groups) g.concurrency = "isolated";
-  for (auto& s : p.samples) s.concurrency = "isolated";
-  for (auto& r : p.rounds) r.concurrency = "isolated";
+  for (auto& g : p.groups) g.point.concurrency = "isolated";
+  for (auto& s : p.samples) s.point.concurrency = "isolated";
+  for (auto& r : p.rounds) r.point.concurrency = "isolated";
 }
 
 std::vector<double> pattern_samples(double center, int n, double spread, int phase) {

@@ -19,8 +19,8 @@ TEST(GpuHealthRow, AWindowBecomesARowWithGapsMarked) {
   w.pcie_replays = 9;
   w.ecc_corrected = 0;
   const auto row = gpu_health_row({key, 2, 3}, w, "node-b", 5, 1, "0000:53:00.0");
-  EXPECT_EQ(row.mapping, "m");
-  EXPECT_EQ(row.bytes, 1u << 20);
+  EXPECT_EQ(row.point.mapping, "m");
+  EXPECT_EQ(row.point.bytes, 1u << 20);
   EXPECT_EQ(row.round, 2);
   EXPECT_EQ(row.attempt, 3);
   EXPECT_EQ(row.host, "node-b");

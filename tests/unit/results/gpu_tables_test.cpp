@@ -28,17 +28,17 @@ class GpuTablesTest : public ::testing::Test {
 
   PointRecord point(std::uint64_t bytes) const {
     PointRecord p;
-    p.row.mapping = "identity";
-    p.row.dim = "tp";
-    p.row.op = "all_reduce";
+    p.row.point.mapping = "identity";
+    p.row.point.dim = "tp";
+    p.row.point.op = "all_reduce";
     p.row.backend = "nccl";
     p.row.dtype = "float32";
-    p.row.bytes = bytes;
+    p.row.point.bytes = bytes;
     p.row.groups = 1;
     p.row.group_size = 2;
     p.row.iters = 20;
-    p.row.timing = "per_iteration";
-    p.row.concurrency = "concurrent";
+    p.row.point.timing = "per_iteration";
+    p.row.point.concurrency = "concurrent";
     p.row.t_median_us = 10;
     return p;
   }
@@ -56,12 +56,12 @@ TEST_F(GpuTablesTest, GpuHealthRowsRoundTripWithTheirPoint) {
   EXPECT_TRUE(ResultsFile::open(path).gpu_health().empty());
   auto p = point(4096);
   GpuHealthRow row;
-  row.mapping = "identity";
-  row.dim = "tp";
-  row.op = "all_reduce";
-  row.timing = "per_iteration";
-  row.concurrency = "concurrent";
-  row.bytes = 4096;
+  row.point.mapping = "identity";
+  row.point.dim = "tp";
+  row.point.op = "all_reduce";
+  row.point.timing = "per_iteration";
+  row.point.concurrency = "concurrent";
+  row.point.bytes = 4096;
   row.host = "hostA";
   row.rank = 1;
   row.gpu = 1;
@@ -85,7 +85,7 @@ TEST_F(GpuTablesTest, GpuHealthRowsRoundTripWithTheirPoint) {
   const auto f = ResultsFile::open(path);
   ASSERT_EQ(f.gpu_health().size(), 1u);
   const auto& r = f.gpu_health().front();
-  EXPECT_EQ(r.bytes, 4096u);
+  EXPECT_EQ(r.point.bytes, 4096u);
   EXPECT_EQ(r.host, "hostA");
   EXPECT_EQ(r.rank, 1);
   EXPECT_EQ(r.bus_id, "0000:02:00.0");

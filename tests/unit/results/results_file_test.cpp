@@ -44,23 +44,22 @@ class ResultsFileTest : public ::testing::Test {
 
   static PointRecord point(const std::string& mapping, std::uint64_t bytes, double median) {
     PointRecord p;
-    p.row.mapping = mapping;
-    p.row.dim = "tp";
-    p.row.op = "all_reduce";
+    p.row.point.mapping = mapping;
+    p.row.point.dim = "tp";
+    p.row.point.op = "all_reduce";
     p.row.backend = "mpi";
     p.row.dtype = "float32";
-    p.row.bytes = bytes;
+    p.row.point.bytes = bytes;
     p.row.groups = 2;
     p.row.group_size = 2;
     p.row.iters = 50;
-    p.row.timing = "per_iteration";
-    p.row.concurrency = "concurrent";
+    p.row.point.timing = "per_iteration";
+    p.row.point.concurrency = "concurrent";
     p.row.t_median_us = median;
     p.row.busbw_gbps = static_cast<double>(bytes) / median / 1e3;
     p.row.wrong = 0;
-    p.groups = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 0, median, median * 1.1, 1.0},
-                {mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 1, median * 2, median * 2.2, 0.5}};
-    p.samples = {{mapping, "tp", "all_reduce", "per_iteration", "concurrent", bytes, 0, median}};
+    p.groups = {{p.row.point, 0, median, median * 1.1, 1.0}, {p.row.point, 1, median * 2, median * 2.2, 0.5}};
+    p.samples = {{p.row.point, 0, median}};
     return p;
   }
 
@@ -116,8 +115,8 @@ TEST_F(ResultsFileTest, AWholeFileAtOnceReadsLikeOneWrittenAsItWent) {
   const auto path = (dir_ / "whole.h5").string();
   header_.run.status = "complete";
   auto with_rounds = point("identity", 2048, 12.0);
-  with_rounds.rounds = {{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048, 0, 11.0},
-                        {"identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048, 1, 13.0}};
+  with_rounds.rounds = {{{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048}, 0, 11.0},
+                        {{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 2048}, 1, 13.0}};
   write_results_file(path, header_, {point("identity", 1024, 10.0), with_rounds, point("tp-across", 1024, 40.0)}, false);
   const auto f = ResultsFile::open(path);
   EXPECT_EQ(f.run().status, "complete");
@@ -157,7 +156,7 @@ TEST_F(ResultsFileTest, RoundMediansAndTheRoundCountRoundTrip) {
   header_.run.order_seed = 42;
   auto w = ResultsWriter::create(path, header_, false);
   auto p = point("identity", 1024, 10.0);
-  for (int r = 0; r < 3; ++r) p.rounds.push_back({"identity", "tp", "all_reduce", "per_iteration", "concurrent", 1024, r, 9.0 + r});
+  for (int r = 0; r < 3; ++r) p.rounds.push_back({{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 1024}, r, 9.0 + r});
   w.append(p);
   w.append(point("identity", 4096, 20.0));  // a point without rounds adds none
   const auto f = ResultsFile::open(path);
@@ -166,7 +165,7 @@ TEST_F(ResultsFileTest, RoundMediansAndTheRoundCountRoundTrip) {
   ASSERT_EQ(f.round_medians().size(), 3U);
   EXPECT_EQ(f.round_medians()[2].round, 2);
   EXPECT_DOUBLE_EQ(f.round_medians()[2].t_median_us, 11.0);
-  EXPECT_EQ(f.round_medians()[1].bytes, 1024U);
+  EXPECT_EQ(f.round_medians()[1].point.bytes, 1024U);
   // Resuming asks for the same number of rounds.
   std::vector<PointKey> done;
   auto other = header_;
@@ -191,11 +190,11 @@ TEST_F(ResultsFileTest, ModelledTimesRoundTripAndAreAbsentWithoutThem) {
   w.append(point("identity", 1024, 10.0));  // the MPI backend models nothing
   EXPECT_TRUE(ResultsFile::open(path).modelled_times().empty());
   auto p = point("identity", 4096, 20.0);
-  p.modelled = ModelledTime{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, "nccl", 12.5};
+  p.modelled = ModelledTime{{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096}, "nccl", 12.5};
   w.append(p);
   const auto f = ResultsFile::open(path);
   ASSERT_EQ(f.modelled_times().size(), 1U);
-  EXPECT_EQ(f.modelled_times()[0].bytes, 4096U);
+  EXPECT_EQ(f.modelled_times()[0].point.bytes, 4096U);
   EXPECT_EQ(f.modelled_times()[0].library, "nccl");
   EXPECT_DOUBLE_EQ(f.modelled_times()[0].modelled_us, 12.5);
   EXPECT_EQ(f.measurements().size(), 2U);
@@ -207,7 +206,7 @@ TEST_F(ResultsFileTest, NicCountersRoundTripEveryColumnAndAreAbsentWithoutThem) 
   w.append(point("identity", 1024, 10.0));  // --no-nic-counters: no rows, no table
   EXPECT_TRUE(ResultsFile::open(path).nic_counters().empty());
   auto p = point("identity", 4096, 20.0);
-  NicCounterDelta d{"identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096, 2, 3, "hostA-1", "efa_0:1", "rdma", 26, {}};
+  NicCounterDelta d{{"", "identity", "tp", "all_reduce", "per_iteration", "concurrent", 4096}, 2, 3, "hostA-1", "efa_0:1", "rdma", 26, {}};
   for (std::size_t i = 0; i < kNicCounterCount; ++i) d.counters[i] = static_cast<std::int64_t>(i * 1000 + 7);
   d.counters[index_of(NicCounter::rdma_write_bytes)] = -1;
   p.readings.nic_counters = {d, d};
@@ -217,8 +216,8 @@ TEST_F(ResultsFileTest, NicCountersRoundTripEveryColumnAndAreAbsentWithoutThem) 
   const auto f = ResultsFile::open(path);
   ASSERT_EQ(f.nic_counters().size(), 2U);
   const auto& r = f.nic_counters()[0];
-  EXPECT_EQ(r.mapping, "identity");
-  EXPECT_EQ(r.bytes, 4096U);
+  EXPECT_EQ(r.point.mapping, "identity");
+  EXPECT_EQ(r.point.bytes, 4096U);
   EXPECT_EQ(r.round, 2);
   EXPECT_EQ(r.attempt, 3);
   EXPECT_EQ(r.host, "hostA-1");
@@ -311,7 +310,7 @@ TEST_F(ResultsFileTest, AReaderThatKeepsTheFileOpenDoesNotStopTheRun) {
   const auto f = ResultsFile::open(path);
   EXPECT_EQ(f.run().status, "complete");
   ASSERT_EQ(f.measurements().size(), 2U);
-  EXPECT_EQ(f.measurements()[1].bytes, 2048U);
+  EXPECT_EQ(f.measurements()[1].point.bytes, 2048U);
 }
 
 TEST_F(ResultsFileTest, TheReaderWaitsForAWriterAndNamesOneThatNeverLetsGo) {
