@@ -36,10 +36,10 @@ struct ProvenanceChange {
 };
 
 struct RowComparison {
-  std::string base_mapping, new_mapping;  // names (equal structure; the names may differ)
+  results::PointKey point;  // its mapping: the base run's name
+  std::string new_mapping;  // the new run's name for it (equal structure; the names may differ)
   std::uint64_t digest = 0;
-  std::string dim, op, backend, dtype, timing, concurrency;
-  std::uint64_t bytes = 0;
+  std::string backend, dtype;
   double base_median_us = 0, new_median_us = 0;
   double ratio = 1;  // new median / base median
   std::size_t base_samples = 0, new_samples = 0;

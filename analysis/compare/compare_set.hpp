@@ -17,9 +17,8 @@
 namespace meshbench::analysis {
 
 struct SetPoint {
-  std::string mapping;  // the first baseline's name
-  std::string dim, op, backend, dtype, timing, concurrency;
-  std::uint64_t bytes = 0;
+  results::PointKey point;  // its mapping: the first baseline's name
+  std::string backend, dtype;
   double base_median_us = 0, new_median_us = 0;                    // medians over the runs of each side
   int rounds = 0;                                                  // fewest rounds any run kept (0: none)
   std::int64_t base_wrong = -1, new_wrong = -1;                    // most wrong elements in any run of each side (-1: unchecked)

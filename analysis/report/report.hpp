@@ -51,8 +51,7 @@ struct PredictionCheck {
 
 // A point whose check counted wrong elements: reported, never averaged away.
 struct WrongRow {
-  std::string mapping, dim, op, timing;
-  std::uint64_t bytes = 0;
+  results::PointKey point;
   std::int64_t wrong = 0;
 };
 

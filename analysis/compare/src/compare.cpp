@@ -57,7 +57,7 @@ void decide(RowComparison& r, const CompareOptions& o) {
 // mode's run-level shift against the points' scatter.
 void judge_against_scatter(Comparison& c, const CompareOptions& o) {
   std::map<std::string, std::vector<std::size_t>> by_timing;
-  for (std::size_t i = 0; i < c.rows.size(); ++i) by_timing[c.rows[i].timing].push_back(i);
+  for (std::size_t i = 0; i < c.rows.size(); ++i) by_timing[c.rows[i].point.timing].push_back(i);
   std::vector<double> p_slower(c.rows.size(), 1.0), p_faster(c.rows.size(), 1.0);
   for (const auto& [timing, rows] : by_timing) {
     std::vector<double> x;
@@ -118,9 +118,9 @@ void judge_families(Comparison& c, const CompareOptions& o) {
   for (std::size_t i = 0; i < c.rows.size(); ++i) {
     const auto& r = c.rows[i];
     if (!(r.ratio > 0)) continue;
-    families[{r.timing, r.dim, r.op, 0}].push_back(i);
-    families[{r.timing, "", r.op, r.bytes}].push_back(i);
-    by_timing[r.timing].push_back(i);
+    families[{r.point.timing, r.point.dim, r.point.op, 0}].push_back(i);
+    families[{r.point.timing, "", r.point.op, r.point.bytes}].push_back(i);
+    by_timing[r.point.timing].push_back(i);
   }
   std::vector<double> p_slower, p_faster;
   for (const auto& [key, members] : families) {
@@ -204,16 +204,11 @@ void match_rows(Comparison& c, const results::ResultsFile& base, const results::
     }
     const auto& n = *partner->second;
     RowComparison row;
-    row.base_mapping = r.point.mapping;
+    row.point = r.point;
     row.new_mapping = n.point.mapping;
     row.digest = bd->second;
-    row.dim = r.point.dim;
-    row.op = r.point.op;
     row.backend = r.backend;
     row.dtype = r.dtype;
-    row.timing = r.point.timing;
-    row.concurrency = r.point.concurrency;
-    row.bytes = r.point.bytes;
     row.base_median_us = r.t_median_us;
     row.new_median_us = n.t_median_us;
     row.ratio = r.t_median_us > 0 ? n.t_median_us / r.t_median_us : 1.0;
@@ -345,14 +340,14 @@ std::string Comparison::headline() const {
   if (names.size() > 1) tail += " (+" + std::to_string(names.size() - 1) + " more)";
   const auto covered = [&moved](const RowComparison* r) {
     return std::any_of(moved.begin(), moved.end(), [r](const FamilyFinding* f) {
-      return f->timing == r->timing && f->op == r->op && (f->bytes != 0 ? f->bytes == r->bytes : f->dim == r->dim);
+      return f->timing == r->point.timing && f->op == r->point.op && (f->bytes != 0 ? f->bytes == r->point.bytes : f->dim == r->point.dim);
     });
   };
   bad.erase(std::remove_if(bad.begin(), bad.end(), [&](const RowComparison* r) { return r->verdict != Verdict::wrong && covered(r); }),
             bad.end());
   if (!bad.empty()) {
     const auto* w = bad.front();
-    tail += (tail.empty() ? "" : "; ") + w->dim + " " + w->op + " at " + format_bytes(w->bytes) + " " +
+    tail += (tail.empty() ? "" : "; ") + w->point.dim + " " + w->point.op + " at " + format_bytes(w->point.bytes) + " " +
             (w->verdict == Verdict::wrong ? std::string("gives WRONG results") : percent(w->ratio) + " slower");
     if (bad.size() > 1) tail += " (+" + std::to_string(bad.size() - 1) + " more)";
   }

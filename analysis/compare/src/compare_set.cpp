@@ -302,14 +302,10 @@ std::vector<MatchKey> common_points(const std::vector<RowIndex>& rows, const std
 void add_point(const MatchKey& key, const std::vector<const results::ResultsFile*>& runs, const std::vector<RowIndex>& rows,
                const std::vector<RoundLogs>& rounds, std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
   SetPoint p;
-  p.mapping = rows.front().at(key)->point.mapping;
-  p.dim = key.point.dim;
-  p.op = key.point.op;
+  p.point = key.point;
+  p.point.mapping = rows.front().at(key)->point.mapping;
   p.backend = key.backend;
   p.dtype = key.dtype;
-  p.timing = key.point.timing;
-  p.concurrency = key.point.concurrency;
-  p.bytes = key.point.bytes;
   std::vector<double> b, n;
   int fewest_rounds = -1;
   for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -344,7 +340,7 @@ void add_families(SetComparison& c, BaselineSetInput& in) {
   using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::string, std::uint64_t>;
   std::map<FamilyKey, std::vector<std::size_t>> members;
   for (std::size_t i = 0; i < c.points.size(); ++i) {
-    const auto& p = c.points[i];
+    const auto& p = c.points[i].point;
     members[{static_cast<int>(UnitKind::op_size), "", "", "", p.op, p.bytes}].push_back(i);
     members[{static_cast<int>(UnitKind::collective), p.timing, p.concurrency, p.dim, p.op, 0}].push_back(i);
     members[{static_cast<int>(UnitKind::dimension), p.timing, p.concurrency, p.dim, "", 0}].push_back(i);
@@ -361,8 +357,8 @@ void add_families(SetComparison& c, BaselineSetInput& in) {
       // The timing modes and concurrencies it spans, "a, b" when several.
       std::set<std::string> timings, concurrencies;
       for (auto i : list) {
-        timings.insert(c.points[i].timing);
-        concurrencies.insert(c.points[i].concurrency);
+        timings.insert(c.points[i].point.timing);
+        concurrencies.insert(c.points[i].point.concurrency);
       }
       f.timing = join(timings, ", ");
       f.concurrency = join(concurrencies, ", ");

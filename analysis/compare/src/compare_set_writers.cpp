@@ -187,15 +187,16 @@ void write_points(const SetComparison& c, Sink& s) {
     for (auto p : moved) {
       const auto& pt = c.points[p];
       const auto& u = c.result.points[p];
-      t.add({verdict_text(u), pt.mapping, pt.dim, pt.op, format_bytes(pt.bytes), pt.timing, sig3(pt.base_median_us), sig3(pt.new_median_us),
-             pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
+      t.add({verdict_text(u), pt.point.mapping, pt.point.dim, pt.point.op, format_bytes(pt.point.bytes), pt.point.timing,
+             sig3(pt.base_median_us), sig3(pt.new_median_us), pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%",
+             p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
     }
     s.table(t);
   }
   for (const auto& pt : c.points) {
     if (pt.wrong())
-      s.bullet("WRONG results: " + pt.mapping + " " + pt.dim + " " + pt.op + " at " + format_bytes(pt.bytes) + " (" + pt.timing +
-               "): " + std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
+      s.bullet("WRONG results: " + pt.point.mapping + " " + pt.point.dim + " " + pt.point.op + " at " + format_bytes(pt.point.bytes) +
+               " (" + pt.point.timing + "): " + std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
   }
   if (c.skipped_points > 0)
     s.bullet(std::to_string(c.skipped_points) + " point(s) of the first baseline are missing from another run: not compared");
@@ -299,14 +300,14 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   j["points"] = ordered_json::array();
   for (std::size_t p = 0; p < c.points.size(); ++p) {
     const auto& pt = c.points[p];
-    ordered_json o = {{"mapping", pt.mapping},
-                      {"dim", pt.dim},
-                      {"op", pt.op},
+    ordered_json o = {{"mapping", pt.point.mapping},
+                      {"dim", pt.point.dim},
+                      {"op", pt.point.op},
                       {"backend", pt.backend},
                       {"dtype", pt.dtype},
-                      {"timing", pt.timing},
-                      {"concurrency", pt.concurrency},
-                      {"bytes", pt.bytes},
+                      {"timing", pt.point.timing},
+                      {"concurrency", pt.point.concurrency},
+                      {"bytes", pt.point.bytes},
                       {"base_median_us", pt.base_median_us},
                       {"new_median_us", pt.new_median_us},
                       {"rounds", pt.rounds},

@@ -20,16 +20,16 @@ ordered_json finite_or_null(double x) { return std::isfinite(x) ? ordered_json(x
 UnitKind level_of(const FamilyFinding& f) { return f.bytes != 0 ? UnitKind::op_size : UnitKind::collective; }
 
 ordered_json point_json(const RowComparison& r) {
-  ordered_json row = {{"mapping", r.base_mapping},
+  ordered_json row = {{"mapping", r.point.mapping},
                       {"new_mapping", r.new_mapping},
                       {"digest", results::digest_hex(r.digest)},
-                      {"dim", r.dim},
-                      {"op", r.op},
+                      {"dim", r.point.dim},
+                      {"op", r.point.op},
                       {"backend", r.backend},
                       {"dtype", r.dtype},
-                      {"timing", r.timing},
-                      {"concurrency", r.concurrency},
-                      {"bytes", r.bytes},
+                      {"timing", r.point.timing},
+                      {"concurrency", r.point.concurrency},
+                      {"bytes", r.point.bytes},
                       {"base_median_us", r.base_median_us},
                       {"new_median_us", r.new_median_us},
                       {"ratio", r.ratio},

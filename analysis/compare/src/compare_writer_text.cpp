@@ -30,12 +30,12 @@ std::string interval_text(const RowComparison& r) {
 Table rows_table(const std::vector<const RowComparison*>& rows, bool slower) {
   Table t({"mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">95% CI", ">q", ">samples"});
   for (const auto* r : rows) {
-    std::string mapping = r->new_mapping == r->base_mapping ? r->new_mapping : r->base_mapping + " = " + r->new_mapping;
+    std::string mapping = r->new_mapping == r->point.mapping ? r->new_mapping : r->point.mapping + " = " + r->new_mapping;
     std::string q = r->tested ? p_text(slower ? r->q_slower : r->q_faster) : "untested";
     std::string change = percent_change(r->ratio);
     if (r->verdict == Verdict::wrong) change = "WRONG (" + std::to_string(r->new_wrong) + ")";
-    t.add({mapping, r->dim, r->op, format_bytes(r->bytes), r->timing, sig3(r->base_median_us), sig3(r->new_median_us), change,
-           interval_text(*r), q, std::to_string(r->base_samples) + "/" + std::to_string(r->new_samples)});
+    t.add({mapping, r->point.dim, r->point.op, format_bytes(r->point.bytes), r->point.timing, sig3(r->base_median_us),
+           sig3(r->new_median_us), change, interval_text(*r), q, std::to_string(r->base_samples) + "/" + std::to_string(r->new_samples)});
   }
   return t;
 }
@@ -54,10 +54,10 @@ std::vector<std::string> moved_ops_lines(const Comparison& c, const std::string&
   };
   std::map<std::tuple<std::string, std::string>, Moved> by_op;
   for (const auto& r : c.rows) {
-    if (r.timing != timing || !(r.ratio > 0)) continue;
-    auto& m = by_op[{r.dim, r.op}];
-    m.smallest = std::min(m.smallest, r.bytes);
-    m.largest = std::max(m.largest, r.bytes);
+    if (r.point.timing != timing || !(r.ratio > 0)) continue;
+    auto& m = by_op[{r.point.dim, r.point.op}];
+    m.smallest = std::min(m.smallest, r.point.bytes);
+    m.largest = std::max(m.largest, r.point.bytes);
     m.ratios.push_back(r.ratio);
   }
   std::vector<std::string> out;

@@ -162,7 +162,7 @@ Report build_report(const results::ResultsFile& file, const std::optional<mappin
   r.nic = build_nic_traffic(file.nic_counters(), {[&](const std::string& name) { return file.find_mapping(name); },
                                                   [&](int slot) { return file.host_of_slot(slot); }});
   for (const auto& row : file.measurements()) {
-    if (row.wrong > 0) r.wrong.push_back({row.point.mapping, row.point.dim, row.point.op, row.point.timing, row.point.bytes, row.wrong});
+    if (row.wrong > 0) r.wrong.push_back({file.key_of(row), row.wrong});
   }
   return r;
 }

@@ -306,7 +306,10 @@ std::vector<std::string> transport_lines(const Report& report) {
 
 Table wrong_table(const Report& report) {
   Table t({"mapping", "dim", "op", ">size", "timing", ">wrong elements"});
-  for (const auto& w : report.wrong) t.add({w.mapping, w.dim, w.op, format_bytes(w.bytes), w.timing, std::to_string(w.wrong)});
+  for (const auto& w : report.wrong) {
+    const auto& p = w.point;
+    t.add({p.mapping, p.dim, p.op, format_bytes(p.bytes), p.timing, std::to_string(w.wrong)});
+  }
   return t;
 }
 

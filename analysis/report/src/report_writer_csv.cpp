@@ -175,7 +175,8 @@ void CsvReportWriter::write(const Report& r, std::ostream& out) const {
                       e.host + " " + e.nic + " round " + std::to_string(e.visit.round) + " attempt " + std::to_string(e.visit.attempt)));
   }
   for (const auto& w : r.wrong) {
-    csv.row({"wrong", rank_text(r, w.mapping), w.mapping, w.dim, w.op, w.timing, "", std::to_string(w.bytes), "wrong_elements",
+    const auto& p = w.point;
+    csv.row({"wrong", rank_text(r, p.mapping), p.mapping, p.dim, p.op, p.timing, "", std::to_string(p.bytes), "wrong_elements",
              std::to_string(w.wrong), ""});
   }
   // meshbench io: the method in op, the phase in timing, the shard per rank in bytes.

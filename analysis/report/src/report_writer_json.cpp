@@ -358,8 +358,12 @@ ordered_json report_to_json(const Report& r) {
   j["nic_counters"] = nic_json(r.nic);
   j["wrong"] = ordered_json::array();
   for (const auto& w : r.wrong) {
-    j["wrong"].push_back(
-        {{"mapping", w.mapping}, {"dim", w.dim}, {"op", w.op}, {"timing", w.timing}, {"bytes", w.bytes}, {"wrong", w.wrong}});
+    j["wrong"].push_back({{"mapping", w.point.mapping},
+                          {"dim", w.point.dim},
+                          {"op", w.point.op},
+                          {"timing", w.point.timing},
+                          {"bytes", w.point.bytes},
+                          {"wrong", w.wrong}});
   }
   j["placement"] = r.placement ? placement_json(*r.placement) : ordered_json(nullptr);
   j["io"] = ordered_json::array();

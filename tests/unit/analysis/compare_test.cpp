@@ -54,9 +54,9 @@ TEST(Compare, PlantedTenPercentSlowdownIsFlaggedAndNothingElse) {
   ASSERT_TRUE(c.regressed());
   ASSERT_EQ(c.count(Verdict::regressed), 1);
   const auto& r = *std::find_if(c.rows.begin(), c.rows.end(), [](const RowComparison& x) { return x.verdict == Verdict::regressed; });
-  EXPECT_EQ(r.base_mapping, "ep-inner");
-  EXPECT_EQ(r.op, "all_to_all");
-  EXPECT_EQ(r.bytes, 65536U);
+  EXPECT_EQ(r.point.mapping, "ep-inner");
+  EXPECT_EQ(r.point.op, "all_to_all");
+  EXPECT_EQ(r.point.bytes, 65536U);
   EXPECT_NEAR(r.ratio, 1.10, 0.01);
   EXPECT_LT(r.q_slower, 0.05);
   EXPECT_LT(r.interval.low, 1.10);

@@ -77,6 +77,28 @@ TEST_F(ReportWritersTest, JsonCarriesRankingCurvesSpreadAndPredictions) {
   EXPECT_NEAR(j["predictions"]["rank_correlation"].get<double>(), 1.0, 1e-12);  // predicted order = measured order
 }
 
+TEST_F(ReportWritersTest, PointsWithWrongResultsAreNamedInEveryFormat) {
+  // One point whose check counted 7 wrong elements: the report names it by its key, never
+  // averages it away; the others' checks were clean.
+  testing::FixtureFile f;
+  f.add_mapping("fast", "tp-cp-ep-dp-pp");
+  f.add_point("fast", "tp", "all_reduce", 1024, 10.0);
+  f.add_point("fast", "tp", "all_reduce", 65536, 12.0).row.wrong = 7;
+  const auto file = results::ResultsFile::open(f.write(dir_ / "wrong.h5"));
+  report_ = build_report(file, std::nullopt, "");
+  ASSERT_EQ(report_.wrong.size(), 1U);
+  EXPECT_EQ(report_.wrong[0].point, file.key_of(file.measurements()[1]));
+  EXPECT_EQ(report_.wrong[0].wrong, 7);
+  const auto j = nlohmann::json::parse(render(OutputFormat::json));
+  ASSERT_EQ(j["wrong"].size(), 1U);
+  EXPECT_EQ(j["wrong"][0]["bytes"], 65536);
+  EXPECT_EQ(j["wrong"][0]["wrong"], 7);
+  EXPECT_NE(render(OutputFormat::csv).find("wrong,1,fast,tp,all_reduce,per_iteration,,65536,wrong_elements,7,"), std::string::npos);
+  const std::string text = render(OutputFormat::text);
+  EXPECT_NE(text.find("WRONG RESULTS"), std::string::npos);
+  EXPECT_NE(text.find("64 KiB"), std::string::npos);
+}
+
 TEST_F(ReportWritersTest, CsvIsOneRectangularTidyTable) {
   std::istringstream in(render(OutputFormat::csv));
   std::string line;
