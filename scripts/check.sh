@@ -29,7 +29,7 @@ mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} -DCMAKE_UNITY_BUILD=OFF > "$build/check-configure.log" 2>&1 ||
   { cat "$build/check-configure.log" >&2; exit 2; }
 # Sources only: the generated files and the test data are not ours to format.
-sources_pattern='^(common|topology|mapping|bench|results|analysis|slurm|app|tests)/.*\.(cpp|hpp)$'
+sources_pattern='^(common|topology|mapping|bench|results|analysis|slurm|testbed|app|tests)/.*\.(cpp|hpp)$'
 if [[ $all -eq 1 ]]; then
   mapfile -t files < <(git ls-files | grep -E "$sources_pattern" | grep -v '^tests/data/')
 else

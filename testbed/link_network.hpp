@@ -1,0 +1,92 @@
+#pragma once
+// The link-bound local cluster's network as a discrete-event model: every packet between two
+// ranks crosses shaped links, each a FIFO queue that sends at the link's rate, then the link's
+// delay. Pure: no clock and no I/O, so the daemon (meshbench-linkemu) and the tests drive it
+// with the same times.
+//
+// A packet inside one node leaves through its slot's in-node port and enters the other slot's
+// (the way a GPU's NVLink ports or a CPU core's memory path are its own); a packet to another
+// node leaves through its node's NIC and enters the other node's NIC, each hop adding its
+// link's delay. Sharing a link is queueing at it: two flows through one NIC each get half.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <vector>
+
+namespace meshbench::testbed {
+
+struct LinkSpec {
+  double bits_per_second = 0;  // 0: not shaped (no serialisation time)
+  double delay_s = 0;          // one way, added after the packet leaves the queue
+};
+
+struct NodeLinks {
+  LinkSpec nic;      // the node's network link, each direction
+  LinkSpec in_node;  // each slot's port to the other slots of its node, each direction
+};
+
+struct Delivery {
+  std::uint64_t packet = 0;
+  int to_slot = 0;
+  double at_s = 0;
+};
+
+struct QueueCounters {
+  std::uint64_t packets = 0, bytes = 0, dropped = 0;
+};
+
+class LinkNetwork {
+ public:
+  // Slot s lives on node s / slots_per_node. A queue holding more than queue_limit_bytes drops
+  // what arrives (a tail drop, as a switch port does).
+  LinkNetwork(std::vector<NodeLinks> nodes, int slots_per_node, std::size_t queue_limit_bytes);
+
+  int slot_count() const { return static_cast<int>(nodes_.size()) * slots_per_node_; }
+
+  // A packet of `bytes` from slot `from` to slot `to` enters the network at time now_s. False
+  // when the first queue drops it (later queues may drop it too: it is then never delivered).
+  bool send(std::uint64_t packet, int from, int to, std::size_t bytes, double now_s);
+  // When the next hop of any packet happens; +inf when the network is empty.
+  double next_event_s() const;
+  // Every hop due by now_s, in time order; returns the packets that reached their slot.
+  std::vector<Delivery> advance(double now_s);
+  // Packets a queue dropped that never reached their slot (the daemon frees their bytes).
+  std::vector<std::uint64_t> take_dropped();
+
+  // Per queue, in the order: each slot's in-node out and in port, then each node's NIC out and in.
+  const std::vector<QueueCounters>& counters() const { return counters_; }
+
+ private:
+  struct Hop {
+    int queue = 0;
+    double rate_bps = 0;
+    double delay_s = 0;
+  };
+  struct Event {
+    double at_s = 0;
+    std::uint64_t order = 0;  // ties keep arrival order
+    std::uint64_t packet = 0;
+    int to = 0;
+    std::size_t bytes = 0;
+    std::uint8_t hop = 0;
+    std::uint8_t hops = 0;
+    Hop path[2];
+    bool operator>(const Event& other) const { return at_s != other.at_s ? at_s > other.at_s : order > other.order; }
+  };
+
+  void enqueue(Event event);
+  // False when the queue is full: the packet is dropped.
+  bool pass_queue(Event& event);
+
+  std::vector<NodeLinks> nodes_;
+  int slots_per_node_;
+  double queue_limit_bits_;
+  std::vector<double> busy_until_s_;
+  std::vector<QueueCounters> counters_;
+  std::vector<std::uint64_t> dropped_;
+  std::uint64_t next_order_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+};
+
+}  // namespace meshbench::testbed
