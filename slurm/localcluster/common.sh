@@ -2,7 +2,8 @@
 # env.sh): names, paths and checks shared by all of them. Not meant to be run.
 #
 # One cluster instance is identified by a short name. Everything it creates carries that name:
-#   network namespaces  mbn-NAME-n0 .. mbn-NAME-n<N-1> (nodes), mbn-NAME-br (the bridge)
+#   network namespaces  mbn-NAME-n0 .. mbn-NAME-n<N-1> (nodes), mbn-NAME-br (the bridge); in the
+#                       link-bound mode mbn-NAME-nK is node K's slot 0 and mbn-NAME-nKsS its slot S
 #   hostnames           the same as the node namespaces (set per process with unshare --uts)
 #   state               $MBN_STATE_ROOT/NAME (configs, Slurm state/spool/logs, hostfile, agent)
 # Interfaces live inside those namespaces only (eth0 in a node, br0 and v<k> in the bridge
@@ -81,7 +82,7 @@ mbn_node_addr() { printf '%s.%d' "$MBN_SUBNET_PREFIX" "$(($1 + 1))"; }
 # The namespaces of cluster $1 that exist now, one per line.
 mbn_existing_namespaces() {
   local name="$1"
-  ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${MBN_PREFIX}-${name}-(n[0-9]+|br)\$" || true
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${MBN_PREFIX}-${name}-(n[0-9]+(s[0-9]+)?|br)\$" || true
 }
 
 # Clusters that are up (have a state directory or a namespace), one name per line.
@@ -90,7 +91,7 @@ mbn_list_clusters() {
     if [[ -d $MBN_STATE_ROOT ]]; then
       find "$MBN_STATE_ROOT" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null
     fi
-    ip netns list 2>/dev/null | awk '{print $1}' | sed -nE "s/^${MBN_PREFIX}-([a-z][a-z0-9]*)-(n[0-9]+|br)\$/\\1/p"
+    ip netns list 2>/dev/null | awk '{print $1}' | sed -nE "s/^${MBN_PREFIX}-([a-z][a-z0-9]*)-(n[0-9]+(s[0-9]+)?|br)\$/\\1/p"
   } | sort -u
 }
 

@@ -127,6 +127,21 @@ release_shared() {
   [[ $MBN_STATE_ROOT != /var/lib/meshbench/localcluster ]] || rmdir /var/lib/meshbench 2>/dev/null || true
 }
 
+# The link-bound mode's emulator runs on the root namespace: stop it by its pid file, when that
+# pid is still the emulator (its ports, and so the slots' eth0, go with it).
+stop_link_emulator() {
+  local pidfile="$1/linkemu.pid" pid i
+  [[ -s $pidfile ]] || return 0
+  pid="$(cat "$pidfile")"
+  [[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == meshbench-linke* ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
 down_one() {
   local name="$1" state namespaces failed=0
   state="$(mbn_state_dir "$name")"
@@ -138,6 +153,7 @@ down_one() {
   fi
 
   if [[ ${#namespaces[@]} -gt 0 ]]; then stop_processes "${namespaces[@]}" || failed=1; fi
+  stop_link_emulator "$state"
   local ns
   for ns in "${namespaces[@]}"; do
     # Deleting a node namespace destroys its veth pair; deleting the bridge's, the bridge.

@@ -7,7 +7,7 @@
 #
 # MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS (0 when unshaped)
 # MBN_NODE_RATES MBN_NODE_RATES_BPS (each node's rate, node 0 first, space-separated)
-# MBN_HOSTFILE (nodes by address) MBN_HOSTFILE_NAMES (by name) MBN_SLURM (0/1) MBN_SLURM_CONF MBN_NODE_NAMES; MBN_LOCALCLUSTER (this folder).
+# MBN_HOSTFILE (nodes by address) MBN_HOSTFILE_NAMES (by name) MBN_SLURM (0/1) MBN_SLURM_CONF MBN_NODE_NAMES; MBN_LINK_BOUND (0/1); MBN_LOCALCLUSTER (this folder).
 # MBN_LINK_RATES and MESHBENCH_LINK_RATES: the link rate file (host, interface, bit/s per line),
 # which meshbench's live discovery reads for the emulated NICs' line rate.
 # Functions: mbn_mpirun [MPIRUN OPTIONS] -- CMD...; mbn_exec NODE -- CMD...; mbn_slurm CMD...
@@ -26,7 +26,8 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   mbn_load_cluster "$(mbn_resolve_cluster "${1:-}")"
   mbn_export_link_rates
   [[ -z ${MESHBENCH_LINK_RATES:-} ]] || printf 'export MBN_LINK_RATES=%q MESHBENCH_LINK_RATES=%q\n' "$MBN_LINK_RATES" "$MESHBENCH_LINK_RATES"
-  for v in MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS MBN_NODE_RATES MBN_NODE_RATES_BPS MBN_HOSTFILE MBN_HOSTFILE_NAMES MBN_SLURM MBN_SLURM_CONF MBN_NODE_NAMES MBN_LOCALCLUSTER; do
+  MBN_LINK_BOUND="${MBN_LINK_BOUND:-0}"
+  for v in MBN_CLUSTER MBN_STATE MBN_NODES MBN_SLOTS MBN_RATE MBN_RATE_BPS MBN_NODE_RATES MBN_NODE_RATES_BPS MBN_HOSTFILE MBN_HOSTFILE_NAMES MBN_SLURM MBN_SLURM_CONF MBN_NODE_NAMES MBN_LINK_BOUND MBN_LOCALCLUSTER; do
     printf 'export %s=%q\n' "$v" "${!v}"
   done
   [[ $MBN_SLURM != 1 ]] || printf 'export SLURM_CONF=%q\n' "$MBN_SLURM_CONF"

@@ -37,9 +37,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # bound to the same few cores of this one machine).
 export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
 export OMPI_MCA_hwloc_base_binding_policy="${OMPI_MCA_hwloc_base_binding_policy:-none}"
-# ob1 with shared memory inside a node and TCP between nodes, only over the shaped eth0.
+# ob1 with shared memory inside a node and TCP between nodes, only over the shaped eth0; in
+# the link-bound mode TCP between every pair, through the emulated links.
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
-export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
+if [[ ${MBN_LINK_BOUND:-0} == 1 ]]; then
+  export OMPI_MCA_btl="${OMPI_MCA_btl:-self,tcp}"
+else
+  export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
+fi
 export OMPI_MCA_btl_tcp_if_include="${OMPI_MCA_btl_tcp_if_include:-eth0}"
 export OMPI_MCA_oob_tcp_if_include="${OMPI_MCA_oob_tcp_if_include:-eth0}"
 export OMPI_MCA_plm_rsh_agent="$MBN_STATE/bin/rsh-agent"

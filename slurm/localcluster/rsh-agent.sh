@@ -11,7 +11,10 @@ while [[ $# -gt 0 && $1 == -* ]]; do shift; done   # ssh options Open MPI may pa
 [[ $# -ge 2 ]] || { echo "rsh-agent: usage: rsh-agent HOST COMMAND..." >&2; exit 2; }
 host="$1"
 shift
-ns="$(awk -v h="$host" '$2 == h || $3 == h { print $2; exit }' "$state/nodes")"
-[[ -n $ns ]] || { echo "rsh-agent: '$host' is not a node of this local cluster ($state/nodes)" >&2; exit 255; }
+# A link-bound cluster lists every slot (namespace, address, its node's hostname) in "slots".
+table="$state/nodes"
+[[ ! -s $state/slots ]] || table="$state/slots"
+read -r ns name < <(awk -v h="$host" '$2 == h || $3 == h { print $2, ($4 != "" ? $4 : $2); exit }' "$table") || true
+[[ -n ${ns:-} ]] || { echo "rsh-agent: '$host' is not a node of this local cluster ($table)" >&2; exit 255; }
 # shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
-exec nsenter --net="/var/run/netns/$ns" -- unshare --uts -- /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$ns" "$*"
+exec nsenter --net="/var/run/netns/$ns" -- unshare --uts -- /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$name" "$*"

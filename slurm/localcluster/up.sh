@@ -2,6 +2,8 @@
 # Brings up the local test cluster: N emulated nodes on this machine (docs/slurm.md, "The local test cluster").
 #
 #   up.sh N [--slots S] [--rate 1gbit|none] [--node-rate K=RATE ...] [--slurm] [--cluster NAME]
+#   up.sh N --link-bound [--slots S] [--rate RATE] [--delay D] [--in-node-rate RATE]
+#         [--in-node-delay D] [--node-rate K=RATE ...] [--node-delay K=D ...] [--cluster NAME]
 #     (environment: MBN_STATE_ROOT, MBN_KEEP_LOGS=DIR keeps the logs of a failed bring-up)
 #   up.sh --can-run [--slurm]     exit 0 if this machine can host one, else print why, exit 2
 #
@@ -16,6 +18,15 @@
 # mount namespace and a private /tmp. Configs, state and logs live under
 # $MBN_STATE_ROOT/NAME (default /var/lib/meshbench/localcluster/NAME).
 #
+# --link-bound: every rank gets a network namespace of its own (node K's slot 0 is mbn-NAME-nK,
+# its slot S mbn-NAME-nKsS, all with node K's hostname), and meshbench-linkemu (built beside
+# meshbench; MESHBENCH_LINKEMU names another) moves every frame between them, inside a node too:
+# each slot's in-node port at --in-node-rate with --in-node-delay, each node's NIC at --rate with
+# --delay (one way, per NIC: node to node crosses two), tail-dropping queues of 4 MiB. Open MPI
+# then runs TCP between every pair of ranks, so links, not the scheduler, set the time
+# (docs/slurm.md, "Link-bound mode"). Defaults: --rate 100mbit --delay 2ms --in-node-rate
+# 400mbit --in-node-delay 1ms.
+#
 # On any failure everything created so far is torn down again (down.sh) before exiting 1.
 # Prints the cluster's name and how to use it; see docs/slurm.md.
 set -euo pipefail
@@ -29,8 +40,13 @@ source "$here/common.sh"
 
 nodes=""
 slots=2
-rate="1gbit"
+rate=""
 node_rate_specs=()
+link_bound=0
+delay=""
+in_node_rate=""
+in_node_delay=""
+node_delay_specs=()
 with_slurm=0
 cluster=""
 can_run=0
@@ -40,6 +56,11 @@ while [[ $# -gt 0 ]]; do
     --slots) slots="${2:?--slots needs a value}"; shift 2 ;;
     --rate) rate="${2:?--rate needs a value}"; shift 2 ;;
     --node-rate) node_rate_specs+=("${2:?--node-rate needs K=RATE}"); shift 2 ;;
+    --link-bound) link_bound=1; shift ;;
+    --delay) delay="${2:?--delay needs a value}"; shift 2 ;;
+    --in-node-rate) in_node_rate="${2:?--in-node-rate needs a value}"; shift 2 ;;
+    --in-node-delay) in_node_delay="${2:?--in-node-delay needs a value}"; shift 2 ;;
+    --node-delay) node_delay_specs+=("${2:?--node-delay needs K=DELAY}"); shift 2 ;;
     --slurm) with_slurm=1; shift ;;
     --cluster) cluster="${2:?--cluster needs a name}"; shift 2 ;;
     --can-run) can_run=1; shift ;;
@@ -75,6 +96,18 @@ rate_in_bps() {
   ((bps >= 1000000)) || mbn_die "$2 below 1mbit would make MPI time out (got '$1')" 2
   echo "$bps"
 }
+if [[ $link_bound == 1 ]]; then
+  rate="${rate:-100mbit}"
+  [[ $with_slurm == 0 ]] || mbn_die "--link-bound runs under mpirun.sh only, not --slurm (Slurm's daemons would each need every slot's namespace)" 2
+  # Each rank is a namespace, an Open MPI daemon and a TCP peer of every other: beyond 32 the
+  # 2-core machines this mode is for spend the time on them, not on the links.
+  ((nodes * slots <= 32)) || mbn_die "--link-bound places at most 32 ranks (got $nodes nodes x $slots slots = $((nodes * slots))); use fewer nodes or slots" 2
+else
+  rate="${rate:-1gbit}"
+  for given in "$delay" "$in_node_rate" "$in_node_delay" "${node_delay_specs[@]}"; do
+    [[ -z $given ]] || mbn_die "--delay, --in-node-rate, --in-node-delay and --node-delay need --link-bound (tc here shapes rates only)" 2
+  done
+fi
 rate_bps="$(rate_in_bps "$rate" --rate)"
 # Per node: the --rate for all, then each --node-rate K=RATE for node K.
 node_bps=()
@@ -87,6 +120,37 @@ for spec in "${node_rate_specs[@]}"; do
   node_rates[k]="${BASH_REMATCH[2]}"
   node_bps[k]="$(rate_in_bps "${BASH_REMATCH[2]}" "--node-rate $spec")"
 done
+# delay_in_s(DELAY, OPTION): seconds on stdout, for 2ms, 500us or 0.01s.
+delay_in_s() {
+  [[ ${1,,} =~ ^([0-9]+(\.[0-9]+)?)(s|ms|us)$ ]] ||
+    mbn_die "$2 must look like 2ms, 500us or 0.01s (got '$1')" 2
+  local s
+  s="$(awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN { printf "%.6f", n * ((u == "s") ? 1 : (u == "ms") ? 1e-3 : 1e-6) }')"
+  awk -v s="$s" 'BEGIN { exit !(s <= 1) }' || mbn_die "$2 above 1s would make MPI time out (got '$1')" 2
+  echo "$s"
+}
+if [[ $link_bound == 1 ]]; then
+  # The user-space emulator moves every frame itself: beyond 1 Gbit/s its own CPU time, not the
+  # rate, would set the time on a 2-core machine.
+  for ((k = 0; k < nodes; k++)); do
+    ((node_bps[k] > 0 && node_bps[k] <= 1000000000)) || mbn_die "--link-bound shapes NIC rates from 1mbit to 1gbit (node $k: '${node_rates[k]}'); pick a rate in that range" 2
+  done
+  in_node_rate="${in_node_rate:-400mbit}"
+  in_node_bps="$(rate_in_bps "$in_node_rate" --in-node-rate)"
+  ((in_node_bps > 0 && in_node_bps <= 1000000000)) || mbn_die "--in-node-rate must be from 1mbit to 1gbit in --link-bound (got '$in_node_rate')" 2
+  delay_s="$(delay_in_s "${delay:-2ms}" --delay)"
+  in_node_delay_s="$(delay_in_s "${in_node_delay:-1ms}" --in-node-delay)"
+  node_delay=()
+  for ((k = 0; k < nodes; k++)); do node_delay[k]=$delay_s; done
+  for spec in "${node_delay_specs[@]}"; do
+    [[ $spec =~ ^([0-9]+)=(.+)$ ]] || mbn_die "--node-delay must look like K=DELAY, e.g. 1=5ms (got '$spec')" 2
+    k="${BASH_REMATCH[1]}"
+    ((k < nodes)) || mbn_die "--node-delay $spec: node $k does not exist (nodes are 0..$((nodes - 1)))" 2
+    node_delay[k]="$(delay_in_s "${BASH_REMATCH[2]}" "--node-delay $spec")"
+  done
+  linkemu="${MESHBENCH_LINKEMU:-$here/../../build/meshbench-linkemu}"
+  [[ -x $linkemu ]] || mbn_die "--link-bound needs meshbench-linkemu, not found at $linkemu; build the project (cmake --build build) or set MESHBENCH_LINKEMU" 2
+fi
 cluster="${cluster:-${MBN_CLUSTER:-$MBN_DEFAULT_CLUSTER}}"
 mbn_validate_name "$cluster"
 mbn_validate_state_root
@@ -149,20 +213,6 @@ maybe_fail() {
 mkdir -p "$state/bin" "$state/etc" "$state/log"
 
 # ---- network ----
-bridge_ns="$(mbn_bridge_ns "$cluster")"
-ip netns add "$bridge_ns"
-ip -n "$bridge_ns" link set lo up
-# STP off and no forward delay: ports forward as soon as they are up.
-ip -n "$bridge_ns" link add br0 type bridge stp_state 0 forward_delay 0
-ip -n "$bridge_ns" link set br0 up
-
-shape() {  # shape(netns, dev, bps): token bucket at the link rate on the device's egress
-  [[ $3 -gt 0 ]] || return 0
-  # burst must hold one GSO segment (64 KiB) or tbf drops it; 256 KiB is < 2 ms at 1 Gbit/s,
-  # too short to show in a transfer that lasts a fraction of a second.
-  nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms
-}
-
 # A node's TCP congestion control: cubic (Linux's default) where the namespace may choose it,
 # else reno. BBR, the host default on some machines, models the path from the traffic before it,
 # and through the token bucket that left each second of a transfer in one of two or three states
@@ -176,35 +226,115 @@ steady_congestion_control() {
   mbn_log "note: node $1 keeps the host's TCP congestion control; cross-node timings may flip between link states"
 }
 
-: >"$state/nodes"
-: >"$state/hostfile"
-for ((k = 0; k < nodes; k++)); do
-  ns="$(mbn_node_ns "$cluster" "$k")"
-  addr="$(mbn_node_addr "$k")"
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  # The veth is created directly in the two namespaces: no interface ever sits on the root one.
-  ip -n "$bridge_ns" link add "v$k" type veth peer name eth0 netns "$ns"
-  ip -n "$bridge_ns" link set "v$k" master br0 up
-  # IPv4 only: Open MPI would otherwise also try the IPv6 link-local address.
-  nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
-  steady_congestion_control "$ns"
-  ip -n "$ns" addr add "$addr/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  # Node -> bridge is the node's upload, bridge -> node its download: a full-duplex link.
-  shape "$ns" eth0 "${node_bps[k]}"
-  shape "$bridge_ns" "v$k" "${node_bps[k]}"
-  printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
-  printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
-done
-# The rates the links are shaped to, for meshbench's live discovery on the nodes (veth reports
-# no speed in sysfs): the helpers export MESHBENCH_LINK_RATES naming this file. tc shapes no
-# delay here, so the file holds rates only; 0 is an unshaped link (--rate none).
-{
-  echo "# Link rates of local cluster '$cluster', written by slurm/localcluster/up.sh (docs/slurm.md)."
-  echo "# host interface bits_per_second (0: not shaped)"
-  for ((k = 0; k < nodes; k++)); do printf '%s eth0 %s\n' "$(mbn_node_ns "$cluster" "$k")" "${node_bps[k]}"; done
-} >"$state/link_rates"
+bridged_network() {
+  bridge_ns="$(mbn_bridge_ns "$cluster")"
+  ip netns add "$bridge_ns"
+  ip -n "$bridge_ns" link set lo up
+  # STP off and no forward delay: ports forward as soon as they are up.
+  ip -n "$bridge_ns" link add br0 type bridge stp_state 0 forward_delay 0
+  ip -n "$bridge_ns" link set br0 up
+
+  shape() {  # shape(netns, dev, bps): token bucket at the link rate on the device's egress
+    [[ $3 -gt 0 ]] || return 0
+    # burst must hold one GSO segment (64 KiB) or tbf drops it; 256 KiB is < 2 ms at 1 Gbit/s,
+    # too short to show in a transfer that lasts a fraction of a second.
+    nsenter --net="$MBN_NETNS_DIR/$1" -- tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms
+  }
+
+  : >"$state/nodes"
+  : >"$state/hostfile"
+  for ((k = 0; k < nodes; k++)); do
+    ns="$(mbn_node_ns "$cluster" "$k")"
+    addr="$(mbn_node_addr "$k")"
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    # The veth is created directly in the two namespaces: no interface ever sits on the root one.
+    ip -n "$bridge_ns" link add "v$k" type veth peer name eth0 netns "$ns"
+    ip -n "$bridge_ns" link set "v$k" master br0 up
+    # IPv4 only: Open MPI would otherwise also try the IPv6 link-local address.
+    nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
+    steady_congestion_control "$ns"
+    ip -n "$ns" addr add "$addr/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    # Node -> bridge is the node's upload, bridge -> node its download: a full-duplex link.
+    shape "$ns" eth0 "${node_bps[k]}"
+    shape "$bridge_ns" "v$k" "${node_bps[k]}"
+    printf '%d %s %s\n' "$k" "$ns" "$addr" >>"$state/nodes"
+    printf '%s slots=%d\n' "$addr" "$slots" >>"$state/hostfile"
+  done
+  # The rates the links are shaped to, for meshbench's live discovery on the nodes (veth reports
+  # no speed in sysfs): the helpers export MESHBENCH_LINK_RATES naming this file. tc shapes no
+  # delay here, so the file holds rates only; 0 is an unshaped link (--rate none).
+  {
+    echo "# Link rates of local cluster '$cluster', written by slurm/localcluster/up.sh (docs/slurm.md)."
+    echo "# host interface bits_per_second (0: not shaped)"
+    for ((k = 0; k < nodes; k++)); do printf '%s eth0 %s\n' "$(mbn_node_ns "$cluster" "$k")" "${node_bps[k]}"; done
+  } >"$state/link_rates"
+}
+
+# The link-bound network: a namespace per slot, every frame through meshbench-linkemu.
+slot_ns() { if (($2 == 0)); then mbn_node_ns "$cluster" "$1"; else printf '%ss%d' "$(mbn_node_ns "$cluster" "$1")" "$2"; fi; }
+slot_addr() { printf '%s.%d.%d' "${MBN_SUBNET_PREFIX%.*}" "$2" "$(($1 + 1))"; }
+link_bound_network() {
+  local k s ns pid
+  install -m 0755 "$linkemu" "$state/bin/meshbench-linkemu"
+  {
+    echo "# meshbench-linkemu configuration of local cluster '$cluster', written by up.sh --link-bound"
+    echo "queue_bytes 4194304"
+    for ((k = 0; k < nodes; k++)); do echo "node $k ${node_bps[k]} ${node_delay[k]} $in_node_bps $in_node_delay_s"; done
+  } >"$state/linkemu.conf"
+  : >"$state/nodes"
+  : >"$state/slots"
+  : >"$state/hostfile"
+  for ((k = 0; k < nodes; k++)); do
+    for ((s = 0; s < slots; s++)); do
+      ns="$(slot_ns "$k" "$s")"
+      ip netns add "$ns"
+      ip -n "$ns" link set lo up
+      nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null || true
+      steady_congestion_control "$ns"
+      # An idle connection keeps its window (a step's next collective starts at full rate, not in
+      # slow start), and socket buffers of 1 MiB bound what one flow can queue at a link.
+      nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 0 > /proc/sys/net/ipv4/tcp_slow_start_after_idle &&
+        echo "4096 131072 1048576" > /proc/sys/net/ipv4/tcp_rmem && echo "4096 131072 1048576" > /proc/sys/net/ipv4/tcp_wmem' ||
+        mbn_die "cannot set the TCP settings of namespace $ns" 1
+      echo "slot $ns $(slot_addr "$k" "$s") $k" >>"$state/linkemu.conf"
+      printf '%d %s %s %s\n' "$k" "$ns" "$(slot_addr "$k" "$s")" "$(mbn_node_ns "$cluster" "$k")" >>"$state/slots"
+      printf '%s slots=1\n' "$(slot_addr "$k" "$s")" >>"$state/hostfile"
+    done
+    printf '%d %s %s\n' "$k" "$(mbn_node_ns "$cluster" "$k")" "$(mbn_node_addr "$k")" >>"$state/nodes"
+  done
+  "$state/bin/meshbench-linkemu" "$state/linkemu.conf" --ready "$state/linkemu.ready" --stats "$state/linkemu.stats" \
+    </dev/null >"$state/log/linkemu.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$state/linkemu.pid"
+  local deadline=$((SECONDS + 20))
+  until [[ -s $state/linkemu.ready ]]; do
+    kill -0 "$pid" 2>/dev/null || mbn_die "meshbench-linkemu exited during start-up: $(tail -n 1 "$state/log/linkemu.log" 2>/dev/null)" 1
+    ((SECONDS < deadline)) || mbn_die "meshbench-linkemu was not ready within 20 s" 1
+    sleep 0.1
+  done
+  for ((k = 0; k < nodes; k++)); do
+    for ((s = 0; s < slots; s++)); do
+      ns="$(slot_ns "$k" "$s")"
+      # NOARP: the emulator routes by IP address and writes each frame's Ethernet address itself.
+      ip -n "$ns" link set eth0 mtu 9000 arp off up
+      ip -n "$ns" addr add "$(slot_addr "$k" "$s")/16" dev eth0
+    done
+  done
+  # The rates discovery reports: each node's NIC and its in-node path; the delays are the
+  # emulator's (linkemu.conf) and left for calibration to find.
+  {
+    echo "# Link rates of local cluster '$cluster' (link-bound), written by slurm/localcluster/up.sh (docs/slurm.md)."
+    echo "# host interface bits_per_second"
+    for ((k = 0; k < nodes; k++)); do
+      printf '%s eth0 %s\n' "$(mbn_node_ns "$cluster" "$k")" "${node_bps[k]}"
+      printf '%s in-node %s\n' "$(mbn_node_ns "$cluster" "$k")" "$in_node_bps"
+    done
+  } >"$state/link_rates"
+}
+
+if [[ $link_bound == 1 ]]; then link_bound_network; else bridged_network; fi
 # The nodes' names for every process of the cluster (mbn_in_node and the slurmds bind-mount it
 # over /etc/hosts in their own mount namespaces): this machine's entries plus the nodes'.
 {
@@ -322,10 +452,20 @@ fi
   printf 'MBN_SLURM=%q\n' "$with_slurm"
   printf 'MBN_SLURM_CONF=%q\n' "$slurm_conf"
   printf 'MBN_NODE_NAMES=%q\n' "$(cut -d' ' -f2 "$state/nodes" | paste -sd' ')"
+  printf 'MBN_LINK_BOUND=%q\n' "$link_bound"
+  if [[ $link_bound == 1 ]]; then
+    printf 'MBN_NODE_DELAYS_S=%q\n' "${node_delay[*]}"
+    printf 'MBN_IN_NODE_RATE_BPS=%q\n' "$in_node_bps"
+    printf 'MBN_IN_NODE_DELAY_S=%q\n' "$in_node_delay_s"
+  fi
 } >"$state/cluster.env"
 
 ok=1
-mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s: $nodes node(s) x $slots slot(s), links shaped to $rate$( ((${#node_rate_specs[@]} > 0)) && echo " (per node: ${node_rates[*]})")$([[ $with_slurm == 1 ]] && echo ", Slurm (partition mbn)")"
+if [[ $link_bound == 1 ]]; then
+  mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s, link-bound: $nodes node(s) x $slots slot(s), NICs ${node_rates[*]} with ${node_delay[*]} s each way, in-node $in_node_rate with $in_node_delay_s s"
+else
+  mbn_log "local cluster '$cluster' up in $((SECONDS - started)) s: $nodes node(s) x $slots slot(s), links shaped to $rate$( ((${#node_rate_specs[@]} > 0)) && echo " (per node: ${node_rates[*]})")$([[ $with_slurm == 1 ]] && echo ", Slurm (partition mbn)")"
+fi
 mbn_log "  run:  slurm/localcluster/mpirun.sh --cluster $cluster -np $((nodes * slots)) -- CMD ARGS"
 [[ $with_slurm == 1 ]] && mbn_log "  jobs: slurm/localcluster/slurm.sh --cluster $cluster sbatch --wait JOB.sbatch"
 mbn_log "  down: slurm/localcluster/down.sh --cluster $cluster"

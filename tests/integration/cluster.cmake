@@ -53,3 +53,15 @@ set_tests_properties(cluster_nic_counters PROPERTIES
   RESOURCE_LOCK meshbench_localcluster
   TIMEOUT 300
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+
+# The link-bound mode (up.sh --link-bound): every rank in its own namespace, every frame through
+# meshbench-linkemu; rates and delays as lower bounds, bad input, teardown of the emulator.
+add_test(NAME cluster_link_bound
+  COMMAND bash ${_mb_cluster_tests}/cluster_link_bound_test.sh $<TARGET_FILE:cluster_probe>
+          $<TARGET_FILE:meshbench-linkemu> cb${_mb_cluster_hash})
+set_tests_properties(cluster_link_bound PROPERTIES
+  LABELS "cluster;integration"
+  SKIP_RETURN_CODE 77
+  RESOURCE_LOCK meshbench_localcluster
+  TIMEOUT 180
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
