@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bench/backend_error.hpp"
+#include "bench/mpi_wait.hpp"
 #include "bench/src/stopping_rule.hpp"
 #include "bench/src/warm_up.hpp"
 #include "bench/watchdog.hpp"
@@ -21,12 +22,12 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 // The ranks' times of each iteration as the policy says: the slowest rank's, or their mean.
 void reduce_rank_times(std::vector<double>& times, MPI_Comm comm, RankTime how) {
   if (how == RankTime::max) {
-    MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, comm);
+    mpi_allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, comm);
     return;
   }
   int size = 1;
   MPI_Comm_size(comm, &size);
-  MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_SUM, comm);
+  mpi_allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_SUM, comm);
   for (double& t : times) t /= size;
 }
 
@@ -42,13 +43,13 @@ class Sampler {
   // The timed region holds the op alone; the barrier before it synchronises the groups.
   double synced_op() {
     const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
-    MPI_Barrier(sync_);
+    mpi_barrier(sync_);
     return ctx_.group->run_once();
   }
 
   double synced_batch(int ops) {
     const WatchedScope watched(ctx_.watchdog, ctx_.limit_floor_s + ops * (ctx_.op_limit_s - ctx_.limit_floor_s));
-    MPI_Barrier(sync_);
+    mpi_barrier(sync_);
     return ctx_.group->run_batch(ops) / ops;
   }
 
@@ -59,7 +60,7 @@ class Sampler {
         p, [this] { return synced_op(); },
         [this](double t) {
           const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
-          MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          mpi_allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, reduce_);
           return t;
         });
     warmup_ops_ = w.ops;
@@ -82,10 +83,10 @@ class Sampler {
       {
         const WatchedScope watched(ctx_.watchdog, ctx_.op_limit_s);
         if (p.rank_time == RankTime::max) {
-          MPI_Allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          mpi_allreduce(MPI_IN_PLACE, buf.data(), chunk + 1, MPI_DOUBLE, MPI_MAX, reduce_);
           elapsed = buf.back();
         } else {
-          MPI_Allreduce(&buf.back(), &elapsed, 1, MPI_DOUBLE, MPI_MAX, reduce_);
+          mpi_allreduce(&buf.back(), &elapsed, 1, MPI_DOUBLE, MPI_MAX, reduce_);
           buf.pop_back();
           reduce_rank_times(buf, reduce_, p.rank_time);
           buf.push_back(elapsed);

@@ -9,6 +9,7 @@
 #include "bench/backend.hpp"
 #include "bench/backend_error.hpp"
 #include "bench/host_buffer.hpp"
+#include "bench/mpi_wait.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::bench {
@@ -78,6 +79,10 @@ class MpiGroup final : public GroupComm {
 
  private:
   void run() {
+    if (mpi_wait_sleep_us() > 0) {
+      run_nonblocking();
+      return;
+    }
     switch (layout_.op) {
       case Op::all_reduce: MPI_Allreduce(send_.data(), recv_.data(), count_, MPI_FLOAT, MPI_SUM, comm_); break;
       case Op::all_gather: MPI_Allgather(send_.data(), count_, MPI_FLOAT, recv_.data(), count_, MPI_FLOAT, comm_); break;
@@ -87,19 +92,38 @@ class MpiGroup final : public GroupComm {
         MPI_Alltoallv(send_.data(), scounts_.data(), sdispls_.data(), MPI_FLOAT, recv_.data(), rcounts_.data(), rdispls_.data(), MPI_FLOAT,
                       comm_);
         break;
-      case Op::send_recv: {
-        // Both directions at once: every stage exchanges with its previous and next stage.
-        const std::size_t peers = layout_.peers.size();
-        for (std::size_t p = 0; p < peers; ++p) {
-          MPI_Irecv(recv_.data() + p * layout_.count, count_, MPI_FLOAT, layout_.peers[p], 0, comm_, &requests_[p]);
-        }
-        for (std::size_t p = 0; p < peers; ++p) {
-          MPI_Isend(send_.data(), count_, MPI_FLOAT, layout_.peers[p], 0, comm_, &requests_[peers + p]);
-        }
-        MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-        break;
-      }
+      case Op::send_recv: exchange_with_peers(); break;
     }
+  }
+
+  // The same ops as MPI's non-blocking calls, completed by mpi_wait (bench/mpi_wait.hpp): a
+  // rank whose data has not arrived sleeps instead of spinning.
+  void run_nonblocking() {
+    MPI_Request request = MPI_REQUEST_NULL;
+    switch (layout_.op) {
+      case Op::all_reduce: MPI_Iallreduce(send_.data(), recv_.data(), count_, MPI_FLOAT, MPI_SUM, comm_, &request); break;
+      case Op::all_gather: MPI_Iallgather(send_.data(), count_, MPI_FLOAT, recv_.data(), count_, MPI_FLOAT, comm_, &request); break;
+      case Op::reduce_scatter: MPI_Ireduce_scatter_block(send_.data(), recv_.data(), count_, MPI_FLOAT, MPI_SUM, comm_, &request); break;
+      case Op::all_to_all: MPI_Ialltoall(send_.data(), count_, MPI_FLOAT, recv_.data(), count_, MPI_FLOAT, comm_, &request); break;
+      case Op::all_to_allv:
+        MPI_Ialltoallv(send_.data(), scounts_.data(), sdispls_.data(), MPI_FLOAT, recv_.data(), rcounts_.data(), rdispls_.data(), MPI_FLOAT,
+                       comm_, &request);
+        break;
+      case Op::send_recv: exchange_with_peers(); return;
+    }
+    mpi_wait(request);
+  }
+
+  // Both directions at once: every stage exchanges with its previous and next stage.
+  void exchange_with_peers() {
+    const std::size_t peers = layout_.peers.size();
+    for (std::size_t p = 0; p < peers; ++p) {
+      MPI_Irecv(recv_.data() + p * layout_.count, count_, MPI_FLOAT, layout_.peers[p], 0, comm_, &requests_[p]);
+    }
+    for (std::size_t p = 0; p < peers; ++p) {
+      MPI_Isend(send_.data(), count_, MPI_FLOAT, layout_.peers[p], 0, comm_, &requests_[peers + p]);
+    }
+    mpi_wait_all(static_cast<int>(requests_.size()), requests_.data());
   }
 
   MPI_Comm comm_;
