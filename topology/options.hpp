@@ -28,7 +28,7 @@ ClusterTopology load_offline_topology(const TopologyOptions& options, bool requi
 NodeTopology discover_this_node(int cpu_slots);
 
 // The live cluster under MPI (collective over `comm`): every rank reports its host, slot and
-// node; rank 0 assembles and broadcasts. Nodes are found with MPI_Comm_split_type(SHARED).
+// node; rank 0 assembles and broadcasts. A node is the ranks of one host (mpi::split_by_host).
 struct LiveCluster {
   ClusterTopology topology;
   std::vector<int> slot_of_rank;      // world rank -> slot

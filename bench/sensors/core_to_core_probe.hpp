@@ -1,6 +1,7 @@
 #pragma once
-// The core-to-core probe: on every node where the first two ranks sit on different cores, they
-// pass a cache line back and forth through a shared-memory window and time the round trip.
+// The core-to-core probe: on every node (host, common/mpi/host_comm.hpp) where the first two
+// ranks sit on different cores and MPI maps shared memory across the node's ranks, they pass a
+// cache line back and forth through a shared-memory window and time the round trip.
 // It uses only loads and stores, never the MPI or NCCL under test, so a library upgrade cannot
 // move it and a host that moves the cores apart does (bench/sensors/machine_state.hpp says why).
 #include <mpi.h>
@@ -37,7 +38,7 @@ class CoreToCoreProbe {
   MPI_Win window_ = MPI_WIN_NULL;
   std::uint32_t* line_ = nullptr;  // the shared cache line (local rank 0's)
   int local_rank_ = 0;
-  bool pair_ = false;  // this node probes (its local ranks 0 and 1 have disjoint cores)
+  bool pair_ = false;  // this node probes (its local ranks 0 and 1 have disjoint cores, its memory is shared)
   bool usable_ = false;
   NodeStateBest best_;
   std::vector<double> test_readings_;

@@ -1,12 +1,14 @@
-// common/mpi under mpirun: the string collectives on every rank count and root, and the session
-// that starts MPI only when it is not running and finalises only what it started. Prints one
-// line per failed expectation and exits 1 when there was one.
+// common/mpi under mpirun: the string collectives on every rank count and root, the split into
+// the ranks of one host, and the session that starts MPI only when it is not running and
+// finalises only what it started. Prints one line per failed expectation and exits 1 when there
+// was one.
 #include <mpi.h>
 
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"
 
@@ -72,6 +74,45 @@ void check_collectives(MPI_Comm comm, int rank, int size) {
   expect(empty.empty(), "broadcast_string of an empty string empties every rank's");
 }
 
+// The members of `comm` in `part`, in `comm`'s order, as each member of `part` knows them.
+std::vector<int> members(MPI_Comm part, int rank_in_comm) {
+  int size = 0;
+  MPI_Comm_size(part, &size);
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  MPI_Allgather(&rank_in_comm, 1, MPI_INT, ranks.data(), 1, MPI_INT, part);
+  return ranks;
+}
+
+std::string text_of(const std::vector<int>& ranks) {
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  return "{" + text + "}";
+}
+
+void check_host_split(MPI_Comm comm, int rank, int size) {
+  // mpirun starts every rank on this machine: one host, the whole communicator in its order.
+  std::vector<int> everyone(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) everyone[static_cast<std::size_t>(r)] = r;
+  MPI_Comm host = meshbench::mpi::split_by_host(comm);
+  int host_rank = -1;
+  MPI_Comm_rank(host, &host_rank);
+  const auto got = members(host, rank);
+  expect(got == everyone, "split_by_host on one machine keeps every member in order: " + text_of(got));
+  expect(host_rank == rank, "split_by_host keeps rank " + std::to_string(rank) + " (got " + std::to_string(host_rank) + ")");
+  MPI_Comm_free(&host);
+
+  // Ranks that pretend other hosts: a b a c b ..., so hosts hold ranks that are not neighbours.
+  const auto pretended = [](int r) { return std::string(1, "abacb"[r % 5]); };
+  MPI_Comm part = meshbench::mpi::split_by_host(comm, pretended(rank));
+  std::vector<int> want;
+  for (int r = 0; r < size; ++r) {
+    if (pretended(r) == pretended(rank)) want.push_back(r);
+  }
+  const auto split = members(part, rank);
+  expect(split == want, "split_by_host of host " + pretended(rank) + " holds " + text_of(want) + ", got " + text_of(split));
+  MPI_Comm_free(&part);
+}
+
 }  // namespace
 
 int main() {
@@ -90,6 +131,7 @@ int main() {
     expect(finalized == 0, "an inner session's end leaves MPI running");
 
     check_collectives(MPI_COMM_WORLD, world_rank, size);
+    check_host_split(MPI_COMM_WORLD, world_rank, size);
     // A communicator whose rank 0 is not world rank 0: the odd world ranks, in reverse order.
     MPI_Comm odd = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank % 2, size - world_rank, &odd);
@@ -97,6 +139,7 @@ int main() {
     MPI_Comm_rank(odd, &rank);
     MPI_Comm_size(odd, &odd_size);
     check_collectives(odd, rank, odd_size);
+    check_host_split(odd, rank, odd_size);
     MPI_Comm_free(&odd);
 
     int total = 0;

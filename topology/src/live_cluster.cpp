@@ -1,11 +1,12 @@
-// The live cluster under MPI: nodes found by shared-memory locality, one hwloc discovery per
-// node, every rank placed on a slot, and rank 0's assembly broadcast to all.
+// The live cluster under MPI: nodes found by host (common/mpi/host_comm.hpp), one hwloc
+// discovery per node, every rank placed on a slot, and rank 0's assembly broadcast to all.
 #include <hwloc.h>
 
 #include <map>
 #include <string>
 
 #include "common/error.hpp"
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/strings.hpp"
 #include "topology/catalog.hpp"
 #include "topology/json.hpp"
@@ -74,8 +75,7 @@ LiveCluster discover_cluster(MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  MPI_Comm node_comm = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm);
+  MPI_Comm node_comm = mpi::split_by_host(comm);
   int local = 0, local_size = 0;
   MPI_Comm_rank(node_comm, &local);
   MPI_Comm_size(node_comm, &local_size);
@@ -126,7 +126,7 @@ LiveCluster discover_cluster(MPI_Comm comm) {
       for (const auto& w : m.at("warnings")) live.warnings.push_back(w.get<std::string>());
       if (++hosts[nodes.back().hostname] == 2) {
         live.warnings.push_back("two nodes report the hostname " + nodes.back().hostname +
-                                " (they do not share memory, so they are kept apart)");
+                                " (their boot ids differ: two machines, so they are kept apart)");
       }
     }
     live.topology = ClusterTopology::from_nodes(std::move(nodes));

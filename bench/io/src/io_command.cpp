@@ -24,6 +24,7 @@
 #include "bench/launch.hpp"
 #include "bench/mpi_util.hpp"
 #include "common/error.hpp"
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"
 #include "common/sizes.hpp"
@@ -366,8 +367,7 @@ int io_under_mpi(const IoConfig& c, const Args& args) {
   }
   if (any_input_error(error, at.world, at.command)) return kExitBadInput;
 
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(at.world, MPI_COMM_TYPE_SHARED, at.rank, MPI_INFO_NULL, &node);
+  MPI_Comm node = mpi::split_by_host(at.world);
   Workspace ws;
   const bool ready = make_workspace(c, at, node, node_index, ws) && check_space(c, at, ws, passes);
   MPI_Comm_free(&node);

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <limits>
 
+#include "common/mpi/host_comm.hpp"
+
 namespace meshbench::bench {
 
 namespace {
@@ -46,6 +48,21 @@ bool disjoint(const CoreMask& a, const CoreMask& b) {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Whether MPI can map one window across every member of `comm` (the same answer on each). It
+// maps one only across the ranks it knows share memory: not where the launcher started the
+// ranks of one host as nodes of their own (the link-bound local cluster). Collective.
+bool mpi_maps_shared_memory(MPI_Comm comm) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int shared_size = 0, size = 0;
+  MPI_Comm_size(shared, &shared_size);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_free(&shared);
+  int all = shared_size == size ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all != 0;
+}
+
 }  // namespace
 
 CoreToCoreProbe::CoreToCoreProbe(MPI_Comm world, const StatePolicy& policy)
@@ -54,7 +71,7 @@ CoreToCoreProbe::CoreToCoreProbe(MPI_Comm world, const StatePolicy& policy)
     usable_ = true;
     return;
   }
-  MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
+  node_ = mpi::split_by_host(world_);
   int local_size = 1;
   MPI_Comm_rank(node_, &local_rank_);
   MPI_Comm_size(node_, &local_size);
@@ -65,7 +82,7 @@ CoreToCoreProbe::CoreToCoreProbe(MPI_Comm world, const StatePolicy& policy)
     CoreMask first{}, second{};
     std::copy_n(masks.begin(), kMaskWords, first.begin());
     std::copy_n(masks.begin() + kMaskWords, kMaskWords, second.begin());
-    pair_ = disjoint(first, second);
+    pair_ = mpi_maps_shared_memory(node_) && disjoint(first, second);  // the collective first, on every rank
   }
   int any = pair_ ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, world_);

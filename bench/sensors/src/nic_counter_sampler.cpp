@@ -1,23 +1,14 @@
 #include "bench/sensors/nic_counter_sampler.hpp"
 
-#include <unistd.h>
-
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/strings.hpp"
 
 namespace meshbench::bench {
 
 namespace {
-
-// This process's host name, as bench/mpi_util.hpp's this_hostname gives it: the sensors sit below
-// the runner and link none of it.
-std::string this_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
 
 // A host's growth as text for the gather: its name, then one line per NIC.
 std::string encode(const std::string& host, const std::vector<NicReading>& growth) {
@@ -48,9 +39,9 @@ void decode(const std::string& text, const SampledVisit& visit, std::int64_t ops
 }  // namespace
 
 NicCounterSampler::NicCounterSampler(MPI_Comm world, std::string root, std::vector<std::string> test_roots)
-    : world_(world), host_(this_hostname()), root_(std::move(root)), test_roots_(std::move(test_roots)) {
+    : world_(world), host_(mpi::this_host_name()), root_(std::move(root)), test_roots_(std::move(test_roots)) {
   MPI_Comm_rank(world_, &rank_);
-  MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
+  node_ = mpi::split_by_host(world_);  // the host's first rank reads its counters
   int local = 0;
   MPI_Comm_rank(node_, &local);
   reader_ = local == 0;

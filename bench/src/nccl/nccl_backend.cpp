@@ -17,6 +17,7 @@
 #include "bench/src/nccl_calls.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/strings.hpp"
 
 namespace meshbench::bench {
@@ -229,9 +230,9 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   if (choice.ok()) mine.chosen_pci = request.device_pci[static_cast<std::size_t>(choice.ordinal)];
   mine.error = choice.error;
 
-  // Two ranks on one GPU or too few GPUs show only across the node's ranks.
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  // Two ranks on one GPU or too few GPUs show only across the node's ranks: those of this host,
+  // as NCCL counts them.
+  MPI_Comm node = mpi::split_by_host(world);
   std::vector<RankDevice> node_ranks;
   for (const auto& text : mpi::allgather_strings(encode(mine), node)) node_ranks.push_back(decode(text));
   MPI_Comm_free(&node);
