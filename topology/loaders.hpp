@@ -25,11 +25,17 @@ Machine discover_local_machine();
 // NICs, which sysfs does not show (the local test cluster's up.sh writes one; docs/slurm.md).
 inline constexpr const char* kLinkRatesVariable = "MESHBENCH_LINK_RATES";
 
+// The interface column's word for the path between two CPU slots of one node (rank to rank
+// inside the node) in a link rate file: no NIC.
+inline constexpr const char* kInNodeLink = "in-node";
+
 // Applies a link rate file to `machine`, the node called `host`: lines "HOST INTERFACE
 // BITS_PER_SECOND" ('#' starts a comment; 0 bit/s: the link is not shaped). The NICs named on
 // `host`'s lines take that line rate, replacing sysfs's, and a note says where it came from.
-// Never throws: a file that cannot be read, a malformed line, no line for `host` or an
-// interface the node lacks is one note, and the rates stay as discovered.
+// A line "HOST in-node BITS_PER_SECOND" gives the rate of the in-node path instead
+// (Machine::in_node_gbps: build_cpu_node's bandwidth between distinct CPU slots; GPU slots keep
+// NCCL's paths). Never throws: a file that cannot be read, a malformed line, no line for `host`
+// or an interface the node lacks is one note, and the rates stay as discovered.
 void apply_link_rates(Machine& machine, const std::string& path, const std::string& host);
 
 }  // namespace meshbench::topology

@@ -4,6 +4,7 @@
 // NVSwitches) and the NVLinks. NCCL XML, hwloc XML, live hwloc discovery and the node-type
 // catalog all fill this one shape, so one function classifies every slot pair.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ struct Machine {
   std::vector<CpuDomain> cpus;
   std::vector<PciDevice> pci;
   std::vector<NvLink> nvlinks;
+  // GB/s of the path between two CPU slots, when it is shaped to a rate (a link rate file's
+  // in-node line, apply_link_rates): build_cpu_node's bandwidth between distinct slots.
+  std::optional<double> in_node_gbps;
   std::vector<std::string> notes;  // what was assumed or missing, for the reader
 
   int count(PciKind kind) const;
@@ -84,7 +88,8 @@ struct Machine {
 // Slots are the GPUs (ordered by NVML index, else bus id, else as listed).
 NodeTopology build_gpu_node(const Machine& machine);
 // A node without GPUs: one CPU slot per entry of `slot_numa` (the NUMA node each rank is
-// bound to, -1 when unknown).
+// bound to, -1 when unknown). Distinct slots reach each other at the machine's in_node_gbps
+// when it has one.
 NodeTopology build_cpu_node(const Machine& machine, const std::vector<int>& slot_numa);
 
 }  // namespace meshbench::topology

@@ -138,6 +138,17 @@ void apply_link_rates(Machine& m, const std::string& path, const std::string& ho
   for (const LinkRate& rate : rates) {
     if (rate.host != host) continue;
     named = true;
+    if (rate.interface == kInNodeLink) {
+      if (rate.bps == 0) {
+        m.in_node_gbps.reset();
+        m.notes.push_back(one_line("the in-node path is not shaped (" + file + "); CPU slots reach each other at their default rate"));
+      } else {
+        m.in_node_gbps = static_cast<double>(rate.bps) / 8e9;
+        m.notes.push_back(
+            one_line("in-node path rate " + describe_rate(rate.bps) + " between CPU slots: the rate it is shaped to, from " + file));
+      }
+      continue;
+    }
     std::vector<NetPort*> ports;
     for (PciDevice& d : m.pci) {
       for (NetPort& port : d.ports) {

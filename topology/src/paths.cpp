@@ -332,6 +332,7 @@ NodeTopology build_cpu_node(const Machine& m, const std::vector<int>& slot_numa)
 
   // Ranks on one NUMA node share its memory (PHB in NCCL's terms); across NUMA nodes traffic
   // crosses the inter-socket link (SYS); an unknown binding is treated as the worse of the two.
+  // A path shaped to a rate (Machine::in_node_gbps) has that rate, whatever the class.
   const std::size_t n = slot_numa.size();
   node.links.assign(n * n, LinkClass::LOC);
   node.bandwidth_gbps.assign(n * n, nccl::kLocBw);
@@ -342,7 +343,8 @@ NodeTopology build_cpu_node(const Machine& m, const std::vector<int>& slot_numa)
       const bool same = slot_numa[a] >= 0 && slot_numa[a] == slot_numa[b];
       node.links[a * n + b] = same ? LinkClass::PHB : LinkClass::SYS;
       const CpuDomain* cpu = cpu_for(slot_numa[a]);
-      node.bandwidth_gbps[a * n + b] = same || cpu == nullptr ? nccl::kLocBw : nccl::inter_cpu_bw(*cpu);
+      const double by_class = same || cpu == nullptr ? nccl::kLocBw : nccl::inter_cpu_bw(*cpu);
+      node.bandwidth_gbps[a * n + b] = m.in_node_gbps.value_or(by_class);
     }
     LinkClass nearest = LinkClass::NET;
     for (int nic : fabric) {
