@@ -10,6 +10,7 @@
 // link's delay. Sharing a link is queueing at it: two flows through one NIC each get half.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <vector>
@@ -38,6 +39,8 @@ struct QueueCounters {
 
 class LinkNetwork {
  public:
+  static constexpr std::size_t kUrgentBytes = 256;
+
   // Slot s lives on node s / slots_per_node. A queue holding more than queue_limit_bytes drops
   // what arrives (a tail drop, as a switch port does).
   LinkNetwork(std::vector<NodeLinks> nodes, int slots_per_node, std::size_t queue_limit_bytes);
@@ -63,28 +66,42 @@ class LinkNetwork {
     double rate_bps = 0;
     double delay_s = 0;
   };
-  struct Event {
-    double at_s = 0;
-    std::uint64_t order = 0;  // ties keep arrival order
-    std::uint64_t packet = 0;
+  struct Packet {
+    std::uint64_t id = 0;
     int to = 0;
     std::size_t bytes = 0;
     std::uint8_t hop = 0;
     std::uint8_t hops = 0;
     Hop path[2];
+  };
+  // A link's queue: frames of kUrgentBytes or less (TCP's acknowledgements, MPI's control
+  // messages) leave before bulk ones, as on a NIC they would wait microseconds, not the
+  // milliseconds a slow emulated link takes to send the bulk ahead of them. One frame at a time.
+  struct Queue {
+    std::deque<Packet> urgent, bulk;
+    std::size_t queued_bytes = 0;
+    bool sending = false;
+  };
+  struct Event {
+    double at_s = 0;
+    std::uint64_t order = 0;  // ties keep arrival order
+    bool sent = false;        // false: the packet arrives at its hop; true: its queue sent it
+    Packet packet;
     bool operator>(const Event& other) const { return at_s != other.at_s ? at_s > other.at_s : order > other.order; }
   };
 
-  void enqueue(Event event);
-  // False when the queue is full: the packet is dropped.
-  bool pass_queue(Event& event);
+  void schedule(double at_s, bool sent, const Packet& packet);
+  // The packet reaches its next hop at t: false when that hop's queue drops it.
+  bool arrive(const Packet& packet, double t, std::vector<Delivery>& delivered);
+  void start_sending(int queue, double t);
 
   std::vector<NodeLinks> nodes_;
   int slots_per_node_;
-  double queue_limit_bits_;
-  std::vector<double> busy_until_s_;
+  std::size_t queue_limit_bytes_;
+  std::vector<Queue> queues_;
   std::vector<QueueCounters> counters_;
   std::vector<std::uint64_t> dropped_;
+  std::vector<Delivery> early_;  // delivered by send() itself (unshaped, no delay)
   std::uint64_t next_order_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
 };

@@ -42,6 +42,9 @@ export OMPI_MCA_hwloc_base_binding_policy="${OMPI_MCA_hwloc_base_binding_policy:
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
 if [[ ${MBN_LINK_BOUND:-0} == 1 ]]; then
   export OMPI_MCA_btl="${OMPI_MCA_btl:-self,tcp}"
+  # meshbench's ranks sleep while they wait, so that 8 ranks on 2 cores leave the cores to the
+  # ones whose data arrived (bench/mpi_wait.hpp).
+  export MESHBENCH_MPI_WAIT_SLEEP_US="${MESHBENCH_MPI_WAIT_SLEEP_US:-50}"
 else
   export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
 fi

@@ -296,7 +296,7 @@ link_bound_network() {
       # An idle connection keeps its window (a step's next collective starts at full rate, not in
       # slow start), and socket buffers of 1 MiB bound what one flow can queue at a link.
       nsenter --net="$MBN_NETNS_DIR/$ns" -- sh -c 'echo 0 > /proc/sys/net/ipv4/tcp_slow_start_after_idle &&
-        echo "4096 131072 1048576" > /proc/sys/net/ipv4/tcp_rmem && echo "4096 131072 1048576" > /proc/sys/net/ipv4/tcp_wmem' ||
+        echo "4096 131072 262144" > /proc/sys/net/ipv4/tcp_rmem && echo "4096 65536 131072" > /proc/sys/net/ipv4/tcp_wmem' ||
         mbn_die "cannot set the TCP settings of namespace $ns" 1
       echo "slot $ns $(slot_addr "$k" "$s") $k" >>"$state/linkemu.conf"
       printf '%d %s %s %s\n' "$k" "$ns" "$(slot_addr "$k" "$s")" "$(mbn_node_ns "$cluster" "$k")" >>"$state/slots"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # How well the calibrated cost model predicts on the local test cluster (docs/mapping.md,
-# "Calibration: accuracy on the local cluster"). Brings up 4 emulated nodes x 2 slots behind
-# 1 Gbit/s links with node 3 at 500 Mbit/s, calibrates once (the probe), then measures two
-# layouts the probe did not use, each over the plan's mappings plus 8 random placements, and
+# "Calibration: accuracy on the local cluster"). Brings up 4 emulated nodes x 2 slots in the
+# link-bound mode (up.sh --link-bound: every rank behind emulated links, so that links and not
+# the two cores' scheduler set the time): NICs at 25 Mbit/s with 2 ms each way, node 3's at
+# 12.5 Mbit/s, in-node ports at 100 Mbit/s with 1 ms. Calibrates once (the probe), then measures
+# two layouts the probe did not use, each over the plan's mappings plus 8 random placements, and
 # prints for each: the mappings, Spearman, regret and the median relative error per point
 # (>= 64 KiB, concurrent) of three predictors — uncalibrated, calibrated, and calibrated without
 # the sharing term (its exponents set to 0, every flow as if alone).
 #
-#   tests/perf/calibration_accuracy.sh [BUILD_DIR] [OUT_DIR]     (root; a few tens of minutes)
+#   tests/perf/calibration_accuracy.sh [BUILD_DIR] [OUT_DIR]     (root; about 40 minutes)
 #
-# Environment: MBN_ROUNDS (3), MBN_BUDGET (0.3 s per point), MBN_RANDOM (8).
+# Environment: MBN_ROUNDS (3), MBN_BUDGET (0.3 s per point), MBN_RANDOM (8), MBN_PROBE_SIZES
+# ("-b 256 -e 1M -f 4"), MBN_SIZES (TP2 DP4's, "-b 16K -e 1M -f 4"), MBN_RATE (25mbit),
+# MBN_SLOW_RATE (node 3's, 12.5mbit), MBN_IN_NODE_RATE (100mbit), MBN_DELAY (2ms),
+# MBN_IN_NODE_DELAY (1ms).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${1:-$root/build}"
@@ -18,7 +23,10 @@ lc="$root/slurm/localcluster"
 rounds="${MBN_ROUNDS:-3}"
 budget="${MBN_BUDGET:-0.3}"
 random="${MBN_RANDOM:-8}"
+read -r -a probe_sizes <<<"${MBN_PROBE_SIZES:--b 256 -e 1M -f 4}"
+read -r -a sizes <<<"${MBN_SIZES:--b 16K -e 1M -f 4}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+export MESHBENCH_LINKEMU="$build/meshbench-linkemu"
 
 reason="$("$lc/up.sh" --can-run 2>&1)" || { echo "calibration_accuracy: no local cluster here: $reason" >&2; exit 2; }
 mkdir -p "$out"
@@ -29,11 +37,13 @@ cp "$root/docs/examples/tiny-moe-workload.json" "$out/workload.json"
 mb="$out/meshbench"
 cluster="ca$$"
 trap '"$lc/down.sh" --cluster "$cluster" --quiet || true' EXIT
-"$lc/up.sh" 4 --slots 2 --rate 1gbit --node-rate 3=500mbit --cluster "$cluster" >/dev/null
+"$lc/up.sh" 4 --slots 2 --link-bound --rate "${MBN_RATE:-25mbit}" --node-rate "3=${MBN_SLOW_RATE:-12.5mbit}" \
+  --in-node-rate "${MBN_IN_NODE_RATE:-100mbit}" --delay "${MBN_DELAY:-2ms}" --in-node-delay "${MBN_IN_NODE_DELAY:-1ms}" \
+  --cluster "$cluster" >/dev/null
 run8() { "$lc/mpirun.sh" --cluster "$cluster" -np 8 -- "$mb" "$@"; }
 
 started=$SECONDS
-run8 calibrate --out "$out/cost.json" --results "$out/probe" --force | tail -n 4
+run8 calibrate "${probe_sizes[@]}" --out "$out/cost.json" --results "$out/probe" --force | tail -n 4
 probe_s=$((SECONDS - started))
 echo "probe and fit: ${probe_s} s"
 
@@ -52,8 +62,8 @@ started=$SECONDS
 run8 run --tp 2 --ep 2 --pp 2 --workload "$out/workload.json" --sizes workload "${common[@]}" --out "$out/tp2ep2pp2.h5" >"$out/tp2ep2pp2.log"
 echo "TP2 EP2 PP2 (workload): measured in $((SECONDS - started)) s"
 started=$SECONDS
-run8 run --tp 2 -b 64K -e 4M -f 4 "${common[@]}" --out "$out/tp2dp4.h5" >"$out/tp2dp4.log"
-echo "TP2 DP4 (no workload): measured in $((SECONDS - started)) s"
+run8 run --tp 2 "${sizes[@]}" "${common[@]}" --out "$out/tp2dp4.h5" >"$out/tp2dp4.log"
+echo "TP2 DP4 (no workload, ${sizes[*]}): measured in $((SECONDS - started)) s"
 
 for layout in tp2ep2pp2 tp2dp4; do
   "$mb" report "$out/$layout.h5" --cost-model "$out/cost.json" --format json >"$out/$layout.report.json"

@@ -23,7 +23,7 @@ TEST(LinkNetwork, AFrameToAnotherNodeTakesBothNicsSerialisationAndBothDelays) {
   LinkNetwork network = two_by_two();
   ASSERT_TRUE(network.send(7, 0, 2, 1000, 0.0));
   // 8000 bits at 8 Mbit/s = 1 ms out, 1 ms delay, 1 ms in, 1 ms delay.
-  EXPECT_NEAR(network.next_event_s(), 2e-3, 1e-12);
+  EXPECT_NEAR(network.next_event_s(), 1e-3, 1e-12);
   EXPECT_TRUE(network.advance(3.9e-3).empty());
   const auto delivered = network.advance(4.0e-3 + 1e-12);
   ASSERT_EQ(delivered.size(), 1u);
@@ -86,6 +86,19 @@ TEST(LinkNetwork, AFullQueueDropsWhatArrivesAndTheDropIsReported) {
   // Once the first frame has left, there is room again.
   EXPECT_TRUE(network.send(5, 0, 2, 1000, 1.0e-3));
   EXPECT_EQ(drain(network).size(), 4u);
+}
+
+TEST(LinkNetwork, AnAcknowledgementOvertakesTheBulkQueuedAheadOfIt) {
+  LinkNetwork network = two_by_two();
+  // 50 bulk frames (50 ms at 8 Mbit/s) from slot 0 to node 1, then a 66-byte TCP acknowledgement.
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(network.send(i, 0, 2, 1000, 0.0));
+  ASSERT_TRUE(network.send(99, 1, 3, 66, 0.0));
+  double ack = 0, last_bulk = 0;
+  for (const auto& d : drain(network)) (d.packet == 99 ? ack : last_bulk) = std::max(d.packet == 99 ? ack : last_bulk, d.at_s);
+  // It waits for the bulk frame being sent (1 ms) and no other: 1 + 0.066 ms out, 1 ms delay,
+  // then node 1's NIC, where the bulk frames arrive one per ms and it again waits for at most one.
+  EXPECT_LT(ack, 5e-3);
+  EXPECT_NEAR(last_bulk, 50e-3 + 3e-3 + 0.066e-3, 1e-9);
 }
 
 TEST(LinkNetwork, AnUnshapedLinkAddsOnlyItsDelay) {
