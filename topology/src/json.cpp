@@ -21,8 +21,10 @@ namespace {
 // Bandwidths are NCCL's figures (at most one decimal in practice); rounding keeps the
 // output free of float noise without losing them.
 double tidy(double v) { return std::round(v * 1000.0) / 1000.0; }
-// A NIC's line rate keeps every whole Mbit/s (0.000125 GB/s): a link shaped to 250 Mbit/s is
-// 0.03125 GB/s in every rank's copy of the topology, not 0.031.
+// A NIC's line rate, and a bandwidth between slots, keep every whole Mbit/s (0.000125 GB/s): a
+// link shaped to 250 Mbit/s is 0.03125 GB/s in every rank's copy of the topology, not 0.031,
+// and an in-node path shaped to 100 Mbit/s 0.0125 GB/s on every node, not 0.013 on all but the
+// node that discovered it.
 double tidy_rate(double gbps) { return std::round(gbps * 1e6) / 1e6; }
 
 ojson slot_json(const NodeTopology& node, const Slot& s) {
@@ -75,7 +77,7 @@ ojson class_matrix(const NodeTopology& node) {
 }
 
 ojson bandwidth_matrix(const NodeTopology& node) {
-  return slot_matrix(node, [&](int a, int b) { return tidy(node.bandwidth(a, b)); });
+  return slot_matrix(node, [&](int a, int b) { return tidy_rate(node.bandwidth(a, b)); });
 }
 
 const json& need(const json& j, const char* key, const std::string& where) {

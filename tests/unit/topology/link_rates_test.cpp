@@ -138,6 +138,16 @@ TEST_F(LinkRates, TheInNodeLineGivesEveryPairOfCpuSlotsItsRateAndLeavesTheNicAlo
   EXPECT_DOUBLE_EQ(back.bandwidth(3, 2), 0.025);
 }
 
+// 100 Mbit/s is 0.0125 GB/s: a bandwidth with four decimals, which a rounding to three would
+// send to rank 0 as 0.013, making every other node's layout differ from the discovering one's.
+TEST_F(LinkRates, AnInNodeRateWithFourDecimalsSurvivesTheNodesJson) {
+  std::string notes;
+  const NodeTopology n = apply(write("mbn-t-n0 in-node 100000000\n"), notes);
+  const NodeTopology back = node_from_json(nlohmann::json::parse(to_json(n).dump()));
+  EXPECT_DOUBLE_EQ(back.bandwidth(0, 1), 0.0125);
+  EXPECT_EQ(back.bandwidth_gbps, n.bandwidth_gbps);
+}
+
 TEST_F(LinkRates, NicAndInNodeLinesOfOneNodeEachGiveTheirOwnRate) {
   std::string notes;
   const NodeTopology n = apply(write("mbn-t-n0 eth0 1000000000\nmbn-t-n0 in-node 200000000\n"), notes);
