@@ -65,3 +65,16 @@ set_tests_properties(cluster_link_bound PROPERTIES
   RESOURCE_LOCK meshbench_localcluster
   TIMEOUT 180
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")
+
+# The calibrated cost model orders the mappings measured on the link-bound cluster as they
+# measure (calibrate, run with a workload, report --cost-model), where they differ by more than
+# their noise.
+add_test(NAME cluster_calibrated_order
+  COMMAND bash ${_mb_cluster_tests}/cluster_calibrated_order_test.sh ${MESHBENCH_EXE}
+          $<TARGET_FILE:meshbench-linkemu> co${_mb_cluster_hash})
+set_tests_properties(cluster_calibrated_order PROPERTIES
+  LABELS "cluster;integration"
+  SKIP_RETURN_CODE 77
+  RESOURCE_LOCK meshbench_localcluster
+  TIMEOUT 300
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_mpi_yield_when_idle=1")

@@ -12,7 +12,7 @@
 #   tests/perf/calibration_accuracy.sh [BUILD_DIR] [OUT_DIR]     (root; about 40 minutes)
 #
 # Environment: MBN_ROUNDS (3), MBN_BUDGET (0.3 s per point), MBN_RANDOM (8), MBN_PROBE_SIZES
-# ("-b 256 -e 1M -f 4"), MBN_SIZES (TP2 DP4's, "-b 16K -e 1M -f 4"), MBN_RATE (25mbit),
+# ("-b 256 -e 256K -f 4"), MBN_SIZES (TP2 DP4's, "-b 4K -e 256K -f 4"), MBN_RATE (25mbit),
 # MBN_SLOW_RATE (node 3's, 12.5mbit), MBN_IN_NODE_RATE (100mbit), MBN_DELAY (2ms),
 # MBN_IN_NODE_DELAY (1ms).
 set -euo pipefail
@@ -23,8 +23,8 @@ lc="$root/slurm/localcluster"
 rounds="${MBN_ROUNDS:-3}"
 budget="${MBN_BUDGET:-0.3}"
 random="${MBN_RANDOM:-8}"
-read -r -a probe_sizes <<<"${MBN_PROBE_SIZES:--b 256 -e 1M -f 4}"
-read -r -a sizes <<<"${MBN_SIZES:--b 16K -e 1M -f 4}"
+read -r -a probe_sizes <<<"${MBN_PROBE_SIZES:--b 256 -e 256K -f 4}"
+read -r -a sizes <<<"${MBN_SIZES:--b 4K -e 256K -f 4}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 export MESHBENCH_LINKEMU="$build/meshbench-linkemu"
 
@@ -33,7 +33,12 @@ mkdir -p "$out"
 # The emulated nodes see this machine's files, but each has a private /tmp: keep everything
 # under OUT_DIR, the binary included (a rebuild during the run must not change it).
 cp "$build/meshbench" "$out/meshbench"
-cp "$root/docs/examples/tiny-moe-workload.json" "$out/workload.json"
+# A small MoE, so that its messages (16-128 KiB) take a fraction of a second on 25 Mbit/s links.
+cat >"$out/workload.json" <<'JSON'
+{"name": "link-bound-moe", "layers": 2, "hidden": 256, "ffn_hidden": 512, "kv_hidden": 64, "seq_len": 256,
+ "micro_batch": 1, "micro_batches": 4, "experts": 2, "top_k": 2, "vocab": 256, "sequence_parallel": false,
+ "dense_params": 65536, "expert_params": 65536}
+JSON
 mb="$out/meshbench"
 cluster="ca$$"
 trap '"$lc/down.sh" --cluster "$cluster" --quiet || true' EXIT
