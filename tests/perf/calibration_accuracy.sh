@@ -5,9 +5,11 @@
 # the two cores' scheduler set the time): NICs at 25 Mbit/s with 2 ms each way, node 3's at
 # 12.5 Mbit/s, in-node ports at 100 Mbit/s with 1 ms. Calibrates once (the probe), then measures
 # two layouts the probe did not use, each over the plan's mappings plus 8 random placements, and
-# prints for each: the mappings, Spearman, regret and the median relative error per point
-# (>= 64 KiB, concurrent) of three predictors — uncalibrated, calibrated, and calibrated without
-# the sharing term (its exponents set to 0, every flow as if alone).
+# prints for each: the mappings, Spearman, regret, the median error of the mappings' totals and
+# per point (>= 64 KiB, concurrent) of three predictors — uncalibrated, calibrated, and
+# calibrated without the sharing term (its exponents set to 0, every flow as if alone) — and how
+# each orders the pairs of mappings that differ by more than their rounds' noise
+# (tests/perf/mapping_order.py).
 #
 #   tests/perf/calibration_accuracy.sh [BUILD_DIR] [OUT_DIR]     (root; about 40 minutes)
 #
@@ -53,7 +55,7 @@ probe_s=$((SECONDS - started))
 echo "probe and fit: ${probe_s} s"
 
 # The same calibration without the sharing term: every flow priced as if it ran alone.
-python3 - "$out/cost.json" "$out/cost-no-sharing.json" <<'PY'
+/usr/bin/python3 - "$out/cost.json" "$out/cost-no-sharing.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 for k in ("nic", "uplink"):
@@ -73,7 +75,7 @@ echo "TP2 DP4 (no workload, ${sizes[*]}): measured in $((SECONDS - started)) s"
 for layout in tp2ep2pp2 tp2dp4; do
   "$mb" report "$out/$layout.h5" --cost-model "$out/cost.json" --format json >"$out/$layout.report.json"
   "$mb" report "$out/$layout.h5" --cost-model "$out/cost-no-sharing.json" --format json >"$out/$layout.no-sharing.json"
-  python3 - "$layout" "$out/$layout.report.json" "$out/$layout.no-sharing.json" <<'PY'
+  /usr/bin/python3 - "$layout" "$out/$layout.report.json" "$out/$layout.no-sharing.json" <<'PY'
 import json, sys
 layout, with_sharing, without = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 def predictors(report):
@@ -81,11 +83,19 @@ def predictors(report):
 a, b = predictors(with_sharing), predictors(without)
 rows = [("uncalibrated", a["uncalibrated"]), ("calibrated", a["calibrated"]), ("calibrated, no sharing term", b["calibrated"])]
 print(f"{layout}: {a['calibrated']['order']['mappings']} mappings")
-print(f"  {'predictor':30} {'Spearman':>9} {'regret':>8} {'median err >=64K':>17} {'p90':>7} {'concurrent shared >=64K':>24}")
+print(f"  {'predictor':30} {'Spearman':>9} {'regret':>8} {'totals':>7} {'median err >=64K':>17} {'p90':>7} {'concurrent shared >=64K':>24}")
 for name, p in rows:
     o, pts = p["order"], p["points"]
-    print(f"  {name:30} {o['spearman']:9.3f} {100 * o['regret']:7.1f}% {100 * pts['concurrent_large']['median_rel_error']:16.1f}% "
-          f"{100 * pts['concurrent_large']['p90_rel_error']:6.1f}% {100 * pts['shared_large']['median_rel_error']:23.1f}%")
+    print(f"  {name:30} {o['spearman']:9.3f} {100 * o['regret']:7.1f}% {100 * o['error']['median_rel_error']:6.1f}% "
+          f"{100 * pts['concurrent_large']['median_rel_error']:16.1f}% {100 * pts['concurrent_large']['p90_rel_error']:6.1f}% "
+          f"{100 * pts['shared_large']['median_rel_error']:23.1f}%")
 PY
+  # The pairs of mappings the measurement tells apart (their rounds' noise), and how each model orders them.
+  for predictor in uncalibrated calibrated; do
+    printf '  pairs, %-28s ' "$predictor:"
+    /usr/bin/python3 "$root/tests/perf/mapping_order.py" "$out/$layout.h5" "$out/$layout.report.json" "$predictor"
+  done
+  printf '  pairs, %-28s ' "calibrated, no sharing term:"
+  /usr/bin/python3 "$root/tests/perf/mapping_order.py" "$out/$layout.h5" "$out/$layout.no-sharing.json" calibrated
 done
 echo "files: $out"
