@@ -24,8 +24,8 @@
 # each slot's in-node port at --in-node-rate with --in-node-delay, each node's NIC at --rate with
 # --delay (one way, per NIC: node to node crosses two), tail-dropping queues of 4 MiB. Open MPI
 # then runs TCP between every pair of ranks, so links, not the scheduler, set the time
-# (docs/slurm.md, "Link-bound mode"). Defaults: --rate 100mbit --delay 2ms --in-node-rate
-# 400mbit --in-node-delay 1ms.
+# (docs/slurm.md, "Link-bound mode"). Defaults: --rate 25mbit --delay 2ms --in-node-rate
+# 100mbit --in-node-delay 1ms, rates the emulator carries for 8 ranks on 2 cores.
 #
 # On any failure everything created so far is torn down again (down.sh) before exiting 1.
 # Prints the cluster's name and how to use it; see docs/slurm.md.
@@ -97,7 +97,7 @@ rate_in_bps() {
   echo "$bps"
 }
 if [[ $link_bound == 1 ]]; then
-  rate="${rate:-100mbit}"
+  rate="${rate:-25mbit}"
   [[ $with_slurm == 0 ]] || mbn_die "--link-bound runs under mpirun.sh only, not --slurm (Slurm's daemons would each need every slot's namespace)" 2
   # Each rank is a namespace, an Open MPI daemon and a TCP peer of every other: beyond 32 the
   # 2-core machines this mode is for spend the time on them, not on the links.
@@ -135,7 +135,7 @@ if [[ $link_bound == 1 ]]; then
   for ((k = 0; k < nodes; k++)); do
     ((node_bps[k] > 0 && node_bps[k] <= 1000000000)) || mbn_die "--link-bound shapes NIC rates from 1mbit to 1gbit (node $k: '${node_rates[k]}'); pick a rate in that range" 2
   done
-  in_node_rate="${in_node_rate:-400mbit}"
+  in_node_rate="${in_node_rate:-100mbit}"
   in_node_bps="$(rate_in_bps "$in_node_rate" --in-node-rate)"
   ((in_node_bps > 0 && in_node_bps <= 1000000000)) || mbn_die "--in-node-rate must be from 1mbit to 1gbit in --link-bound (got '$in_node_rate')" 2
   delay_s="$(delay_in_s "${delay:-2ms}" --delay)"
