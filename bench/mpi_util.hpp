@@ -11,9 +11,6 @@ namespace meshbench::bench {
 // prints it, once. Returns true when some rank had an error.
 bool any_input_error(const std::string& error, MPI_Comm comm, const char* command);
 
-// This process's host name (gethostname).
-std::string this_hostname();
-
 // MPI_Get_library_version's first line, up to its first comma ("Open MPI v4.1.4"): what a
 // results file records as the "mpi" version.
 std::string mpi_library_version();

@@ -7,10 +7,15 @@
 // (docs/slurm.md, "Link-bound mode"). The cost is at most one sleep per step of the algorithm.
 #include <mpi.h>
 
+#include <string>
+
 namespace meshbench::bench {
 
 // The sleep between tests in µs from MESHBENCH_MPI_WAIT_SLEEP_US, read once; 0 spins.
 int mpi_wait_sleep_us();
+// Why MESHBENCH_MPI_WAIT_SLEEP_US cannot be used (not a whole number from 0 to 100000), in one
+// line with the way out; empty when it is unset or usable.
+std::string mpi_wait_setting_error();
 
 // Completes the request(s) as the setting says.
 void mpi_wait(MPI_Request& request);

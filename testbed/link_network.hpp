@@ -13,6 +13,7 @@
 #include <deque>
 #include <limits>
 #include <queue>
+#include <string>
 #include <vector>
 
 namespace meshbench::testbed {
@@ -59,6 +60,8 @@ class LinkNetwork {
 
   // Per queue, in the order: each slot's in-node out and in port, then each node's NIC out and in.
   const std::vector<QueueCounters>& counters() const { return counters_; }
+  // The name of counters()[q] in the daemon's statistics: "slot3.in_node_out", "node1.nic_in".
+  std::string queue_name(std::size_t q) const;
 
  private:
   struct Hop {

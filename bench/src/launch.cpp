@@ -5,10 +5,12 @@
 
 #include "bench/backend_error.hpp"
 #include "bench/mpi_util.hpp"
+#include "bench/mpi_wait.hpp"
 #include "bench/nccl_backend.hpp"
 #include "bench/nccl_capture.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
+#include "common/mpi/host_comm.hpp"
 #include "common/mpi/strings.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
@@ -56,6 +58,7 @@ std::optional<int> parse_launched_command(const char* command, const char* summa
     const auto vm = parse_command(command, summary, options, args, quiet ? null_stream : std::cout);
     if (!vm) return kExitOk;
     finish(*vm);
+    if (const std::string wait = mpi_wait_setting_error(); !wait.empty()) throw InputError(wait);
   } catch (const InputError&) {
     if (quiet) return kExitBadInput;  // rank 0 prints it, once
     throw;
@@ -125,7 +128,7 @@ std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, c
                                     const std::vector<int>& slot_of_rank) {
   std::vector<std::string> hosts;
   for (int r = 0; r < at.size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = mpi::allgather_strings(this_hostname(), at.world);
+  if (!config.topology.given()) hosts = mpi::allgather_strings(mpi::this_host_name(), at.world);
   return hosts;
 }
 

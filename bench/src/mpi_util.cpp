@@ -1,7 +1,5 @@
 #include "bench/mpi_util.hpp"
 
-#include <unistd.h>
-
 #include <iostream>
 
 namespace meshbench::bench {
@@ -15,12 +13,6 @@ bool any_input_error(const std::string& error, MPI_Comm comm, const char* comman
   if (first == size) return false;
   if (rank == first) std::cerr << "meshbench " << command << ": error: " << error << "\n" << std::flush;
   return true;
-}
-
-std::string this_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
 }
 
 std::string mpi_library_version() {

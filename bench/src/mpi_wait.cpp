@@ -1,5 +1,6 @@
 #include "bench/mpi_wait.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -9,22 +10,32 @@ namespace meshbench::bench {
 
 namespace {
 
-int read_sleep_us() {
+constexpr long kMaxSleepUs = 100000;
+
+// The setting's µs, or -1 where the variable holds something else.
+long read_sleep_us() {
   const char* text = std::getenv("MESHBENCH_MPI_WAIT_SLEEP_US");
   if (text == nullptr || *text == '\0') return 0;
   char* end = nullptr;
   const long us = std::strtol(text, &end, 10);
-  // An unreadable value spins, as without the variable: the variable only ever eases the cores.
-  if (end == text || *end != '\0' || us < 0 || us > 100000) return 0;
-  return static_cast<int>(us);
+  if (end == text || *end != '\0' || us < 0 || us > kMaxSleepUs) return -1;
+  return us;
 }
 
 void sleep_between_tests() { std::this_thread::sleep_for(std::chrono::microseconds(mpi_wait_sleep_us())); }
 
 }  // namespace
 
+std::string mpi_wait_setting_error() {
+  if (read_sleep_us() >= 0) return "";
+  return "MESHBENCH_MPI_WAIT_SLEEP_US='" + std::string(std::getenv("MESHBENCH_MPI_WAIT_SLEEP_US")) +
+         "' is not a whole number of microseconds from 0 to " + std::to_string(kMaxSleepUs) +
+         "; set one (the link-bound local cluster uses 50) or unset it to spin";
+}
+
 int mpi_wait_sleep_us() {
-  static const int us = read_sleep_us();
+  // A run refuses a bad setting before it starts (parse_launched_command); here it spins.
+  static const int us = static_cast<int>(std::max(0L, read_sleep_us()));
   return us;
 }
 

@@ -1,6 +1,7 @@
 #include "testbed/link_network.hpp"
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace meshbench::testbed {
@@ -36,6 +37,14 @@ bool LinkNetwork::send(std::uint64_t packet, int from, int to, std::size_t bytes
   // reached at once: the caller learns of a drop at the sender.
   for (const Delivery& d : advance(now_s)) early_.push_back(d);
   return arrive(p, now_s, early_);
+}
+
+std::string LinkNetwork::queue_name(std::size_t q) const {
+  const auto slot_queues = 2 * static_cast<std::size_t>(slot_count());
+  if (q >= queues_.size()) throw std::out_of_range("a link network's queue out of range");
+  if (q < slot_queues) return "slot" + std::to_string(q / 2) + (q % 2 == 0 ? ".in_node_out" : ".in_node_in");
+  const std::size_t nic = q - slot_queues;
+  return "node" + std::to_string(nic / 2) + (nic % 2 == 0 ? ".nic_out" : ".nic_in");
 }
 
 void LinkNetwork::schedule(double at_s, bool sent, const Packet& packet) { events_.push(Event{at_s, next_order_++, sent, packet}); }

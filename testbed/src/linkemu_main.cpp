@@ -54,19 +54,15 @@ std::string raise_priority() {
   return "default priority";
 }
 
-void write_stats(const std::string& path, const LinkConfig& config, const LinkNetwork& network, std::uint64_t unroutable) {
+void write_stats(const std::string& path, const LinkNetwork& network, std::uint64_t unroutable) {
   if (path.empty()) return;
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary);
     out << "# queue packets bytes dropped (meshbench-linkemu)\n";
     const auto& counters = network.counters();
-    const std::size_t slots = config.slots.size();
     for (std::size_t q = 0; q < counters.size(); ++q) {
-      std::string name;
-      if (q < 2 * slots) name = "slot" + std::to_string(q / 2) + (q % 2 == 0 ? ".in_node_out" : ".in_node_in");
-      else name = "node" + std::to_string((q - 2 * slots) / 2) + ((q - 2 * slots) % 2 == 0 ? ".nic_out" : ".nic_in");
-      out << name << ' ' << counters[q].packets << ' ' << counters[q].bytes << ' ' << counters[q].dropped << '\n';
+      out << network.queue_name(q) << ' ' << counters[q].packets << ' ' << counters[q].bytes << ' ' << counters[q].dropped << '\n';
     }
     out << "unroutable " << unroutable << " 0 0\n";
   }
@@ -137,7 +133,7 @@ int run(const std::string& config_path, const std::string& ready_path, const std
       if (tag == kSignalTag) {
         signalfd_siginfo info{};
         if (::read(signal_fd, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) continue;
-        write_stats(stats_path, config, network, unroutable);
+        write_stats(stats_path, network, unroutable);
         if (info.ssi_signo != SIGUSR1) return 0;
       } else if (tag == kTimerTag) {
         std::uint64_t expirations = 0;

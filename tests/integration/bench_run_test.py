@@ -414,6 +414,8 @@ def test_bad_input():
         expect_bad_input(mpirun(4, "run", *LAYOUT, "--out", "/nonexistent-dir/x.h5"), "does not exist", launched=True)
         # A plan for 8 slots launched on 4 ranks.
         expect_bad_input(mpirun(4, "run", "--node-type", "p4d.24xlarge", "--nodes", "1", "--tp", "2", "--out", out), "8 slots", launched=True)
+        expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out, env=env(MESHBENCH_MPI_WAIT_SLEEP_US="fast")),
+                         "MESHBENCH_MPI_WAIT_SLEEP_US='fast'", launched=True)
         check(not os.path.exists(out), "a bad input left an output file")
         open(out, "w").write("precious")
         expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out), "exists", launched=True)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/mpi/host_comm.hpp"
 #include "common/strings.hpp"
 #include "topology/loaders.hpp"
 #include "topology/src/hwloc_reader.hpp"
@@ -109,12 +110,6 @@ std::vector<LinkRate> read_link_rates(const std::string& path, std::string& why)
   return rates;
 }
 
-std::string hostname() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 std::string export_xml(hwloc_topology_t t) {
   char* buf = nullptr;
   int len = 0;
@@ -176,7 +171,7 @@ Machine discover_local_machine() {
   options.nic_speed_gbps = sysfs_speed_gbps;
   options.nics_need_os_device = true;
   Machine m = machine_from_hwloc(topology.get(), options);
-  m.name = hostname();
+  m.name = mpi::this_host_name();
   m.source = "hwloc";
   m.raw_xml = export_xml(topology.get());
   add_virtual_nics(m);

@@ -167,11 +167,12 @@ bool make_workspace(const IoConfig& c, const Launch& at, MPI_Comm node, int node
       ws.created_here = true;
       node_made = 1;
     } else if (errno != EEXIST) {
-      error = "io folder '" + c.dir + "' on " + this_hostname() + " is not writable (" + std::strerror(errno) + "); choose another --dir";
+      error =
+          "io folder '" + c.dir + "' on " + mpi::this_host_name() + " is not writable (" + std::strerror(errno) + "); choose another --dir";
     }
   }
   MPI_Bcast(&node_made, 1, MPI_INT, 0, node);
-  if (error.empty() && !fs::is_directory(name, ec)) error = "io folder '" + name + "' cannot be seen on " + this_hostname();
+  if (error.empty() && !fs::is_directory(name, ec)) error = "io folder '" + name + "' cannot be seen on " + mpi::this_host_name();
   ws.share = node_made != 0 ? 1 + node_index : 0;
   if (any_input_error(error, at.world, at.command)) {
     if (ws.created_here) ::rmdir(name.c_str());
@@ -346,7 +347,7 @@ results::RunHeader io_header(const Args& args, const Launch& at, const std::vect
 int io_under_mpi(const IoConfig& c, const Args& args) {
   const Launch at = Launch::of_world("io");
   const std::string started_at = results::utc_now_iso8601();
-  const auto hosts = mpi::allgather_strings(this_hostname(), at.world);
+  const auto hosts = mpi::allgather_strings(mpi::this_host_name(), at.world);
   std::vector<std::string> distinct;
   for (const auto& h : hosts) {
     if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);

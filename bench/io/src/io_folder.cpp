@@ -7,7 +7,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "bench/mpi_util.hpp"
+#include "common/mpi/host_comm.hpp"
 
 namespace meshbench::bench::io {
 
@@ -47,7 +47,7 @@ std::string unique_folder_name() {
   std::tm tm{};
   gmtime_r(&now, &tm);
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  return "meshbench-io-" + std::string(stamp) + "-" + this_hostname() + "-" + std::to_string(::getpid());
+  return "meshbench-io-" + std::string(stamp) + "-" + mpi::this_host_name() + "-" + std::to_string(::getpid());
 }
 
 CleanupOnSignal::CleanupOnSignal(const std::string& folder) {

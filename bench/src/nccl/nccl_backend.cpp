@@ -11,7 +11,6 @@
 
 #include "bench/comm_groups.hpp"
 #include "bench/device_choice.hpp"
-#include "bench/mpi_util.hpp"
 #include "bench/src/nccl/cuda_calls.hpp"
 #include "bench/src/nccl/nccl_group.hpp"
 #include "bench/src/nccl_calls.hpp"
@@ -236,7 +235,7 @@ std::unique_ptr<Backend> make_nccl_backend(MPI_Comm world, const GpuSlot& slot, 
   std::vector<RankDevice> node_ranks;
   for (const auto& text : mpi::allgather_strings(encode(mine), node)) node_ranks.push_back(decode(text));
   MPI_Comm_free(&node);
-  const std::string error = first_error(check_node_devices(this_hostname(), node_ranks), world);
+  const std::string error = first_error(check_node_devices(mpi::this_host_name(), node_ranks), world);
   if (!error.empty()) throw InputError(error);
 
   const std::string device = "GPU " + std::to_string(choice.ordinal) + " (" + mine.chosen_pci + ")";

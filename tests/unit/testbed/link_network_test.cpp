@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "testbed/link_config.hpp"
 
@@ -43,6 +46,18 @@ TEST(LinkNetwork, AFrameInsideANodeTakesTheInNodePortsNotTheNic) {
   EXPECT_EQ(c[2 * 2].packets, 1u);      // slot 2 out
   EXPECT_EQ(c[2 * 3 + 1].packets, 1u);  // slot 3 in
   EXPECT_EQ(c[8 + 2].packets, 0u);      // node 1's NIC out
+}
+
+TEST(LinkNetwork, EachCounterIsNamedAfterThePortItCounts) {
+  LinkNetwork network = two_by_two();
+  ASSERT_TRUE(network.send(1, 1, 2, 1000, 0.0));  // slot 1 (node 0) to slot 2 (node 1)
+  ASSERT_EQ(drain(network).size(), 1u);
+  std::vector<std::string> used;
+  for (std::size_t q = 0; q < network.counters().size(); ++q)
+    if (network.counters()[q].packets > 0) used.push_back(network.queue_name(q));
+  EXPECT_EQ(used, (std::vector<std::string>{"node0.nic_out", "node1.nic_in"}));
+  EXPECT_EQ(network.queue_name(3), "slot1.in_node_in");
+  EXPECT_THROW((void)network.queue_name(network.counters().size()), std::out_of_range);
 }
 
 TEST(LinkNetwork, TwoFlowsThroughOneNicShareItsRate) {
