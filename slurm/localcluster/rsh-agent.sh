@@ -16,5 +16,13 @@ table="$state/nodes"
 [[ ! -s $state/slots ]] || table="$state/slots"
 read -r ns name < <(awk -v h="$host" '$2 == h || $3 == h { print $2, ($4 != "" ? $4 : $2); exit }' "$table") || true
 [[ -n ${ns:-} ]] || { echo "rsh-agent: '$host' is not a node of this local cluster ($table)" >&2; exit 255; }
+if [[ $table == "$state/slots" ]]; then
+  # The slots of one emulated node share its hostname, and Open MPI names its session directory
+  # after the hostname: two daemons of one node in one directory collided ("mkdir: File exists",
+  # a crash writing hwloc's shared topology there), and mpirun waited for ever for the daemon
+  # that had died. Each slot gets a directory of its own.
+  mkdir -p "$state/tmp/$ns"
+  export OMPI_MCA_orte_tmpdir_base="$state/tmp/$ns"
+fi
 # shellcheck disable=SC2016  # $0 and $1 belong to the inner shell
 exec nsenter --net="/var/run/netns/$ns" -- unshare --uts -- /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$name" "$*"
