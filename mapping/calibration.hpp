@@ -43,6 +43,11 @@ struct LinkFit {
   topology::LinkClass link = topology::LinkClass::NET;
   ops::Family family = ops::Family::ring_all_reduce;
   std::vector<SizeSegment> segments;  // sorted by min_bytes, the first at 0
+  // The line rate (GB/s) the segments' bandwidths hold at: the median of the fitted points'
+  // line rates. A link of another line rate gets the bandwidth scaled by its rate over this one
+  // (one node's slower NIC is slower in the prediction too). 0: the points named no line rate,
+  // and the bandwidths hold for every link of the class.
+  double line_gbps = 0;
   bool operator==(const LinkFit&) const = default;
 };
 
@@ -77,6 +82,9 @@ struct CalibrationPoint {
   int flows = 1;  // most flows on one NIC (NET) or switch uplink at once; 1 when isolated
   std::uint64_t bytes = 0;
   double t_us = 0;  // the point's median
+  // The line rate of the link those flows share (or, isolated, of the slowest link crossed),
+  // calibration_line_gbps; 0 when unknown.
+  double line_gbps = 0;
 };
 
 struct FitOptions {
@@ -90,9 +98,10 @@ struct FitOptions {
 // concurrent points (flows > 1) against the isolated fit.
 Calibration fit_calibration(std::span<const CalibrationPoint> points, const FitOptions& options = {});
 
-// The calibrated time of one op; nullopt when (link, family of op) was not fitted.
+// The calibrated time of one op whose flows share a link of `line_gbps` (0: the fitted line);
+// nullopt when (link, family of op) was not fitted.
 std::optional<double> calibrated_time_us(const Calibration& calibration, topology::LinkClass link, ops::Op op, int group_size,
-                                         std::uint64_t bytes, int flows);
+                                         std::uint64_t bytes, int flows, double line_gbps = 0);
 
 // A stable fingerprint of what the fit depends on: node types, slot link classes, NIC speeds, node count.
 std::string calibration_digest(const topology::ClusterTopology& topology);

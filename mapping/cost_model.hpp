@@ -34,6 +34,14 @@ struct DimShape {
   int max_nic_flows = 0;        // the most concurrent flows (groups or pairs) through one NIC
   int max_uplink_flows = 0;     // the most concurrent flows through one PCIe switch uplink
   topology::LinkClass worst_link = topology::LinkClass::LOC;
+  // The line rate the calibration scales its fitted bandwidth by (0 where no group has one):
+  // alone, the slowest link one of the groups crosses; shared, the link (NIC or in-node path)
+  // that gives one flow the least once the dimension's flows divide it, with those flows. On
+  // identical NICs the shared one is the NIC with the most flows; with one slow node's NIC it
+  // may be that NIC with fewer.
+  double line_gbps = 0;
+  double shared_line_gbps = 0;
+  int shared_line_flows = 0;
   // Pareto front of the groups' profiles: a dimension is as slow as its slowest group.
   std::vector<Profile> ring, all_to_all, send_recv;
   // GPU groups, as NCCL's tuning model sees them: the distinct communicators of the dimension's
@@ -50,6 +58,9 @@ struct DimShape {
 // and the model read points through these same two functions.
 topology::LinkClass calibration_link(const DimShape& shape);
 int calibration_flows(const DimShape& shape, bool isolated);
+// The line rate (GB/s) of the link those flows share, or of the slowest link a group crosses
+// when isolated; 0 where the shape has none (the calibration's bandwidth is then used as fitted).
+double calibration_line_gbps(const DimShape& shape, bool isolated);
 
 // How the model priced one op. GPU groups are priced as NCCL's tuning model would run them
 // (mapping/nccl_tuning.hpp): the algorithm and protocol it picks; a calibrated time says

@@ -4,11 +4,14 @@
 // isolated points by least squares on relative error — each row divided by its measured time,
 // so a 10 µs point weighs as much as a 10 ms one — which is a linear 2×2 solve; size segments
 // split the range where one line does not fit (protocol changes); the sharing exponent γ of
-// sharing(k) = k^γ is then fitted on the concurrent points with α and u held.
+// sharing(k) = k^γ is then fitted on the concurrent points with α and u held. Where the points
+// name their links' line rates, u is fitted at the median line rate L₀ and each point's load is
+// scaled by L₀ / its line rate: one fit for a class whose links differ in speed (a slow node).
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "calibration_stats.hpp"
 #include "mapping/calibration.hpp"
@@ -276,6 +279,25 @@ const LinkFit* find_fit(const Calibration& c, LinkClass link, ops::Family family
   return nullptr;
 }
 
+// The line rate a fit's bandwidths hold at: the median of its points' line rates, 0 unless
+// every point names one (a mix would scale some points and not others).
+double reference_line_gbps(const std::vector<const CalibrationPoint*>& points) {
+  std::vector<double> lines;
+  for (const CalibrationPoint* p : points) {
+    if (!(p->line_gbps > 0) || !std::isfinite(p->line_gbps)) return 0;
+    lines.push_back(p->line_gbps);
+  }
+  if (lines.empty()) return 0;
+  std::nth_element(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(lines.size() / 2), lines.end());
+  return lines[lines.size() / 2];
+}
+
+// How much longer a byte takes on a link of `line_gbps` than at the fit's `reference_gbps`: 1
+// where either is unknown.
+double line_scale(double reference_gbps, double line_gbps) {
+  return reference_gbps > 0 && line_gbps > 0 && std::isfinite(line_gbps) ? reference_gbps / line_gbps : 1.0;
+}
+
 // A point the fit can use: a group, a positive finite time, and an op whose traffic is uniform
 // (all_to_allv's skew belongs to the run's traffic matrix; the model applies its own).
 bool usable(const CalibrationPoint& p) {
@@ -285,20 +307,24 @@ bool usable(const CalibrationPoint& p) {
 }  // namespace
 
 Calibration fit_calibration(std::span<const CalibrationPoint> points, const FitOptions& options) {
-  std::map<Key, std::vector<Row>> isolated;
+  std::map<Key, std::vector<const CalibrationPoint*>> isolated;
   for (const auto& p : points) {
-    if (!usable(p) || p.flows > 1) continue;
-    isolated[{p.link, ops::info(p.op).family}].push_back(
-        {p.bytes, detail::latency_steps(p.op, p.group_size), static_cast<double>(p.bytes) * ops::busbw_factor(p.op, p.group_size), p.t_us});
+    if (usable(p) && p.flows <= 1) isolated[{p.link, ops::info(p.op).family}].push_back(&p);
   }
   Calibration c;
-  for (auto& [key, rows] : isolated) {
+  for (const auto& [key, chosen] : isolated) {
+    const double line = reference_line_gbps(chosen);
+    std::vector<Row> rows;
+    for (const CalibrationPoint* p : chosen) {
+      rows.push_back({p->bytes, detail::latency_steps(p->op, p->group_size),
+                      static_cast<double>(p->bytes) * ops::busbw_factor(p->op, p->group_size) * line_scale(line, p->line_gbps), p->t_us});
+    }
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.bytes < b.bytes; });
     const bool two_sizes = rows.front().bytes != rows.back().bytes;
     // A (link, family) with too few isolated points is left to the α-β model (no fit from
     // concurrent points alone: their sharing and their α-β could not be told apart).
     if (static_cast<int>(rows.size()) < options.min_points_per_segment || !two_sizes) continue;
-    c.links.push_back({key.first, key.second, segment_fit(rows, options)});
+    c.links.push_back({key.first, key.second, segment_fit(rows, options), line});
   }
   std::vector<SharedRow> nic, uplink;
   for (const auto& p : points) {
@@ -308,7 +334,8 @@ Calibration fit_calibration(std::span<const CalibrationPoint> points, const FitO
     if (b == Bottleneck::none || fit == nullptr) continue;
     const SizeSegment& s = segment_for(*fit, p.bytes);
     const SharedRow row{detail::latency_steps(p.op, p.group_size) * s.alpha_us,
-                        static_cast<double>(p.bytes) * ops::busbw_factor(p.op, p.group_size) * detail::us_per_byte(s.bandwidth_gbps),
+                        static_cast<double>(p.bytes) * ops::busbw_factor(p.op, p.group_size) * detail::us_per_byte(s.bandwidth_gbps) *
+                            line_scale(fit->line_gbps, p.line_gbps),
                         std::log(static_cast<double>(p.flows)), p.t_us};
     (b == Bottleneck::nic ? nic : uplink).push_back(row);
   }
@@ -324,7 +351,7 @@ Calibration fit_calibration(std::span<const CalibrationPoint> points, const FitO
 }
 
 std::optional<double> calibrated_time_us(const Calibration& calibration, LinkClass link, ops::Op op, int group_size, std::uint64_t bytes,
-                                         int flows) {
+                                         int flows, double line_gbps) {
   const LinkFit* fit = find_fit(calibration, link, ops::info(op).family);
   if (fit == nullptr || fit->segments.empty()) return std::nullopt;
   if (group_size <= 1) return 0.0;
@@ -338,8 +365,9 @@ std::optional<double> calibrated_time_us(const Calibration& calibration, LinkCla
                                                                   : std::nullopt;
     sharing = std::pow(static_cast<double>(flows), gamma.value_or(1.0));
   }
-  return detail::latency_steps(op, group_size) * s.alpha_us +
-         static_cast<double>(bytes) * ops::busbw_factor(op, group_size) * detail::us_per_byte(s.bandwidth_gbps) * sharing;
+  return detail::latency_steps(op, group_size) * s.alpha_us + static_cast<double>(bytes) * ops::busbw_factor(op, group_size) *
+                                                                  detail::us_per_byte(s.bandwidth_gbps) *
+                                                                  line_scale(fit->line_gbps, line_gbps) * sharing;
 }
 
 }  // namespace meshbench::mapping

@@ -39,15 +39,18 @@ class Reader {
     throw InputError(
         one_line("calibration " + where_ + ": '" + path + "' " + what + "; re-run meshbench calibrate (format: docs/mapping.md)"));
   }
-  // An object with exactly these keys.
-  const json& object(const json& j, const std::string& path, std::initializer_list<const char*> keys) const {
+  // An object with exactly these keys, and any of the `optional` ones.
+  const json& object(const json& j, const std::string& path, std::initializer_list<const char*> keys,
+                     std::initializer_list<const char*> optional = {}) const {
     if (!j.is_object()) fail(path.empty() ? "(the file)" : path, "must be a JSON object");
     for (const auto& [key, value] : j.items()) {
       bool known = false;
       for (const char* k : keys) known |= key == k;
+      for (const char* k : optional) known |= key == k;
       if (!known) {
         std::string list;
         for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
+        for (const char* k : optional) list += std::string(list.empty() ? "" : ", ") + k;
         fail(join(path, key), "is not a calibration key (use " + list + ")");
       }
     }
@@ -101,8 +104,10 @@ std::optional<double> read_exponent(const Reader& r, const json& j, const std::s
 }
 
 LinkFit read_link(const Reader& r, const json& j, const std::string& path) {
-  r.object(j, path, {"link", "family", "segments"});
+  // line_gbps came later within version 1: a file without it fits one line rate per class.
+  r.object(j, path, {"link", "family", "segments"}, {"line_gbps"});
   LinkFit fit;
+  if (j.contains("line_gbps")) fit.line_gbps = r.number(j["line_gbps"], path + ".line_gbps", 0);
   const std::string link = r.text(j["link"], path + ".link");
   const auto c = topology::parse_link_class(link);
   if (!c) r.fail(path + ".link", "names no link class: '" + link + "' (use LOC NVL NVB PIX PXB PHB SYS NET)");
@@ -175,6 +180,7 @@ json to_json(const Calibration& c) {
     links.push_back({{"link", std::string(topology::to_string(fit.link))},
                      {"family", std::string(ops::to_string(fit.family))},
                      {"segments", segments}});
+    if (fit.line_gbps > 0) links.back()["line_gbps"] = fit.line_gbps;
   }
   return {{"calibration_version", c.version},
           {"topology", {{"digest", c.topology_digest}, {"summary", c.topology_summary}}},

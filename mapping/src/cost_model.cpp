@@ -58,6 +58,25 @@ struct PricedGroup {
   int first_run, end_run, nodes;
 };
 
+// The links of one dimension that a calibration scales by (DimShape::line_gbps and the shared
+// line): the slowest alone, and the one giving one flow the least once its flows divide it.
+struct LineTally {
+  double alone_gbps = 0;
+  double shared_per_flow_gbps = 0;
+  double shared_alone_gbps = 0;
+  int shared_flows = 0;
+
+  void add(double alone, double per_flow, int flows) {
+    if (!(alone > 0) || !(per_flow > 0)) return;
+    alone_gbps = alone_gbps == 0 ? alone : std::min(alone_gbps, alone);
+    if (shared_flows == 0 || per_flow < shared_per_flow_gbps || (per_flow == shared_per_flow_gbps && flows > shared_flows)) {
+      shared_per_flow_gbps = per_flow;
+      shared_alone_gbps = alone;
+      shared_flows = flows;
+    }
+  }
+};
+
 // Node 0's members of one group, as local slots (nodes of at most 64 slots).
 struct NodePiece {
   int group;
@@ -78,6 +97,8 @@ struct CostScratch::Buffers {
   std::vector<detail::PricedGroup> groups;
   std::vector<detail::NodePiece> pieces;
   std::vector<int> locals;
+  // The dimension being priced: its links across nodes and inside them.
+  detail::LineTally net_lines, inside_lines;
 
   void fit(const CostModel::Fabric& f);
 };
@@ -425,6 +446,14 @@ double reachable_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t
   return gbps;
 }
 
+// The most flows on one NIC class of `rail` on `node` (at least 1).
+int rail_users(const Fabric& f, const Scratch& s, int node, std::uint64_t rail) {
+  int most = 1;
+  for (; rail != 0; rail &= rail - 1)
+    most = std::max(most, s.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + std::countr_zero(rail))]);
+  return most;
+}
+
 int max_users(const Scratch& s) {
   int most = 0;
   for (int c : s.touched_classes) most = std::max(most, s.class_users[static_cast<std::size_t>(c)]);
@@ -510,7 +539,7 @@ void add_gpu_group(const Fabric& f, const CostParams& params, const Scratch& s, 
 
 // Pass 2: each group under that sharing. A ring is as slow as its slowest run inside a node or
 // its slowest reachable NICs; an all-to-all as its busiest egress.
-void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, double n, bool want_ring, bool want_a2a, DimShape& shape) {
+void price_groups(const Fabric& f, const CostParams& params, Scratch& s, double n, bool want_ring, bool want_a2a, DimShape& shape) {
   for (const auto& g : s.groups) {
     const bool multi = g.nodes > 1;
     double intra_gbps = kInf, inter_gbps = kInf, a2a_us_per_byte = 0;
@@ -520,17 +549,21 @@ void price_groups(const Fabric& f, const CostParams& params, const Scratch& s, d
       const auto& l = f.at(r.node);
       worst = std::max(worst, r.worst);
       double run_gbps = r.gbps;
+      int uplink_flows = 1;
       if (crosses_pcie_uplink(r.worst)) {
-        const int sharing = switch_sharing(f, s, r);
-        shape.max_uplink_flows = std::max(shape.max_uplink_flows, sharing);
-        if (params.contention) run_gbps /= sharing;
+        uplink_flows = switch_sharing(f, s, r);
+        shape.max_uplink_flows = std::max(shape.max_uplink_flows, uplink_flows);
+        if (params.contention) run_gbps /= uplink_flows;
       }
+      if (r.end - r.begin > 1) s.inside_lines.add(r.gbps, r.gbps / uplink_flows, uplink_flows);
       intra_gbps = std::min(intra_gbps, run_gbps);
       const double local = r.end - r.begin;
       if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
       if (!multi) continue;
       const double reach = reachable_gbps(f, s, r.node, r.rail, params.contention);
       inter_gbps = std::min(inter_gbps, reach);
+      s.net_lines.add(reachable_gbps(f, s, r.node, r.rail, false), reachable_gbps(f, s, r.node, r.rail, true),
+                      rail_users(f, s, r.node, r.rail));
       // All-to-all: what leaves the node, over what the node (contention) or the group's own
       // rails (alone) can send.
       const double own = local * (n - local) / n;
@@ -591,6 +624,7 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
       const std::size_t k = la * static_cast<std::size_t>(l.slots) + static_cast<std::size_t>(f.local_of[static_cast<std::size_t>(b)]);
       shape.worst_link = std::max(shape.worst_link, l.link[k]);
       add_profile(shape.send_recv, {params[l.link[k]].alpha_us, us_per_byte(l.link_gbps[k])});
+      s.inside_lines.add(l.link_gbps[k], l.link_gbps[k], 1);
       pair.intra_gbps = l.link_gbps[k];
       pair.nvlink = l.link[k] <= LinkClass::NVB;
       if (gpus) add_unique(shape.gpu_pairs, pair);
@@ -601,6 +635,8 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
     shape.worst_link = LinkClass::NET;
     const double reach = reachable_gbps(f, s, na, l.rail[la], params.contention);
     add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reach)});
+    s.net_lines.add(reachable_gbps(f, s, na, l.rail[la], false), reachable_gbps(f, s, na, l.rail[la], true),
+                    rail_users(f, s, na, l.rail[la]));
     pair.nodes = 2;
     pair.nics = std::max(1, std::popcount(l.rail[la]));
     pair.nic_gbps = reach / pair.nics;
@@ -664,6 +700,8 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
     const bool want_ring = want[static_cast<std::size_t>(Family::ring_all_reduce)] || want[static_cast<std::size_t>(Family::ring_gather)];
     const bool want_a2a = want[static_cast<std::size_t>(Family::all_to_all)];
     const bool want_p2p = want[static_cast<std::size_t>(Family::point_to_point)];
+    s.net_lines = {};
+    s.inside_lines = {};
     // A dimension without traffic still reports where its groups lie.
     if (want_ring || want_a2a || !want_p2p) {
       const bool on_node0 = !node0_rank.empty() && !g.group_of_rank.empty() && runs_on_node0(f, g, node0_rank, s);
@@ -671,6 +709,11 @@ Score CostModel::score(const Layout& layout, const FlatParallelGroups& groups, s
       price_collectives(f, params_, s, g.size, want_ring, want_a2a, shape);
     }
     if (want_p2p) price_send_recv(f, params_, s, g, slot_of_rank, shape);
+    // A dimension that crosses nodes is calibrated as NET: its NICs set the line.
+    const detail::LineTally& lines = shape.crosses_nodes ? s.net_lines : s.inside_lines;
+    shape.line_gbps = lines.alone_gbps;
+    shape.shared_line_gbps = lines.shared_alone_gbps;
+    shape.shared_line_flows = lines.shared_flows;
   }
   for (const auto& t : traffic_list) {
     const double us = t.calls_per_step * op_time_us(score.of(t.dim), t.op, t.bytes);
@@ -685,13 +728,15 @@ LinkClass calibration_link(const DimShape& shape) { return shape.crosses_nodes ?
 int calibration_flows(const DimShape& shape, bool isolated) {
   if (isolated) return 1;
   switch (calibration_link(shape)) {
-    case LinkClass::NET: return std::max(1, shape.max_nic_flows);
+    case LinkClass::NET: return std::max(1, shape.shared_line_flows > 0 ? shape.shared_line_flows : shape.max_nic_flows);
     case LinkClass::PIX:
     case LinkClass::PXB:
     case LinkClass::PHB: return std::max(1, shape.max_uplink_flows);
     default: return 1;
   }
 }
+
+double calibration_line_gbps(const DimShape& shape, bool isolated) { return isolated ? shape.line_gbps : shape.shared_line_gbps; }
 
 double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated) const {
   return op_estimate(shape, op, bytes, isolated).time_us;
@@ -705,8 +750,9 @@ OpEstimate CostModel::op_estimate(const DimShape& shape, Op op, std::uint64_t by
   if (params_.calibration) {
     // Without contention every group runs alone, as in the α-β model.
     const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);
-    if (const auto t = calibrated_time_us(*params_.calibration, calibration_link(shape), op, n, busiest,
-                                          calibration_flows(shape, isolated || !params_.contention)))
+    const bool alone = isolated || !params_.contention;
+    if (const auto t = calibrated_time_us(*params_.calibration, calibration_link(shape), op, n, busiest, calibration_flows(shape, alone),
+                                          calibration_line_gbps(shape, alone)))
       return {*t, "calibrated", ""};
   }
   const Family family = ops::info(op).family;

@@ -81,7 +81,9 @@ FilePoints read_file_points(const std::vector<std::string>& results_files) {
       p.link = mapping::calibration_link(shape);
       p.op = *op;
       p.group_size = row.group_size;
-      p.flows = mapping::calibration_flows(shape, row.point.concurrency == "isolated");
+      const bool isolated = row.point.concurrency == "isolated";
+      p.flows = mapping::calibration_flows(shape, isolated);
+      p.line_gbps = mapping::calibration_line_gbps(shape, isolated);
       p.bytes = row.point.bytes;
       p.t_us = row.t_median_us;
       out.points.push_back(p);

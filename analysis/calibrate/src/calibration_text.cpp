@@ -25,12 +25,13 @@ std::string calibration_text(const mapping::Calibration& c) {
   std::ostringstream out;
   out << "calibration of " << c.topology_summary << " (topology " << c.topology_digest << "), fitted " << c.created_at << " from "
       << join(c.sources, ", ") << "\n";
-  Table t({"link", "family", ">from size", ">alpha us", ">bandwidth GB/s", ">points", ">median error", ">p90 error"});
+  // "of line": the bandwidth over the line rate it was fitted at (links of other rates scale).
+  Table t({"link", "family", ">from size", ">alpha us", ">bandwidth GB/s", ">of line", ">points", ">median error", ">p90 error"});
   for (const auto& l : c.links) {
     for (const auto& s : l.segments) {
       t.add({std::string(topology::to_string(l.link)), std::string(ops::to_string(l.family)), format_bytes(s.min_bytes), sig3(s.alpha_us),
-             sig3(s.bandwidth_gbps), std::to_string(s.quality.points), percent(s.quality.median_rel_error),
-             percent(s.quality.p90_rel_error)});
+             sig3(s.bandwidth_gbps), l.line_gbps > 0 ? percent(s.bandwidth_gbps / l.line_gbps) + " of " + sig3(l.line_gbps) : "-",
+             std::to_string(s.quality.points), percent(s.quality.median_rel_error), percent(s.quality.p90_rel_error)});
     }
   }
   t.render_text(out);

@@ -27,6 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::make_node;
+using testing::NodeSpec;
 using testing::synthetic_points;
 using testing::Truth;
 using topology::LinkClass;
@@ -113,6 +114,64 @@ TEST(CalibratedModel, NicFlowsAcrossNodesAndNoneInsideANode) {
   const auto inside = model.score(kTp2OfFour, flat_rank_groups(kTp2OfFour), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   EXPECT_EQ(calibration_link(inside), LinkClass::NVL);
   EXPECT_EQ(calibration_flows(inside, false), 1);
+}
+
+// Nodes a and b with two GPUs and a 10 GB/s NIC, c with one GPU and a 4 GB/s NIC, d with one
+// GPU and a 10 GB/s NIC: one slow node, as on a cluster with a degraded NIC.
+topology::ClusterTopology one_slow_nic() {
+  const NodeSpec two{.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1, .nvlink = true, .gpus_per_switch = 2};
+  NodeSpec one = two;
+  one.gpus = 1;
+  NodeSpec slow = one;
+  slow.nic_gbps = 4;
+  return topology::ClusterTopology::from_nodes({make_node(two, "a"), make_node(two, "b"), make_node(slow, "c"), make_node(one, "d")});
+}
+
+TEST(CalibratedModel, TheSharedLineIsTheNicThatGivesOneFlowTheLeast) {
+  const auto topo = one_slow_nic();
+  const CostModel model(topo, default_cost_params(topo));
+  const Layout tp2{.world = 6, .tp = 2};
+  // TP pairs {a0,b0}, {a1,c0}, {b1,d0}: two flows on a's and b's NICs (5 GB/s each), one on c's
+  // (4 GB/s): c's NIC sets the time though a and b carry more flows.
+  const auto slow = model.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 4, 3, 5}).of(Dim::tp);
+  EXPECT_EQ(slow.max_nic_flows, 2);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(slow, true), 4);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(slow, false), 4);
+  EXPECT_EQ(calibration_flows(slow, false), 1);
+  // Pairs {a0,b0}, {a1,b1}, {c0,d0}: c's one flow gets 4 GB/s, a's and b's two get 5 each.
+  const auto fast = model.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 3, 4, 5}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(fast, true), 4);
+  EXPECT_EQ(calibration_flows(fast, false), 1);
+  // Identical NICs: the shared line is the NIC with the most flows, as max_nic_flows says.
+  const Layout tp2_of_four{.world = 4, .tp = 2};
+  const auto healthy_topo =
+      topology::ClusterTopology::from_nodes({make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1}, "a"),
+                                             make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1}, "b")});
+  const CostModel healthy(healthy_topo, default_cost_params(healthy_topo));
+  const auto across = healthy.score(tp2_of_four, flat_rank_groups(tp2_of_four), std::vector<int>{0, 2, 1, 3}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(across, false), 10);
+  EXPECT_EQ(calibration_flows(across, false), 2);
+  // Inside a node the line is the in-node link's.
+  const auto inside = healthy.score(tp2_of_four, flat_rank_groups(tp2_of_four), std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(inside, true), 100);
+}
+
+TEST(CalibratedModel, ACalibratedNicOfAnotherLineRateIsPricedAtItsRate) {
+  const auto topo = one_slow_nic();
+  // A calibration fitted on 10 GB/s NICs (its points name the line): 20 µs, 8 GB/s.
+  auto points = synthetic_points(all_families(LinkClass::NET, 20, 8), {.noise = 0});
+  for (auto& p : points) p.line_gbps = 10;
+  CostParams params = default_cost_params(topo);
+  params.nccl_tuning = false;
+  params.calibration = fit_calibration(points);
+  ASSERT_DOUBLE_EQ(params.calibration->links.front().line_gbps, 10);
+  const CostModel model(topo, params);
+  const Layout tp2{.world = 6, .tp = 2};
+  const auto slow = model.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 4, 3, 5}).of(Dim::tp);
+  const std::uint64_t bytes = 8 << 20;
+  // c's NIC at 4 GB/s: 8 GB/s × 4/10 = 3.2 GB/s, alone and with its one flow.
+  EXPECT_NEAR(model.op_time_us(slow, ops::Op::all_reduce, bytes), 2 * 20 + 8388608.0 / 3.2e3, 1e-6 * 2661);
+  EXPECT_NEAR(model.op_time_us(slow, ops::Op::all_reduce, bytes, true), 2 * 20 + 8388608.0 / 3.2e3, 1e-6 * 2661);
 }
 
 TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {

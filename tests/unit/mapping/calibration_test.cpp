@@ -196,6 +196,62 @@ TEST(Calibration, PointsTheFitCannotUseAreSkipped) {
   EXPECT_TRUE(fit_calibration(synthetic_points(kThreeLines, {.sizes = {4096, 8192}, .group_sizes = {2}, .repeats = 1})).links.empty());
 }
 
+// NET links at two line rates, as on a cluster with one slow node: the same 80% of the line and
+// the same α on both. Points that name their line rate fit one line scaled per link.
+std::vector<CalibrationPoint> two_line_rates(int flows, double gamma, std::uint64_t from_bytes) {
+  std::vector<CalibrationPoint> out;
+  for (const double line : {10.0, 5.0}) {
+    const Truth t{.link = LinkClass::NET, .op = Op::all_reduce, .alpha_us = 20, .gbps = 0.8 * line, .gamma = gamma};
+    for (auto p : synthetic_points({t}, {.sizes = testing::doubling_sizes(from_bytes), .flows = {flows}, .noise = 0})) {
+      p.line_gbps = line;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+TEST(Calibration, LinksOfAnotherLineRateScaleTheFittedBandwidth) {
+  auto points = two_line_rates(1, 1, 8);
+  const auto shared = two_line_rates(4, 0.5, 64 * 1024);
+  points.insert(points.end(), shared.begin(), shared.end());
+  const Calibration c = fit_calibration(points);
+  const LinkFit* f = fit_of(c, LinkClass::NET, Family::ring_all_reduce);
+  ASSERT_NE(f, nullptr);
+  // The median of 10 and 5 GB/s points, half of each: the upper one.
+  EXPECT_DOUBLE_EQ(f->line_gbps, 10);
+  EXPECT_NEAR(f->segments.front().bandwidth_gbps, 8, 8e-3);
+  ASSERT_TRUE(c.sharing.nic_exponent);
+  EXPECT_NEAR(*c.sharing.nic_exponent, 0.5, 1e-3);
+  const Truth slow{.link = LinkClass::NET, .op = Op::all_reduce, .alpha_us = 20, .gbps = 4};
+  for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{64} << 20}) {
+    EXPECT_NEAR(*calibrated_time_us(c, LinkClass::NET, Op::all_reduce, 4, bytes, 1, 5.0), testing::true_time_us(slow, 4, bytes, 1),
+                1e-3 * testing::true_time_us(slow, 4, bytes, 1));
+    EXPECT_NEAR(*calibrated_time_us(c, LinkClass::NET, Op::all_reduce, 4, bytes, 4, 5.0),
+                6 * 20 + (testing::true_time_us(slow, 4, bytes, 1) - 6 * 20) * 2, 1e-3 * testing::true_time_us(slow, 4, bytes, 4));
+  }
+  // A link of unknown rate gets the bandwidth as fitted, at the reference line.
+  EXPECT_DOUBLE_EQ(*calibrated_time_us(c, LinkClass::NET, Op::all_reduce, 4, 1 << 20, 1, 0),
+                   *calibrated_time_us(c, LinkClass::NET, Op::all_reduce, 4, 1 << 20, 1, 10.0));
+
+  // Without the line rates the two links blur into one fit that misprices both by tens of percent.
+  auto blind = points;
+  for (auto& p : blind) p.line_gbps = 0;
+  const Calibration b = fit_calibration(blind);
+  EXPECT_EQ(fit_of(b, LinkClass::NET, Family::ring_all_reduce)->line_gbps, 0);
+  const double truth = testing::true_time_us(slow, 4, 64 << 20, 1);
+  EXPECT_GT(std::abs(*calibrated_time_us(b, LinkClass::NET, Op::all_reduce, 4, 64 << 20, 1, 5.0) - truth), 0.2 * truth);
+
+  // The reference line travels through the file; a file without the key reads as 0.
+  Calibration file = c;
+  file.topology_digest = "0123456789abcdef";
+  const auto text = to_json(file).dump();
+  EXPECT_EQ(calibration_from_json(nlohmann::json::parse(text), "'c.json'"), file);
+  auto old = nlohmann::json::parse(text);
+  for (auto& link : old["links"]) link.erase("line_gbps");
+  EXPECT_EQ(calibration_from_json(old, "'c.json'").links.front().line_gbps, 0);
+  EXPECT_FALSE(to_json(b)["links"][0].contains("line_gbps"));
+}
+
 TEST(Calibration, JsonRoundTripsExactly) {
   const Calibration c = fitted_three_lines();
   const auto text = to_json(c).dump(2);
@@ -235,6 +291,7 @@ TEST(Calibration, MalformedFilesAreRefusedNamingTheFileAndTheKey) {
        "'links[0].segments' must hold at least one segment"},
       {[](nlohmann::json& j) { j["links"].push_back(j["links"][0]); }, "'links[3]' fits"},
       {[](nlohmann::json& j) { j["sharing"]["nic"]["exponent"] = -0.5; }, "'sharing.nic.exponent' must be a finite number >= 0"},
+      {[](nlohmann::json& j) { j["links"][0]["line_gbps"] = "fast"; }, "'links[0].line_gbps' must be a number"},
       {[](nlohmann::json& j) { j["topology"]["digest"] = "xyz"; }, "'topology.digest' must be 16 lower-case hex digits"},
       {[](nlohmann::json& j) { j["sources"] = "run.h5"; }, "'sources' must be a list"},
       {[](nlohmann::json& j) { j["versions"]["nccl"] = 2; }, "'versions.nccl' must be a string"},
