@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -59,7 +60,9 @@ struct PricedGroup {
 };
 
 // The links of one dimension that a calibration scales by (DimShape::line_gbps and the shared
-// line): the slowest alone, and the one giving one flow the least once its flows divide it.
+// line): the slowest alone, and the one giving one flow the least once its k flows share it as
+// the calibration's sharing k^γ says (a fair share without one). On a tie the fewer flows: a
+// slow NIC with one flow is the bottleneck beside a NIC twice as fast with two once γ < 1.
 struct LineTally {
   double alone_gbps = 0;
   double shared_per_flow_gbps = 0;
@@ -69,7 +72,7 @@ struct LineTally {
   void add(double alone, double per_flow, int flows) {
     if (!(alone > 0) || !(per_flow > 0)) return;
     alone_gbps = alone_gbps == 0 ? alone : std::min(alone_gbps, alone);
-    if (shared_flows == 0 || per_flow < shared_per_flow_gbps || (per_flow == shared_per_flow_gbps && flows > shared_flows)) {
+    if (shared_flows == 0 || per_flow < shared_per_flow_gbps || (per_flow == shared_per_flow_gbps && flows < shared_flows)) {
       shared_per_flow_gbps = per_flow;
       shared_alone_gbps = alone;
       shared_flows = flows;
@@ -446,6 +449,27 @@ double reachable_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t
   return gbps;
 }
 
+// What the NIC classes of `rail` on `node` give one flow when the k flows on a class share it
+// as k^gamma.
+double shared_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t rail, double gamma) {
+  const auto& l = f.at(node);
+  double gbps = 0;
+  for (; rail != 0; rail &= rail - 1) {
+    const int c = std::countr_zero(rail);
+    const int users = std::max(1, s.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)]);
+    gbps += l.class_gbps[static_cast<std::size_t>(c)] / std::pow(users, gamma);
+  }
+  return gbps;
+}
+
+// The sharing exponent of the calibration for NICs (`nic`) or switch uplinks; 1 (a fair share)
+// without a calibration or where it has none.
+double sharing_exponent(const CostParams& params, bool nic) {
+  if (!params.calibration) return 1.0;
+  const auto& sharing = params.calibration->sharing;
+  return (nic ? sharing.nic_exponent : sharing.uplink_exponent).value_or(1.0);
+}
+
 // The most flows on one NIC class of `rail` on `node` (at least 1).
 int rail_users(const Fabric& f, const Scratch& s, int node, std::uint64_t rail) {
   int most = 1;
@@ -555,14 +579,14 @@ void price_groups(const Fabric& f, const CostParams& params, Scratch& s, double 
         shape.max_uplink_flows = std::max(shape.max_uplink_flows, uplink_flows);
         if (params.contention) run_gbps /= uplink_flows;
       }
-      if (r.end - r.begin > 1) s.inside_lines.add(r.gbps, r.gbps / uplink_flows, uplink_flows);
+      if (r.end - r.begin > 1) s.inside_lines.add(r.gbps, r.gbps / std::pow(uplink_flows, sharing_exponent(params, false)), uplink_flows);
       intra_gbps = std::min(intra_gbps, run_gbps);
       const double local = r.end - r.begin;
       if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
       if (!multi) continue;
       const double reach = reachable_gbps(f, s, r.node, r.rail, params.contention);
       inter_gbps = std::min(inter_gbps, reach);
-      s.net_lines.add(reachable_gbps(f, s, r.node, r.rail, false), reachable_gbps(f, s, r.node, r.rail, true),
+      s.net_lines.add(reachable_gbps(f, s, r.node, r.rail, false), shared_gbps(f, s, r.node, r.rail, sharing_exponent(params, true)),
                       rail_users(f, s, r.node, r.rail));
       // All-to-all: what leaves the node, over what the node (contention) or the group's own
       // rails (alone) can send.
@@ -635,7 +659,7 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
     shape.worst_link = LinkClass::NET;
     const double reach = reachable_gbps(f, s, na, l.rail[la], params.contention);
     add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reach)});
-    s.net_lines.add(reachable_gbps(f, s, na, l.rail[la], false), reachable_gbps(f, s, na, l.rail[la], true),
+    s.net_lines.add(reachable_gbps(f, s, na, l.rail[la], false), shared_gbps(f, s, na, l.rail[la], sharing_exponent(params, true)),
                     rail_users(f, s, na, l.rail[la]));
     pair.nodes = 2;
     pair.nics = std::max(1, std::popcount(l.rail[la]));

@@ -142,6 +142,26 @@ TEST(CalibratedModel, TheSharedLineIsTheNicThatGivesOneFlowTheLeast) {
   const auto fast = model.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 3, 4, 5}).of(Dim::tp);
   EXPECT_DOUBLE_EQ(calibration_line_gbps(fast, true), 4);
   EXPECT_EQ(calibration_flows(fast, false), 1);
+  // c at 5 GB/s with one flow against a's and b's two on 10: a tie under a fair share, where the
+  // fewer flows win; with a calibration's k^0.5 c's NIC is the bottleneck outright.
+  const auto tied_topo =
+      topology::ClusterTopology::from_nodes({make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1}, "a"),
+                                             make_node({.gpus = 2, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1}, "b"),
+                                             make_node({.gpus = 1, .nics = 1, .nic_gbps = 5, .nvl_gbps = 100, .numa = 1}, "c"),
+                                             make_node({.gpus = 1, .nics = 1, .nic_gbps = 10, .nvl_gbps = 100, .numa = 1}, "d")});
+  const CostModel tied(tied_topo, default_cost_params(tied_topo));
+  const auto tie = tied.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 4, 3, 5}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(tie, false), 5);
+  EXPECT_EQ(calibration_flows(tie, false), 1);
+  // A γ of 2 (sharing worse than fair) moves the bottleneck to a's two flows: 10 / 2² < 5.
+  CostParams steep = default_cost_params(tied_topo);
+  Calibration cal;
+  cal.sharing.nic_exponent = 2.0;
+  steep.calibration = cal;
+  const CostModel steep_model(tied_topo, steep);
+  const auto steep_tie = steep_model.score(tp2, flat_rank_groups(tp2), std::vector<int>{0, 2, 1, 4, 3, 5}).of(Dim::tp);
+  EXPECT_DOUBLE_EQ(calibration_line_gbps(steep_tie, false), 10);
+  EXPECT_EQ(calibration_flows(steep_tie, false), 2);
   // Identical NICs: the shared line is the NIC with the most flows, as max_nic_flows says.
   const Layout tp2_of_four{.world = 4, .tp = 2};
   const auto healthy_topo =
