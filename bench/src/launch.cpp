@@ -58,7 +58,6 @@ std::optional<int> parse_launched_command(const char* command, const char* summa
     const auto vm = parse_command(command, summary, options, args, quiet ? null_stream : std::cout);
     if (!vm) return kExitOk;
     finish(*vm);
-    if (const std::string wait = mpi_wait_setting_error(); !wait.empty()) throw InputError(wait);
   } catch (const InputError&) {
     if (quiet) return kExitBadInput;  // rank 0 prints it, once
     throw;
@@ -74,6 +73,9 @@ std::string joined_command_line(const std::string& command, const Args& args) {
 
 bool settle_topology(const topology::TopologyOptions& options, const Launch& at, topology::ClusterTopology& topo,
                      std::vector<int>& slot_of_rank) {
+  // Here, with every rank up, rather than while parsing: a rank that exits 2 before rank 0 has
+  // printed makes mpirun end rank 0 with the error unsaid.
+  if (any_input_error(mpi_wait_setting_error(), at.world, at.command)) return false;
   std::string error;
   try {
     if (options.given()) {

@@ -34,7 +34,7 @@ std::string mpi_wait_setting_error() {
 }
 
 int mpi_wait_sleep_us() {
-  // A run refuses a bad setting before it starts (parse_launched_command); here it spins.
+  // A run refuses a bad setting before it measures (settle_topology); here it spins.
   static const int us = static_cast<int>(std::max(0L, read_sleep_us()));
   return us;
 }
