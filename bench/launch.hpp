@@ -88,9 +88,12 @@ void measure_points(Runner& runner, const std::vector<mapping::Mapping>& mapping
 
 // Parses a command launched on every rank: help and input errors are printed by the launcher's
 // rank 0 only. `finish` checks the parsed values (InputError). An exit status when the command
-// ends here (help: 0; input error on another rank: 2; rank 0 throws it), nothing to go on.
+// ends here (help: 0; without an MPI launcher, an input error: 2 on other ranks, rank 0 throws
+// it), nothing to go on. Under an MPI launcher an input error is left in `deferred_error` on
+// every rank, for the command to end on once MPI has started (any_input_error, first thing).
 std::optional<int> parse_launched_command(const char* command, const char* summary, const po::options_description& options,
-                                          const Args& args, const std::function<void(const po::variables_map&)>& finish);
+                                          const Args& args, const std::function<void(const po::variables_map&)>& finish,
+                                          std::string& deferred_error);
 
 // "meshbench COMMAND arg …"
 std::string joined_command_line(const std::string& command, const Args& args);

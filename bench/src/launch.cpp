@@ -51,14 +51,23 @@ Watchdog::FailureHandler record_failures_in(FailureSink& sink) {
 }
 
 std::optional<int> parse_launched_command(const char* command, const char* summary, const po::options_description& options,
-                                          const Args& args, const std::function<void(const po::variables_map&)>& finish) {
+                                          const Args& args, const std::function<void(const po::variables_map&)>& finish,
+                                          std::string& deferred_error) {
   const bool quiet = topology::launcher_rank() != 0;
   std::ofstream null_stream;
+  bool under_mpi = false;
   try {
+    under_mpi = topology::launched_by_mpi_launcher();
     const auto vm = parse_command(command, summary, options, args, quiet ? null_stream : std::cout);
     if (!vm) return kExitOk;
     finish(*vm);
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
+    // A rank that exited 2 here could make mpirun end rank 0 before rank 0 had printed: under an
+    // MPI launcher every rank starts MPI and ends at the command's first collective instead.
+    if (under_mpi) {
+      deferred_error = e.what();
+      return std::nullopt;
+    }
     if (quiet) return kExitBadInput;  // rank 0 prints it, once
     throw;
   }

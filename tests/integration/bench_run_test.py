@@ -416,6 +416,14 @@ def test_bad_input():
         expect_bad_input(mpirun(4, "run", "--node-type", "p4d.24xlarge", "--nodes", "1", "--tp", "2", "--out", out), "8 slots", launched=True)
         expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out, env=env(MESHBENCH_MPI_WAIT_SLEEP_US="fast")),
                          "MESHBENCH_MPI_WAIT_SLEEP_US='fast'", launched=True)
+        # A parse error under mpirun: every rank starts MPI first, so the line is said (a rank that
+        # exited at once could make mpirun end rank 0 before it printed); on one rank only (rank 3
+        # alone is given the bad option), that rank says it and the others end with it.
+        expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out, "--bogus"), "bogus", launched=True)
+        one_rank = ('if [ "$OMPI_COMM_WORLD_RANK" = 3 ]; then set -- "$@" --bogus-on-rank-3; fi; exec "$0" "$@"')
+        p = subprocess.run(["mpirun", "-np", "4", "sh", "-c", one_rank, meshbench(), "run", *LAYOUT, *QUICK, "--out", out],
+                           env=env(), capture_output=True, text=True, timeout=300)
+        expect_bad_input(p, "bogus-on-rank-3", launched=True)
         check(not os.path.exists(out), "a bad input left an output file")
         open(out, "w").write("precious")
         expect_bad_input(mpirun(4, "run", *LAYOUT, *QUICK, "--out", out), "exists", launched=True)

@@ -135,10 +135,12 @@ int calibrate_under_mpi(const CalibrateConfig& config, const Args& args, const P
 int calibrate_probe_command(const Args& args, const ProbeFit& fit) {
   CalibrateConfig config;
   const auto options = calibrate_options(config);
-  if (const auto status = parse_launched_command("calibrate", kSummary, options, args,
-                                                 [&](const po::variables_map& vm) { finish_calibrate_config(vm, config); }))
+  std::string parse_error;
+  if (const auto status = parse_launched_command(
+          "calibrate", kSummary, options, args, [&](const po::variables_map& vm) { finish_calibrate_config(vm, config); }, parse_error))
     return *status;
   const mpi::MpiSession session;
+  if (any_input_error(parse_error, MPI_COMM_WORLD, "calibrate")) return kExitBadInput;
   return calibrate_under_mpi(config, args, fit);
 }
 

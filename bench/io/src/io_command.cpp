@@ -434,10 +434,12 @@ int io_under_mpi(const IoConfig& c, const Args& args) {
 int io_command(const Args& args) {
   IoConfig config;
   const auto options = io_options(config);
-  if (const auto status =
-          parse_launched_command("io", kSummary, options, args, [&](const po::variables_map&) { finish_io_config(config); }))
+  std::string parse_error;
+  if (const auto status = parse_launched_command(
+          "io", kSummary, options, args, [&](const po::variables_map&) { finish_io_config(config); }, parse_error))
     return *status;
   const mpi::MpiSession session;
+  if (any_input_error(parse_error, MPI_COMM_WORLD, "io")) return kExitBadInput;
   return io_under_mpi(config, args);
 }
 

@@ -418,10 +418,12 @@ int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit
 int run_command(const Args& args, const ProbeFit& fit) {
   RunConfig config;
   const auto options = run_options_description(config);
-  if (const auto status =
-          parse_launched_command("run", kSummary, options, args, [&](const po::variables_map& vm) { finish_run_config(vm, config); }))
+  std::string parse_error;
+  if (const auto status = parse_launched_command(
+          "run", kSummary, options, args, [&](const po::variables_map& vm) { finish_run_config(vm, config); }, parse_error))
     return *status;
   const mpi::MpiSession session;
+  if (any_input_error(parse_error, MPI_COMM_WORLD, "run")) return kExitBadInput;
   return run_under_mpi(config, args, fit);
 }
 

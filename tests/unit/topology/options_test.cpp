@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "tests/unit/launcher_env.hpp"
 #include "tests/unit/scratch_dir.hpp"
 #include "topology/options.hpp"
 #include "topology_test_data.hpp"
@@ -107,22 +108,7 @@ TEST(TopologyOptions, WithoutRequiringGpusAFileWithoutGpusGivesCpuSlots) {
   EXPECT_EQ(c.node(0).slots[0].kind, SlotKind::cpu);
 }
 
-class LauncherEnv : public ::testing::Test {
- protected:
-  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",           "PMI_RANK", "PMI_SIZE",
-                                           "SLURM_STEP_ID",        "SLURM_PROCID",         "SLURM_STEP_NUM_TASKS"};
-  void SetUp() override {
-    for (const char* n : kNames) {
-      if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
-      unsetenv(n);
-    }
-  }
-  void TearDown() override {
-    for (const char* n : kNames) unsetenv(n);
-    for (const auto& [n, v] : saved_) setenv(n.c_str(), v.c_str(), 1);
-  }
-  std::vector<std::pair<std::string, std::string>> saved_;
-};
+using test_support::LauncherEnv;
 
 TEST_F(LauncherEnv, RecognisesMpirunPmixPmiAndSrun) {
   EXPECT_FALSE(launched_by_mpi_launcher());
