@@ -437,30 +437,22 @@ int switch_sharing(const Fabric& f, const Scratch& s, const Run& r) {
   return sharing;
 }
 
-// What the NIC classes of `rail` on `node` give one flow, given how many share each.
-double reachable_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t rail, bool contention) {
-  const auto& l = f.at(node);
-  double gbps = 0;
-  for (; rail != 0; rail &= rail - 1) {
-    const int c = std::countr_zero(rail);
-    const int users = contention ? s.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)] : 1;
-    gbps += l.class_gbps[static_cast<std::size_t>(c)] / users;
-  }
-  return gbps;
-}
-
-// What the NIC classes of `rail` on `node` give one flow when the k flows on a class share it
-// as k^gamma.
-double shared_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t rail, double gamma) {
+// What the NIC classes of `rail` on `node` give one flow when the k flows on a class share it as
+// k^gamma: gamma 1 is a fair share, 0 the flow alone, between them a calibration's fitted sharing.
+double reachable_gbps(const Fabric& f, const Scratch& s, int node, std::uint64_t rail, double gamma) {
   const auto& l = f.at(node);
   double gbps = 0;
   for (; rail != 0; rail &= rail - 1) {
     const int c = std::countr_zero(rail);
     const int users = std::max(1, s.class_users[static_cast<std::size_t>(f.class_base[static_cast<std::size_t>(node)] + c)]);
-    gbps += l.class_gbps[static_cast<std::size_t>(c)] / std::pow(users, gamma);
+    const double share = gamma == 0.0 ? 1.0 : gamma == 1.0 ? users : std::pow(users, gamma);
+    gbps += l.class_gbps[static_cast<std::size_t>(c)] / share;
   }
   return gbps;
 }
+
+// The sharing the uncalibrated model prices NICs with: a fair share under contention, else none.
+double fair_share(const CostParams& params) { return params.contention ? 1.0 : 0.0; }
 
 // The sharing exponent of the calibration for NICs (`nic`) or switch uplinks; 1 (a fair share)
 // without a calibration or where it has none.
@@ -548,8 +540,8 @@ void add_gpu_group(const Fabric& f, const CostParams& params, const Scratch& s, 
     }
     if (g.nodes > 1) {
       const int devices = std::max(1, std::popcount(r.rail));
-      const double shared = reachable_gbps(f, s, r.node, r.rail, params.contention) / devices;
-      const double own = reachable_gbps(f, s, r.node, r.rail, false) / devices;
+      const double shared = reachable_gbps(f, s, r.node, r.rail, fair_share(params)) / devices;
+      const double own = reachable_gbps(f, s, r.node, r.rail, 0.0) / devices;
       c.nics = c.nics == 0 ? devices : std::min(c.nics, devices);
       c.nic_gbps = c.nic_gbps == 0 ? shared : std::min(c.nic_gbps, shared);
       own_gbps = own_gbps == 0 ? own : std::min(own_gbps, own);
@@ -584,10 +576,10 @@ void price_groups(const Fabric& f, const CostParams& params, Scratch& s, double 
       const double local = r.end - r.begin;
       if (local > 1) a2a_us_per_byte = std::max(a2a_us_per_byte, (local - 1) / n * us_per_byte(run_gbps));
       if (!multi) continue;
-      const double reach = reachable_gbps(f, s, r.node, r.rail, params.contention);
+      const double reach = reachable_gbps(f, s, r.node, r.rail, fair_share(params));
       inter_gbps = std::min(inter_gbps, reach);
-      s.net_lines.add(reachable_gbps(f, s, r.node, r.rail, false), shared_gbps(f, s, r.node, r.rail, sharing_exponent(params, true)),
-                      rail_users(f, s, r.node, r.rail));
+      const double alone = params.contention ? reachable_gbps(f, s, r.node, r.rail, 0.0) : reach;
+      s.net_lines.add(alone, reachable_gbps(f, s, r.node, r.rail, sharing_exponent(params, true)), rail_users(f, s, r.node, r.rail));
       // All-to-all: what leaves the node, over what the node (contention) or the group's own
       // rails (alone) can send.
       const double own = local * (n - local) / n;
@@ -657,10 +649,10 @@ void price_send_recv(const Fabric& f, const CostParams& params, Scratch& s, cons
     shape.crosses_nodes = true;
     shape.max_nodes_per_group = std::max(shape.max_nodes_per_group, 2);
     shape.worst_link = LinkClass::NET;
-    const double reach = reachable_gbps(f, s, na, l.rail[la], params.contention);
+    const double reach = reachable_gbps(f, s, na, l.rail[la], fair_share(params));
     add_profile(shape.send_recv, {params[LinkClass::NET].alpha_us, us_per_byte(reach)});
-    s.net_lines.add(reachable_gbps(f, s, na, l.rail[la], false), shared_gbps(f, s, na, l.rail[la], sharing_exponent(params, true)),
-                    rail_users(f, s, na, l.rail[la]));
+    const double alone = params.contention ? reachable_gbps(f, s, na, l.rail[la], 0.0) : reach;
+    s.net_lines.add(alone, reachable_gbps(f, s, na, l.rail[la], sharing_exponent(params, true)), rail_users(f, s, na, l.rail[la]));
     pair.nodes = 2;
     pair.nics = std::max(1, std::popcount(l.rail[la]));
     pair.nic_gbps = reach / pair.nics;
