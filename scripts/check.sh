@@ -3,8 +3,8 @@
 # the C++ sources. Installs clang-format and clang-tidy when missing. clang-tidy reads the compile
 # database of build-tidy/ (or $MESHBENCH_TIDY_DIR), a unity tree that is configured, never built:
 # it checks the batch files that hold the sources, 8 a batch, so the standard library, GoogleTest
-# and nlohmann_json are parsed and matched once a batch instead of once a file (about 4x less
-# time; docs/development.md, "Guard rails"). A changed file is checked with its batch.
+# and nlohmann_json are parsed and matched once a batch instead of once a file (about a third
+# of the time; docs/development.md, "Guard rails"). A changed file is checked with its batch.
 #   scripts/check.sh            the files changed against main (committed or not)
 #   scripts/check.sh --all      every source file (what CI runs)
 #   scripts/check.sh --fix      rewrite the changed files' formatting in place, then check
@@ -65,7 +65,7 @@ if [[ $all -eq 1 && ${#batches[@]} -eq 0 ]]; then
 fi
 # bugprone-suspicious-include is off for the batches, which include source files by design; the
 # same rule for our own files: none includes an implementation file.
-if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]*\.(c|cc|cpp|cxx)[">]' "${files[@]}" > "$build/check-include.log"; then
+if grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]*\.(c|cc|cpp|cxx)[">]' "${files[@]}" > "$build/check-include.log"; then
   echo "check.sh: these lines include an implementation file (bugprone-suspicious-include):"
   sed 's/^/  /' "$build/check-include.log"
   status=1
@@ -78,19 +78,20 @@ if [[ ${#batches[@]} -gt 0 ]]; then
   # shellcheck disable=SC2016 # a sed expression: the $ is a character to escape
   root_re="$(printf '%s' "$root" | sed 's/[][\.*^$()+?{}|]/\\&/g')"
   filter="^.*/(common|topology|mapping|bench|results|analysis|slurm|app)/.*\.hpp\$|^$root_re/(common|topology|mapping|bench|results|analysis|slurm|testbed|app|tests)/.*\.cpp\$"
-  if ! printf '%s\n' "${batches[@]}" | xargs -P "$(nproc)" -n 1 clang-tidy -p "$build" --quiet --config-file="$root/.clang-tidy" \
-    --header-filter="$filter" --checks=-bugprone-suspicious-include --extra-arg=-Wno-unknown-warning-option > "$build/check-tidy.log" 2>&1; then
-    status=1
-  fi
+  tidy_failed=0
+  printf '%s\n' "${batches[@]}" | xargs -P "$(nproc)" -n 1 clang-tidy -p "$build" --quiet --config-file="$root/.clang-tidy" \
+    --header-filter="$filter" --checks=-bugprone-suspicious-include --extra-arg=-Wno-unknown-warning-option > "$build/check-tidy.log" 2>&1 ||
+    tidy_failed=1
   findings="$(grep -cE '(warning|error): ' "$build/check-tidy.log" || true)"
   sources="$(cat "${batches[@]}" | grep -c '^#include' || true)"
   echo "check.sh: clang-tidy on ${#batches[@]} batch(es) of $sources file(s): $findings finding(s) in $((SECONDS - started)) s"
   if [[ $findings -gt 0 ]]; then
     grep -E -A3 '(warning|error): ' "$build/check-tidy.log" | head -200
     status=1
-  elif [[ $status -ne 0 ]]; then
+  elif [[ $tidy_failed -ne 0 ]]; then
     echo "check.sh: clang-tidy failed without a finding:" >&2
     tail -n 20 "$build/check-tidy.log" >&2
+    status=1
   fi
 fi
 [[ $status -eq 0 ]] && echo "check.sh: clean (${#files[@]} file(s))"
