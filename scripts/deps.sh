@@ -11,15 +11,27 @@ MESHBENCH_PACKAGES=(
   libpugixml-dev nlohmann-json3-dev libyaml-cpp-dev
   libfabric-dev libfabric-bin
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy
-  # python3-jsonschema: compare's JSON is validated against docs/compare.schema.json (tests only)
+  slurmctld slurmd slurm-client libpmix-dev
+  iproute2 util-linux procps
+)
+# What only the tests need (test.sh and CI add these; quickstart.sh does not): chromium is most
+# of the packages' download and install time.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MESHBENCH_TEST_PACKAGES=(
+  # python3-jsonschema: compare's JSON is validated against docs/compare.schema.json
   python3-jsonschema
   # report --html is tested in a real browser; python3-pil reads its screenshots' pixels
   chromium python3-pil
-  slurmctld slurmd slurm-client libpmix-dev
-  iproute2 util-linux procps
   # iptables: the fault tests' packet loss (kernels without netem); time: scripts/load.sh's memory per rank
   iptables time
 )
+
+# What scripts/check.sh (and so CI) adds: clang-format 14, whose output is the code's style, and
+# clang-tidy 22 (docs/development.md, "Guard rails", says why that version).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MESHBENCH_CHECK_PACKAGES=(clang-format clang-tidy-22)
+# shellcheck disable=SC2034
+MESHBENCH_CLANG_TIDY=clang-tidy-22
 
 meshbench_install_deps() {
   local missing=()
@@ -40,7 +52,7 @@ meshbench_install_deps() {
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || return 2
 }
 
-# Configures and builds into $MESHBENCH_BUILD_DIR (default: build/): Ninja, a unity build
+# meshbench_build ROOT [TARGET...]: configures and builds into $MESHBENCH_BUILD_DIR (default: build/): Ninja, a unity build
 # (CMAKE_UNITY_BUILD: each library and test binary compiles its sources in batches of 8 files, so
 # the heavy headers are parsed and their templates compiled once a batch, not once a file) and
 # line tables only (-O2 -g1). docs/development.md, "CI", has what each saves. Extra CMake
@@ -49,6 +61,10 @@ meshbench_install_deps() {
 # debugger's view of every variable).
 meshbench_build() {
   local root="$1"
+  shift
+  # The targets to build (default: all of them); quickstart.sh builds only what it runs.
+  local targets=()
+  [[ $# -eq 0 ]] || targets=(--target "$@")
   local build="${MESHBENCH_BUILD_DIR:-$root/build}"
   local generator=(-G Ninja)
   # A tree configured before the scripts used Ninja keeps its generator (CMake refuses a change).
@@ -58,5 +74,5 @@ meshbench_build() {
   # shellcheck disable=SC2086
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
     -DMESHBENCH_LINE_TABLES_ONLY=ON ${MESHBENCH_CMAKE_ARGS:-} || return 2
-  cmake --build "$build" -j "$(nproc)" || return 2
+  cmake --build "$build" -j "$(nproc)" "${targets[@]}" || return 2
 }

@@ -10,7 +10,8 @@ ranks them. The assertions are what physics says:
     two run back to back.
 And doctor's clock offset across the emulated nodes (issue 8): about 0 ms, and an injected offset
 detected as FAIL.
-Usage: e2e_test.py mpirun|sbatch|fidelity|doctor BUILD_DIR CLUSTER_NAME"""
+Usage: e2e_test.py mpirun|sbatch|fidelity|doctor|up|down BUILD_DIR CLUSTER_NAME (up and down: the
+cluster the cases share, as CTest's fixture; a case finds it up, or brings up its own)"""
 import os
 import shutil
 import statistics
@@ -30,6 +31,8 @@ FIDELITY_TOLERANCE = 0.10
 FIDELITY_SIZE_TOLERANCE = 0.20
 # Job scripts, binaries and results must not live under /tmp: every emulated node has its own.
 WORK_ROOT = "/var/lib/meshbench/e2e"
+# Where up.sh keeps a cluster's state while it is up (slurm/localcluster/common.sh).
+CLUSTER_STATE_ROOT = os.environ.get("MBN_STATE_ROOT", "/var/lib/meshbench/localcluster")
 # TP2 x DP2 with EP2 x EDP2: enough dimensions on 2 x 2 slots for several distinct mappings.
 # The sizes are a small MoE's per step (docs/examples/tiny-moe-workload.json, 8 micro-batches: 96 TP all-reduces
 # and EP all-to-alls of 1 MiB against one 2 MiB gradient all-reduce each for DP and EDP), so the
@@ -64,22 +67,32 @@ def cluster_down(name):
 
 
 class LocalCluster:
-    """A 2 x 2 cluster and a work folder for one case, both gone afterwards."""
+    """A 2 x 2 cluster and a work folder for one case, the folder gone afterwards. The cases share
+    one cluster, brought up by the CTest fixture's `up` and taken down by its `down`
+    (tests/integration/e2e.cmake); a case run by hand with a cluster of its own name brings it up
+    and takes it down itself."""
 
-    def __init__(self, name):
+    def __init__(self, name, case):
         self.name = name
-        self.work = os.path.join(WORK_ROOT, name)
+        self.work = os.path.join(WORK_ROOT, name, case)
+        self.own = not cluster_is_up(name)
 
     def __enter__(self):
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(self.work)
-        cluster_up(self.name)
+        if self.own:
+            cluster_up(self.name)
         return self.work
 
     def __exit__(self, *exc):
-        cluster_down(self.name)
+        if self.own:
+            cluster_down(self.name)
         if not os.environ.get("MESHBENCH_E2E_KEEP"):
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+def cluster_is_up(name):
+    return os.path.isdir(os.path.join(CLUSTER_STATE_ROOT, name))
 
 
 def mpirun(name, np, *cmd, extra=()):
@@ -158,7 +171,7 @@ def check_report(build, path):
 
 
 def case_mpirun(build, name):
-    with LocalCluster(name) as work:
+    with LocalCluster(name, "mpirun") as work:
         out = os.path.join(work, "mpirun.h5")
         p = mpirun(name, 4, os.path.join(build, "meshbench"), "run", *run_args(work), "--out", out)
         check(p.returncode == 0, "meshbench run under mpirun failed", p)
@@ -167,7 +180,7 @@ def case_mpirun(build, name):
 
 
 def case_sbatch(build, name):
-    with LocalCluster(name) as work:
+    with LocalCluster(name, "sbatch") as work:
         # The job runs the binary on the emulated nodes, whose /tmp is private: run a copy that
         # lives in the work folder (outside /tmp), wherever the build tree is.
         exe = os.path.join(work, "meshbench")
@@ -217,7 +230,7 @@ def case_fidelity(build, name):
     to run, around 0.984; with 31 rounds per size that is about 0.029 at one size and 0.017 over
     the three sizes' 93 rounds, which puts both limits more than 4 sigmas away."""
     rounds = 31
-    with LocalCluster(name):
+    with LocalCluster(name, "fidelity"):
         env_name = "MESHBENCH_FIDELITY_ROUNDS"
         os.environ[env_name] = "1"
         p = mpirun(name, 2, os.path.join(build, "perf", "perf_fidelity"), "20", str(rounds), "all_reduce", "1048576", "4194304",
@@ -258,7 +271,7 @@ def case_fidelity(build, name):
 def case_doctor(build, name):
     """doctor across the emulated nodes: the clock offset is about 0 ms; an injected one FAILs."""
     import json  # noqa: PLC0415
-    with LocalCluster(name):
+    with LocalCluster(name, "doctor"):
         exe = os.path.join(build, "meshbench")
         for inject, want_status, want_exit in ((None, "PASS", None), ("25", "FAIL", 1)):
             extra = ["--inject-clock-offset-ms", inject] if inject else []
@@ -282,5 +295,13 @@ if __name__ == "__main__":
     if os.geteuid() != 0:
         print("SKIP: the local test cluster needs root")
         sys.exit(SKIP)
-    {"mpirun": case_mpirun, "sbatch": case_sbatch, "fidelity": case_fidelity, "doctor": case_doctor}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "up":
+        cluster_down(sys.argv[3])  # what a killed earlier run left
+        cluster_up(sys.argv[3])
+    elif sys.argv[1] == "down":
+        cluster_down(sys.argv[3])
+        shutil.rmtree(os.path.join(WORK_ROOT, sys.argv[3]), ignore_errors=True)
+        check(not cluster_is_up(sys.argv[3]), f"cluster {sys.argv[3]} is still up after down.sh")
+    else:
+        {"mpirun": case_mpirun, "sbatch": case_sbatch, "fidelity": case_fidelity, "doctor": case_doctor}[sys.argv[1]](sys.argv[2], sys.argv[3])
     print("PASS", sys.argv[1])
