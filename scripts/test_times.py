@@ -6,7 +6,8 @@ each test's average time over the runs in that tree). Prints the slowest tests, 
   - an integration test that `scripts/test.sh --quick` runs (not labelled slow) took under 5 s.
 A slower machine of the same kind has taken up to 2x as long, so a check fails only past twice
 its budget (60 s undocumented, 10 s in the quick set) and warns between once and twice.
-  scripts/test_times.py [BUILD_DIR]      exit 0 within budget, 1 over it, 2 when nothing was recorded"""
+  scripts/test_times.py [--write LIST] [BUILD_DIR]   (LIST: every test's time, slowest first)
+exit 0 within budget, 1 over it, 2 when nothing was recorded"""
 import os
 import re
 import subprocess
@@ -26,9 +27,13 @@ def read_costs(build):
             for line in f:
                 if line.startswith("---"):
                     break
-                parts = line.split()
+                # "NAME RUNS SECONDS"; a parameterised GoogleTest name may hold spaces.
+                parts = line.rstrip("\n").rsplit(" ", 2)
                 if len(parts) == 3:
-                    costs[parts[0]] = float(parts[2])
+                    try:
+                        costs[parts[0]] = float(parts[2])
+                    except ValueError:
+                        pass
     except OSError:
         pass
     return costs
@@ -50,12 +55,19 @@ def quick_tests(build):
 
 
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+    args = sys.argv[1:]
+    listing = None
+    if len(args) >= 2 and args[0] == "--write":
+        listing, args = args[1], args[2:]
+    build = args[0] if args else os.path.join(ROOT, "build")
     costs = read_costs(build)
     if not costs:
         print(f"test_times: no test times recorded in {build}; run the tests first", file=sys.stderr)
         return 2
     slowest = sorted(costs.items(), key=lambda kv: -kv[1])
+    if listing:
+        with open(listing, "w") as f:
+            f.writelines(f"{cost:8.2f} s  {name}\n" for name, cost in slowest)
     print(f"test_times: {len(costs)} tests, {sum(costs.values()):.0f} s in all (per test, summed); the slowest:")
     for name, cost in slowest[:10]:
         print(f"  {cost:7.1f} s  {name}")

@@ -2,6 +2,7 @@
 // Private: how the checks name ranks, hosts and groups in one readable line.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/doctor/doctor_facts.hpp"
@@ -26,7 +27,7 @@ struct Grouping {
   std::map<std::string, std::vector<Key>> members;
   void add(const std::string& value, Key key) {
     if (members.find(value) == members.end()) values.push_back(value);
-    members[value].push_back(key);
+    members[value].push_back(std::move(key));
   }
 };
 
