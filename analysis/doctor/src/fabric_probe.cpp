@@ -5,9 +5,10 @@
 #include "analysis/doctor/fabric.hpp"
 
 #ifdef MESHBENCH_HAVE_LIBFABRIC
-#include <dlfcn.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
+
+#include "analysis/doctor/src/doctor_dynlib.hpp"
 #endif
 
 namespace meshbench::analysis {
@@ -27,54 +28,30 @@ std::string ep_type_name(fi_ep_type type) {
 
 std::string or_empty(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
-// libfabric is loaded when the doctor asks, not linked: loading it runs its providers'
-// constructors, and Debian's PSM provider (libinfinipath) sleeps about 0.2 s in its own, which
-// every meshbench command and every test process paid at start when it was linked. ABI 1 is
-// every libfabric since 1.0; the symbols are its default versions, the ones these headers declare.
-constexpr const char* kLibfabric = "libfabric.so.1";
-
-struct Libfabric {
-  decltype(&fi_getinfo) getinfo = nullptr;
-  decltype(&fi_freeinfo) freeinfo = nullptr;
-  decltype(&fi_strerror) strerror = nullptr;
-  std::string error;
-};
-
-Libfabric load_libfabric() {
-  Libfabric lib;
-  // Kept loaded for the life of the process, as a linked library would be.
-  void* handle = dlopen(kLibfabric, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    lib.error = std::string(kLibfabric) + " could not be loaded (" + or_empty(dlerror()) + ")";
-    return lib;
-  }
-  lib.getinfo = reinterpret_cast<decltype(&fi_getinfo)>(dlsym(handle, "fi_getinfo"));
-  lib.freeinfo = reinterpret_cast<decltype(&fi_freeinfo)>(dlsym(handle, "fi_freeinfo"));
-  lib.strerror = reinterpret_cast<decltype(&fi_strerror)>(dlsym(handle, "fi_strerror"));
-  if (lib.getinfo == nullptr || lib.freeinfo == nullptr || lib.strerror == nullptr) {
-    lib.error = std::string(kLibfabric) + " lacks fi_getinfo, fi_freeinfo or fi_strerror";
-    lib.getinfo = nullptr;
-  }
-  return lib;
-}
-
 }  // namespace
 
+// libfabric is loaded when the doctor asks (DynLib), not linked: loading it runs its providers'
+// constructors, and Debian's PSM provider (libinfinipath) sleeps about 0.2 s in its own, which
+// every meshbench command and every test process paid at start when it was linked. Its
+// functions are the default versions of its symbols, the ones these headers declare.
 FabricProbe probe_fabric() {
   FabricProbe probe;
   probe.probed = true;
   probe.fi_provider_env = or_empty(std::getenv("FI_PROVIDER"));
-  const Libfabric lib = load_libfabric();
-  if (lib.getinfo == nullptr) {
+  const detail::DynLib lib({"libfabric.so.1", "libfabric.so"});
+  const auto getinfo = lib.symbol<decltype(&fi_getinfo)>("fi_getinfo");
+  const auto freeinfo = lib.symbol<decltype(&fi_freeinfo)>("fi_freeinfo");
+  const auto error_text = lib.symbol<decltype(&fi_strerror)>("fi_strerror");
+  if (getinfo == nullptr || freeinfo == nullptr || error_text == nullptr) {
     probe.probed = false;
-    probe.note = lib.error;
+    probe.note = "libfabric could not be loaded (tried " + lib.tried() + ")";
     return probe;
   }
   fi_info* info = nullptr;
   // No hints: every provider and endpoint type, as `fi_info` with no options lists them.
-  const int rc = lib.getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, nullptr, &info);
+  const int rc = getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, nullptr, &info);
   if (rc != 0) {
-    probe.note = "fi_getinfo returned " + std::to_string(rc) + " (" + lib.strerror(-rc) + ")";
+    probe.note = "fi_getinfo returned " + std::to_string(rc) + " (" + error_text(-rc) + ")";
     return probe;
   }
   std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;
@@ -89,7 +66,7 @@ FabricProbe probe_fabric() {
     // One entry per capability set and address format; the tuple is what the check needs.
     if (seen.emplace(e.provider, e.fabric, e.domain, e.ep_type).second) probe.entries.push_back(std::move(e));
   }
-  lib.freeinfo(info);
+  freeinfo(info);
   return probe;
 }
 #else
