@@ -11,6 +11,8 @@
 
 namespace meshbench::mapping {
 
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 enum class Recompute { none, selective, full };
 std::string to_string(Recompute recompute);
 // InputError for anything but none|selective|full.

@@ -10,9 +10,7 @@ namespace meshbench::mapping {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-double gib(double bytes) { return bytes / kGiB; }
+double gib(double bytes) { return bytes / kBytesPerGiB; }
 double ms(double us) { return us / 1000.0; }
 
 std::string settings_line(const TrainingSettings& s, const Workload& w) {

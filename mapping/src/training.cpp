@@ -12,8 +12,6 @@ namespace meshbench::mapping {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 double mlp_params(const Workload& w, double width) { return (w.gated_mlp ? 3.0 : 2.0) * w.hidden * width; }
 
 double embedding_params(const Workload& w) { return static_cast<double>(w.vocab) * w.hidden; }
@@ -228,7 +226,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const
     m.weights = m.parameters * b.weight;
     m.gradients = m.parameters * b.grad;
     m.optimizer = dense * (b.master + b.moments) / dense_shards + experts * (b.master + b.moments) / expert_shards;
-    m.allowance = s.allowance_gib * kGiB + s.fragmentation * m.activations;
+    m.allowance = s.allowance_gib * kBytesPerGiB + s.fragmentation * m.activations;
     return m;
   };
 

@@ -1,0 +1,34 @@
+#pragma once
+// explore's command line: the options as given, checked for what needs no file, and turned into
+// the search's constraints and the training job's settings.
+#include <optional>
+#include <string>
+
+#include "common/cli.hpp"
+#include "mapping/explore.hpp"
+#include "topology/options.hpp"
+
+namespace meshbench::mapping {
+
+struct ExploreOptions {
+  topology::TopologyOptions topology;
+  int cpu_slots = 0;
+  std::string workload, cost_model, format, export_dir, out, recompute = "selective", precision = "bf16";
+  std::string tp, cp, pp, vpp, ep, etp;
+  int micro_batch = 0, global_batch = 0, top = 10, plan_top = 5, out_top = 2;
+  OutputFormat output = OutputFormat::text;
+  double gpu_memory = 0, peak_tflops = 0, headroom = 0, efficiency = 0.5, skew = 0, allowance = 3.0;
+  bool tp_across_nodes = false, no_distributed_optimizer = false, bf16_moments = false, no_sequence_parallel = false, ep_overlap = false,
+       no_contention = false, force = false;
+};
+
+// nullopt after --help; InputError for a value out of range or an --out that exists without --force.
+std::optional<ExploreOptions> parse_explore_options(const Args& args);
+
+// The sizes to try (InputError for a malformed size list).
+ExploreConstraints constraints_of(const ExploreOptions& options);
+
+// The job's settings: the options', else the workload file's batch sizes, else the defaults.
+TrainingSettings settings_of(const ExploreOptions& options, const Workload& workload);
+
+}  // namespace meshbench::mapping
