@@ -1,6 +1,4 @@
 #pragma once
-#include <mpi.h>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,15 +24,6 @@ ClusterTopology load_offline_topology(const TopologyOptions& options, bool requi
 
 // This node alone, discovered with hwloc; without GPUs, `cpu_slots` CPU slots.
 NodeTopology discover_this_node(int cpu_slots);
-
-// The live cluster under MPI (collective over `comm`): every rank reports its host, slot and
-// node; rank 0 assembles and broadcasts. A node is the ranks of one host (mpi::split_by_host).
-struct LiveCluster {
-  ClusterTopology topology;
-  std::vector<int> slot_of_rank;      // world rank -> slot
-  std::vector<std::string> warnings;  // e.g. nodes whose layouts differ
-};
-LiveCluster discover_cluster(MPI_Comm comm);
 
 // True when this process was started by mpirun or srun with an MPI plugin (so MPI_Init joins a
 // real job); false for a process started alone. Throws InputError for a multi-task srun step

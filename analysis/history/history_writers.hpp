@@ -9,7 +9,8 @@
 
 namespace meshbench::analysis {
 
-inline constexpr int kHistoryJsonVersion = 2;
+// 3: the version's key is `schema_version`, as in every other JSON meshbench writes (2 said `version`).
+inline constexpr int kHistoryJsonVersion = 3;
 nlohmann::ordered_json history_to_json(const History& history);
 void write_history(const History& history, OutputFormat format, std::ostream& out);
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "results/records.hpp"
 
 namespace meshbench::analysis {

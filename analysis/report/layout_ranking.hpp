@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/report/ranking.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "results/reader.hpp"
 
 namespace meshbench::analysis {

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 
 namespace meshbench::analysis::detail {
 

@@ -16,6 +16,7 @@
 #include "mapping/mapping.hpp"
 #include "results/environment.hpp"
 #include "topology/json.hpp"
+#include "topology/live_cluster.hpp"
 #include "topology/options.hpp"
 
 namespace meshbench::bench {

@@ -18,14 +18,13 @@
 #include <span>
 #include <sstream>
 
+#include "common/error.hpp"
 #include "common/mpi/strings.hpp"
 #include "common/strings.hpp"
 
 namespace meshbench::bench {
 
 namespace {
-
-constexpr int kExitStatus = 3;
 
 std::atomic<int> g_wake_fd{-1};
 std::atomic<int> g_signal{0};
@@ -285,7 +284,7 @@ void Watchdog::serve() {
           std::fprintf(stderr, "meshbench run: rank %d (%s): stopping: %s\n", rank_,
                        hosts_.empty() ? "" : hosts_[static_cast<std::size_t>(rank_)].c_str(), msg.c_str());
           std::fflush(stderr);
-          ::_exit(kExitStatus);
+          ::_exit(kExitRunFault);
         }
         ::close(c);
       }
@@ -399,7 +398,7 @@ void Watchdog::exit_run(const std::string& message, bool interrupted) {
     }
     if (size_ > 1 && !endpoints_.empty() && !interrupted) abort_all(message);
   }
-  ::_exit(kExitStatus);
+  ::_exit(kExitRunFault);
 }
 
 }  // namespace meshbench::bench

@@ -387,7 +387,7 @@ def case_disk_full(build, name):
         run = Run(build, c.name, [*args, "--out", out])
         rc = run.wait(180)
         check(rc is not None, "the run did not end on a full filesystem")
-        check(rc == 3, f"exit status {rc}, expected 3 (the run ended by the watchdog's path):\n{run.stderr()[-3000:]}")
+        check(rc == 4, f"exit status {rc}, expected 4 (the run ended by the watchdog's path):\n{run.stderr()[-3000:]}")
         # Rank 0's own line: the others repeat it as "rank N (host): stopping: ...", and their
         # daemons may forward that before rank 0's does.
         hit = run.first("rank 0: the results writer")

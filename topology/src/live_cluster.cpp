@@ -10,6 +10,7 @@
 #include "common/mpi/strings.hpp"
 #include "topology/catalog.hpp"
 #include "topology/json.hpp"
+#include "topology/live_cluster.hpp"
 #include "topology/loaders.hpp"
 #include "topology/options.hpp"
 #include "topology/src/hwloc_reader.hpp"

@@ -8,6 +8,7 @@
 #include "common/mpi/session.hpp"
 #include "topology/commands.hpp"
 #include "topology/json.hpp"
+#include "topology/live_cluster.hpp"
 #include "topology/options.hpp"
 #include "topology/src/topo_text.hpp"
 

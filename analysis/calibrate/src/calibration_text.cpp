@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/sizes.hpp"
 #include "common/strings.hpp"
 

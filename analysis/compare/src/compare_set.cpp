@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "analysis/compare/point_keys.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/error.hpp"
 #include "common/sizes.hpp"
 #include "common/strings.hpp"

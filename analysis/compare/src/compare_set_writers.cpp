@@ -9,7 +9,7 @@
 #include "analysis/compare/src/p_value_text.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis {

@@ -5,7 +5,7 @@
 #include "analysis/compare/compare_writers.hpp"
 #include "analysis/compare/src/compare_json.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/error.hpp"
 #include "results/point_key.hpp"
 

@@ -2,7 +2,7 @@
 // How every compare writer prints a p-value: three significant digits, or "<1e-4".
 #include <string>
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 
 namespace meshbench::analysis {
 

@@ -1,6 +1,6 @@
 #include "analysis/compare/src/provenance_writer.hpp"
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 
 namespace meshbench::analysis::detail {
 

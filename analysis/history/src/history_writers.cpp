@@ -3,7 +3,7 @@
 #include <ostream>
 
 #include "analysis/report/report_sink.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis {
@@ -116,7 +116,7 @@ nlohmann::ordered_json history_to_json(const History& h) {
   }
   const GateVerdict verdict = h.gate_verdict();
   return {{"schema", "meshbench.history"},
-          {"version", kHistoryJsonVersion},
+          {"schema_version", kHistoryJsonVersion},
           {"verdict", to_string(verdict)},
           {"exit_status", exit_status(verdict)},
           {"runs_needed", h.runs_needed()},

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis::detail {

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/report/report_table.hpp"
 #include "analysis/report/src/report_tables.hpp"
+#include "analysis/report/text_table.hpp"
 #include "results/point_key.hpp"
 
 namespace meshbench::analysis {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analysis/report/report.hpp"
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 
 namespace meshbench::analysis::detail {
 

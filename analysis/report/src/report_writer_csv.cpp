@@ -1,8 +1,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/strings.hpp"
 #include "results/point_key.hpp"
 

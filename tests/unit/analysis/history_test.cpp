@@ -158,6 +158,8 @@ TEST(History, JsonAndMarkdownSayTheSame) {
   const History h = build_history(write_runs(dir, 10, 5, 1.25), {});
   const auto j = history_to_json(h);
   EXPECT_EQ(j["schema"], "meshbench.history");
+  EXPECT_EQ(j["schema_version"], kHistoryJsonVersion);
+  EXPECT_FALSE(j.contains("version"));
   EXPECT_EQ(j["changed_series"].get<int>(), h.changed_series());
   std::ostringstream md;
   write_history(h, OutputFormat::markdown, md);

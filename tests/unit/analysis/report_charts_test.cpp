@@ -8,9 +8,9 @@
 #include "analysis/report/charts.hpp"
 #include "analysis/report/placement.hpp"
 #include "analysis/report/report.hpp"
-#include "analysis/report/report_table.hpp"
 #include "analysis/report/report_writers.hpp"
 #include "analysis/report/src/html_svg.hpp"
+#include "analysis/report/text_table.hpp"
 #include "report_fixture.hpp"
 
 namespace meshbench::analysis {

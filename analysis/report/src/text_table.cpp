@@ -1,4 +1,4 @@
-#include "analysis/report/report_table.hpp"
+#include "analysis/report/text_table.hpp"
 
 #include <algorithm>
 #include <cmath>
