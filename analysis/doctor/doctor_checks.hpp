@@ -23,7 +23,7 @@ Check check_env_identical(const std::vector<RankFacts>& ranks);
 Check check_env_legacy(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes, const EnvTemplate& tmpl);
 
 // versions.<component>: one check per component. Different across ranks/nodes: FAIL; absent
-// everywhere: SKIP with the probe's reason; libfabric below 1.17: FAIL where a node has EFA,
+// everywhere: SKIP with the reader's reason; libfabric below 1.17: FAIL where a node has EFA,
 // WARN otherwise; below the minimums of the node type (p5: CUDA 12.0, NCCL 2.18.5,
 // aws-ofi-nccl 1.7.3, EFA installer 1.29.0): FAIL.
 std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std::vector<NodeFacts>& nodes,

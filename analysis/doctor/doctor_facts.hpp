@@ -32,15 +32,15 @@ struct NodeFacts {
   PciCounts pci;
   std::vector<NetInterface> interfaces;
   VersionMap versions;  // kernel, efa_installer, aws_ofi_nccl, nvidia_driver
-  FabricProbe fabric;
-  GpuProbe gpu;
+  FabricListing fabric;
+  GpuReading gpu;
 };
 
 // True for a variable the launcher sets per process (its rank, node, session): left out of the
 // facts, which are compared across ranks and stored once per distinct value.
 bool is_launcher_identity(const std::string& name);
 
-// Probes of this process and node (no MPI). `tmpl` adds the template's variables to env.
+// Readings of this process and node (no MPI). `tmpl` adds the template's variables to env.
 RankFacts collect_rank_facts(int rank, const std::string& host, const EnvTemplate& tmpl);
 NodeFacts collect_node_facts(const std::string& host, int leader_rank, std::vector<int> ranks);
 std::string local_hostname();

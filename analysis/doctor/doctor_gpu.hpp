@@ -22,16 +22,16 @@ struct GpuHealth {
 };
 
 // `source` is "nvml" or "nvidia-smi"; empty when neither exists here, with `note` saying so.
-struct GpuProbe {
+struct GpuReading {
   std::string source;
   std::string note;
   std::vector<GpuHealth> gpus;
 };
 
 // NVML through dlopen (libnvidia-ml.so.1), else `nvidia-smi --query-gpu=... --format=csv`.
-GpuProbe probe_gpu_health();
+GpuReading read_gpu_health();
 
-// The columns probe_gpu_health asks nvidia-smi for, in order.
+// The columns read_gpu_health asks nvidia-smi for, in order.
 inline constexpr std::string_view kNvidiaSmiQuery =
     "index,name,pci.bus_id,temperature.gpu,power.draw,power.limit,ecc.errors.uncorrected.volatile.total,"
     "clocks.sm,clocks.max.sm";

@@ -16,16 +16,16 @@ struct FabricEntry {
   bool operator==(const FabricEntry&) const = default;
 };
 
-// What fi_getinfo lists on this node. `probed` is false where meshbench was built without
+// What fi_getinfo lists on this node. `listed` (stored as `probed`) is false where meshbench was built without
 // libfabric; `note` then, or on a fi_getinfo error, says why the list is empty.
 // fi_getinfo honours FI_PROVIDER, so the list is what a libfabric user in this environment sees.
-struct FabricProbe {
-  bool probed = false;
+struct FabricListing {
+  bool listed = false;
   std::string note;
   std::string fi_provider_env;  // FI_PROVIDER as this process saw it ("" when unset)
   std::vector<FabricEntry> entries;
 };
-FabricProbe probe_fabric();
+FabricListing read_fabric();
 
 // What the node should have: EFA devices found on PCI, and whether its node type has EFA.
 struct FabricExpectation {

@@ -6,7 +6,7 @@
 
 namespace meshbench::analysis {
 
-// One component's version as a probe found it. An empty `version` means the component is absent
+// One component's version as a reader found it. An empty `version` means the component is absent
 // here and `source` says why ("libcuda.so.1 not found: no NVIDIA driver"); otherwise `source`
 // says where the version came from (library path, file).
 struct VersionInfo {
@@ -19,10 +19,10 @@ using VersionMap = std::map<std::string, VersionInfo>;  // component -> info
 // Components one process sees through what it loads (so they may differ between ranks with
 // different LD_LIBRARY_PATH): nccl, cuda_driver, cuda_runtime, libfabric, mpi, hwloc.
 // No CUDA library is linked: libcuda, libcudart and libnccl are dlopen'ed.
-VersionMap probe_process_versions();
+VersionMap read_process_versions();
 
 // Components of the node: kernel, efa_installer, aws_ofi_nccl, nvidia_driver.
-VersionMap probe_node_versions();
+VersionMap read_node_versions();
 
 // Pure helpers, unit-tested on canned input.
 std::vector<int> parse_version(std::string_view text);         // "2.27.7+cuda12.9" -> {2, 27, 7}

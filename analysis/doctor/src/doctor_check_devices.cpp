@@ -148,14 +148,14 @@ Check check_fabric(const std::vector<NodeFacts>& nodes, const std::vector<std::s
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes[i];
     FabricVerdict v;
-    if (!n.fabric.probed) {
+    if (!n.fabric.listed) {
       v = {CheckStatus::skip, n.fabric.note, ""};
     } else {
       auto spec = find_node_type(i < node_types.size() ? node_types[i] : "");
       v = evaluate_fabric(n.fabric.entries, {n.pci.efa, spec && spec->efa > 0, n.fabric.fi_provider_env});
       if (n.fabric.entries.empty() && !n.fabric.note.empty()) v.reason += " [" + n.fabric.note + "]";
     }
-    c.details[n.host] = n.fabric.probed ? summarise_providers(n.fabric.entries) : n.fabric.note;
+    c.details[n.host] = n.fabric.listed ? summarise_providers(n.fabric.entries) : n.fabric.note;
     const std::string key = std::string(to_string(v.status)) + "|" + v.reason;
     outcomes.add(key, n.host);
     verdicts[key] = v;

@@ -28,14 +28,14 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
   std::vector<std::string> unknown;
   int gpus = 0;
   double hottest = 0;
-  int probed_nodes = 0;
+  int nodes_read = 0;
   for (const auto& n : nodes) {
     if (n.gpu.source.empty()) {
       c.details[n.host] = n.gpu.note;
       if (n.pci.gpus > 0) unknown.push_back(n.host + " (" + n.gpu.note + ")");
       continue;
     }
-    ++probed_nodes;
+    ++nodes_read;
     std::vector<std::string> listed;
     for (const auto& g : n.gpu.gpus) {
       ++gpus;
@@ -83,18 +83,18 @@ Check check_gpu_health(const std::vector<NodeFacts>& nodes) {
         "replays grow; install the NVIDIA driver's NVML/nvidia-smi where missing";
     return c;
   }
-  if (probed_nodes > 0 && gpus == 0) {
+  if (nodes_read > 0 && gpus == 0) {
     c.status = CheckStatus::skip;
     c.reason = "NVML/nvidia-smi present but they list no GPU";
     return c;
   }
-  if (probed_nodes == 0) {
+  if (nodes_read == 0) {
     c.status = CheckStatus::skip;
     c.reason = "neither NVML (libnvidia-ml.so.1) nor nvidia-smi on " + (nodes.size() == 1 ? nodes.front().host : "any node") +
                ": no GPU health to read";
     return c;
   }
-  c.reason = detail::plural(gpus, "GPU") + " on " + detail::plural(probed_nodes, "node") + ": no uncorrected ECC error, hottest " +
+  c.reason = detail::plural(gpus, "GPU") + " on " + detail::plural(nodes_read, "node") + ": no uncorrected ECC error, hottest " +
              fixed(hottest, 0) + " C";
   return c;
 }

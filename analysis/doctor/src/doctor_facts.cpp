@@ -50,7 +50,7 @@ RankFacts collect_rank_facts(int rank, const std::string& host, const EnvTemplat
   }
   std::erase_if(f.env, [](const auto& kv) { return is_launcher_identity(kv.first); });
   std::sort(f.env.begin(), f.env.end());
-  f.versions = probe_process_versions();
+  f.versions = read_process_versions();
   return f;
 }
 
@@ -62,9 +62,9 @@ NodeFacts collect_node_facts(const std::string& host, int leader_rank, std::vect
   f.instance_type = detect_instance_type();
   f.pci = count_pci_devices();
   f.interfaces = read_net_interfaces();
-  f.versions = probe_node_versions();
-  f.fabric = probe_fabric();
-  f.gpu = probe_gpu_health();
+  f.versions = read_node_versions();
+  f.fabric = read_fabric();
+  f.gpu = read_gpu_health();
   return f;
 }
 
@@ -152,7 +152,7 @@ void to_json(nlohmann::json& j, const NodeFacts& f) {
        {"interfaces", nics},
        {"versions", f.versions},
        {"fabric",
-        {{"probed", f.fabric.probed},
+        {{"probed", f.fabric.listed},  // the key results files already hold
          {"note", f.fabric.note},
          {"fi_provider_env", f.fabric.fi_provider_env},
          {"entries", f.fabric.entries}}},
@@ -172,7 +172,7 @@ void from_json(const nlohmann::json& j, NodeFacts& f) {
   }
   f.versions = j.value("versions", VersionMap{});
   const auto fabric = j.value("fabric", nlohmann::json::object());
-  f.fabric.probed = fabric.value("probed", false);
+  f.fabric.listed = fabric.value("probed", false);
   f.fabric.note = fabric.value("note", "");
   f.fabric.fi_provider_env = fabric.value("fi_provider_env", "");
   f.fabric.entries = fabric.value("entries", std::vector<FabricEntry>{});

@@ -22,12 +22,12 @@ std::optional<double> number(const std::string& field) {
 }
 
 // One reading per GPU with run's sampler library (common/nvml), so doctor and run read alike.
-GpuProbe probe_nvml() {
-  GpuProbe probe;
+GpuReading read_nvml() {
+  GpuReading found;
   const nvml::NvmlLibrary nvml;
   if (!nvml.available()) {
-    probe.note = nvml.note();
-    return probe;
+    found.note = nvml.note();
+    return found;
   }
   for (int i = 0; i < nvml.device_count(); ++i) {
     const auto r = nvml.read(i);
@@ -44,14 +44,14 @@ GpuProbe probe_nvml() {
     g.max_sm_clock_mhz = f.max_sm_clock_mhz;
     g.throttle = nvml::throttle_names(r.reasons);
     if (r.pcie_replays) g.pcie_replays = static_cast<long long>(*r.pcie_replays);
-    probe.gpus.push_back(std::move(g));
+    found.gpus.push_back(std::move(g));
   }
-  probe.source = "nvml";
-  return probe;
+  found.source = "nvml";
+  return found;
 }
 
-GpuProbe probe_nvidia_smi(const std::string& nvml_note) {
-  GpuProbe probe;
+GpuReading read_nvidia_smi(const std::string& nvml_note) {
+  GpuReading found;
   const std::string cmd = "nvidia-smi --query-gpu=" + std::string(kNvidiaSmiQuery) + " --format=csv,noheader,nounits 2>/dev/null";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   std::string out;
@@ -61,12 +61,12 @@ GpuProbe probe_nvidia_smi(const std::string& nvml_note) {
   }
   const int status = pipe ? pclose(pipe.release()) : -1;
   if (status != 0 || out.empty()) {
-    probe.note = nvml_note + " and nvidia-smi is not available or failed";
-    return probe;
+    found.note = nvml_note + " and nvidia-smi is not available or failed";
+    return found;
   }
-  probe.gpus = parse_nvidia_smi_csv(out);
-  probe.source = "nvidia-smi";
-  return probe;
+  found.gpus = parse_nvidia_smi_csv(out);
+  found.source = "nvidia-smi";
+  return found;
 }
 
 }  // namespace
@@ -98,10 +98,10 @@ std::vector<GpuHealth> parse_nvidia_smi_csv(std::string_view text) {
   return gpus;
 }
 
-GpuProbe probe_gpu_health() {
-  GpuProbe nvml = probe_nvml();
+GpuReading read_gpu_health() {
+  GpuReading nvml = read_nvml();
   if (!nvml.source.empty()) return nvml;
-  return probe_nvidia_smi(nvml.note);
+  return read_nvidia_smi(nvml.note);
 }
 
 }  // namespace meshbench::analysis

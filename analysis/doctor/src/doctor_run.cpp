@@ -47,7 +47,7 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   }
   const bool leader = my_node_ranks.front() == rank;
 
-  // A probe that throws must not leave the other ranks waiting in the gathers below: report
+  // A reader that throws must not leave the other ranks waiting in the gathers below: report
   // what was found, and the failure, instead.
   RankFacts mine;
   mine.rank = rank;

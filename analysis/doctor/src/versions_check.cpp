@@ -14,7 +14,7 @@ namespace {
 struct Component {
   const char* key;
   const char* title;
-  bool per_rank;  // probed by every rank (what it loads) rather than once per node
+  bool per_rank;  // read by every rank (what it loads) rather than once per node
 };
 
 constexpr std::array<Component, 10> kComponents = {{
@@ -64,14 +64,14 @@ std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std
     if (comp.per_rank) {
       for (const auto& r : ranks) {
         auto it = r.versions.find(comp.key);
-        VersionInfo info = it == r.versions.end() ? VersionInfo{"", "not probed"} : it->second;
+        VersionInfo info = it == r.versions.end() ? VersionInfo{"", "not read"} : it->second;
         rank_groups.add(info.present() ? info.version : "absent", r.rank);
         samples.push_back({"rank " + std::to_string(r.rank), r.host, info});
       }
     } else {
       for (const auto& n : nodes) {
         auto it = n.versions.find(comp.key);
-        VersionInfo info = it == n.versions.end() ? VersionInfo{"", "not probed"} : it->second;
+        VersionInfo info = it == n.versions.end() ? VersionInfo{"", "not read"} : it->second;
         node_groups.add(info.present() ? info.version : "absent", n.host);
         samples.push_back({n.host, n.host, info});
       }
@@ -101,7 +101,7 @@ std::vector<Check> check_versions(const std::vector<RankFacts>& ranks, const std
               " on every node (one image or AMI for the whole cluster); mixed versions hang or slow collectives";
     } else if (values.empty() || values.front() == "absent") {
       c.status = CheckStatus::skip;
-      c.reason = samples.empty() ? "nothing probed" : "absent " + scope + ": " + samples.front().info.source;
+      c.reason = samples.empty() ? "nothing read" : "absent " + scope + ": " + samples.front().info.source;
     } else {
       const std::string& v = values.front();
       c.reason = v + " " + scope;

@@ -40,7 +40,7 @@ inline NodeFacts p5_node(std::string host, int leader, int gpus = 8, int efa = 3
                 {"efa_installer", {"1.38.0", "/opt/amazon/efa_installed_packages"}},
                 {"aws_ofi_nccl", {"1.16.3", "/opt/amazon/ofi-nccl/lib/libnccl-net.so"}},
                 {"nvidia_driver", {"550.127.05", "/proc/driver/nvidia/version"}}};
-  n.fabric.probed = true;
+  n.fabric.listed = true;
   for (int d = 0; d < efa; ++d) {
     n.fabric.entries.push_back({"efa", "efa", "rdmap" + std::to_string(d) + "s0-rdm", "FI_EP_RDM"});
     n.fabric.entries.push_back({"efa", "efa", "rdmap" + std::to_string(d) + "s0-dgrm", "FI_EP_DGRAM"});
@@ -73,7 +73,7 @@ inline NodeFacts dev_box(std::string host, int leader) {
                 {"efa_installer", {"", "/opt/amazon/efa_installed_packages missing"}},
                 {"aws_ofi_nccl", {"", "no aws-ofi-nccl plugin"}},
                 {"nvidia_driver", {"", "/proc/driver/nvidia/version missing"}}};
-  n.fabric.probed = true;
+  n.fabric.listed = true;
   n.fabric.entries = {{"tcp;ofi_rxm", "10.0.0.0/16", "eth0", "FI_EP_RDM"},
                       {"sockets", "10.0.0.0/16", "eth0", "FI_EP_RDM"},
                       {"tcp", "10.0.0.0/16", "eth0", "FI_EP_MSG"}};

@@ -126,7 +126,7 @@ TEST(DoctorVersions, P5MinimumsFail) {
 }
 
 TEST(DoctorVersions, ProbesOnThisMachine) {
-  const auto v = probe_process_versions();
+  const auto v = read_process_versions();
   ASSERT_TRUE(v.count("mpi"));
   EXPECT_TRUE(v.at("mpi").present());
   EXPECT_TRUE(v.at("hwloc").present());
@@ -135,7 +135,7 @@ TEST(DoctorVersions, ProbesOnThisMachine) {
     // Present with a version, or absent with the reason: never both empty.
     EXPECT_FALSE(v.at(key).source.empty()) << key;
   }
-  const auto n = probe_node_versions();
+  const auto n = read_node_versions();
   EXPECT_TRUE(n.at("kernel").present());
   EXPECT_TRUE(n.count("efa_installer") && n.count("aws_ofi_nccl") && n.count("nvidia_driver"));
 }

@@ -23,8 +23,8 @@ using detail::DynLib;
 // ncclResult_t are all int-sized enums whose success value is 0).
 using IntGetter = int (*)(int*);
 
-VersionInfo probe_int_getter(std::initializer_list<const char*> libs, const char* fn, std::string (*decode)(int),
-                             const std::string& absent_reason) {
+VersionInfo read_int_getter(std::initializer_list<const char*> libs, const char* fn, std::string (*decode)(int),
+                            const std::string& absent_reason) {
   DynLib lib(libs);
   if (!lib.loaded()) return {"", "not found (" + lib.tried() + "): " + absent_reason};
   auto get = lib.symbol<IntGetter>(fn);
@@ -34,7 +34,7 @@ VersionInfo probe_int_getter(std::initializer_list<const char*> libs, const char
   return {decode(code), DynLib::path_of(reinterpret_cast<const void*>(get))};
 }
 
-VersionInfo probe_libfabric() {
+VersionInfo read_libfabric() {
   DynLib lib({"libfabric.so.1", "libfabric.so"});
   if (!lib.loaded()) return {"", "libfabric.so.1 not found: no libfabric on the library path"};
   using VersionFn = unsigned (*)();
@@ -44,7 +44,7 @@ VersionInfo probe_libfabric() {
   return {std::to_string(v >> 16U) + "." + std::to_string(v & 0xFFFFU), DynLib::path_of(reinterpret_cast<const void*>(fn))};
 }
 
-VersionInfo probe_mpi() {
+VersionInfo read_mpi() {
   // Allowed before MPI_Init (MPI-3), so the single-node doctor records it too.
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;
@@ -55,7 +55,7 @@ VersionInfo probe_mpi() {
   return {short_mpi_version(full), first_line};
 }
 
-VersionInfo probe_hwloc() {
+VersionInfo read_hwloc() {
   const unsigned api = hwloc_get_api_version();
   const std::string path = DynLib::path_of(reinterpret_cast<const void*>(&hwloc_get_api_version));
   std::error_code ec;
@@ -75,7 +75,7 @@ std::string read_file(const std::string& path, std::size_t limit) {
   return data;
 }
 
-VersionInfo probe_efa_installer() {
+VersionInfo read_efa_installer() {
   const std::string path = "/opt/amazon/efa_installed_packages";
   const std::string text = read_file(path, 1U << 16U);
   if (text.empty()) return {"", path + " missing: the EFA installer was not run on this node"};
@@ -84,7 +84,7 @@ VersionInfo probe_efa_installer() {
   return {v, path};
 }
 
-VersionInfo probe_ofi_plugin() {
+VersionInfo read_ofi_plugin() {
   utsname u{};
   uname(&u);
   std::vector<std::string> dirs;
@@ -102,7 +102,7 @@ VersionInfo probe_ofi_plugin() {
   return {"", "no aws-ofi-nccl plugin (libnccl-net.so, libnccl-net-ofi.so) in " + join(dirs, ", ")};
 }
 
-VersionInfo probe_nvidia_driver() {
+VersionInfo read_nvidia_driver() {
   const std::string path = "/proc/driver/nvidia/version";
   const std::string text = read_file(path, 4096);
   if (text.empty()) return {"", path + " missing: the NVIDIA kernel module is not loaded"};
@@ -112,25 +112,25 @@ VersionInfo probe_nvidia_driver() {
 
 }  // namespace
 
-VersionMap probe_process_versions() {
+VersionMap read_process_versions() {
   VersionMap m;
-  m["nccl"] = probe_int_getter({"libnccl.so.2", "libnccl.so"}, "ncclGetVersion", decode_nccl_version, "NCCL is not on the library path");
-  m["cuda_driver"] = probe_int_getter({"libcuda.so.1"}, "cuDriverGetVersion", decode_cuda_version, "no NVIDIA driver on this node");
-  m["cuda_runtime"] = probe_int_getter({"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cudaRuntimeGetVersion",
-                                       decode_cuda_version, "the CUDA runtime is not on the library path");
-  m["libfabric"] = probe_libfabric();
-  m["mpi"] = probe_mpi();
-  m["hwloc"] = probe_hwloc();
+  m["nccl"] = read_int_getter({"libnccl.so.2", "libnccl.so"}, "ncclGetVersion", decode_nccl_version, "NCCL is not on the library path");
+  m["cuda_driver"] = read_int_getter({"libcuda.so.1"}, "cuDriverGetVersion", decode_cuda_version, "no NVIDIA driver on this node");
+  m["cuda_runtime"] = read_int_getter({"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cudaRuntimeGetVersion",
+                                      decode_cuda_version, "the CUDA runtime is not on the library path");
+  m["libfabric"] = read_libfabric();
+  m["mpi"] = read_mpi();
+  m["hwloc"] = read_hwloc();
   return m;
 }
 
-VersionMap probe_node_versions() {
+VersionMap read_node_versions() {
   VersionMap m;
   utsname u{};
   m["kernel"] = uname(&u) == 0 ? VersionInfo{u.release, "uname"} : VersionInfo{"", "uname failed"};
-  m["efa_installer"] = probe_efa_installer();
-  m["aws_ofi_nccl"] = probe_ofi_plugin();
-  m["nvidia_driver"] = probe_nvidia_driver();
+  m["efa_installer"] = read_efa_installer();
+  m["aws_ofi_nccl"] = read_ofi_plugin();
+  m["nvidia_driver"] = read_nvidia_driver();
   return m;
 }
 

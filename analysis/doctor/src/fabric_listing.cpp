@@ -34,25 +34,25 @@ std::string or_empty(const char* s) { return s == nullptr ? std::string() : std:
 // constructors, and Debian's PSM provider (libinfinipath) sleeps about 0.2 s in its own, which
 // every meshbench command and every test process paid at start when it was linked. Its
 // functions are the default versions of its symbols, the ones these headers declare.
-FabricProbe probe_fabric() {
-  FabricProbe probe;
-  probe.probed = true;
-  probe.fi_provider_env = or_empty(std::getenv("FI_PROVIDER"));
+FabricListing read_fabric() {
+  FabricListing found;
+  found.listed = true;
+  found.fi_provider_env = or_empty(std::getenv("FI_PROVIDER"));
   const detail::DynLib lib({"libfabric.so.1", "libfabric.so"});
   const auto getinfo = lib.symbol<decltype(&fi_getinfo)>("fi_getinfo");
   const auto freeinfo = lib.symbol<decltype(&fi_freeinfo)>("fi_freeinfo");
   const auto error_text = lib.symbol<decltype(&fi_strerror)>("fi_strerror");
   if (getinfo == nullptr || freeinfo == nullptr || error_text == nullptr) {
-    probe.probed = false;
-    probe.note = "libfabric could not be loaded (tried " + lib.tried() + ")";
-    return probe;
+    found.listed = false;
+    found.note = "libfabric could not be loaded (tried " + lib.tried() + ")";
+    return found;
   }
   fi_info* info = nullptr;
   // No hints: every provider and endpoint type, as `fi_info` with no options lists them.
   const int rc = getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), nullptr, nullptr, 0, nullptr, &info);
   if (rc != 0) {
-    probe.note = "fi_getinfo returned " + std::to_string(rc) + " (" + error_text(-rc) + ")";
-    return probe;
+    found.note = "fi_getinfo returned " + std::to_string(rc) + " (" + error_text(-rc) + ")";
+    return found;
   }
   std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;
   for (const fi_info* i = info; i != nullptr; i = i->next) {
@@ -64,18 +64,18 @@ FabricProbe probe_fabric() {
     if (i->domain_attr != nullptr) e.domain = or_empty(i->domain_attr->name);
     if (i->ep_attr != nullptr) e.ep_type = ep_type_name(i->ep_attr->type);
     // One entry per capability set and address format; the tuple is what the check needs.
-    if (seen.emplace(e.provider, e.fabric, e.domain, e.ep_type).second) probe.entries.push_back(std::move(e));
+    if (seen.emplace(e.provider, e.fabric, e.domain, e.ep_type).second) found.entries.push_back(std::move(e));
   }
   freeinfo(info);
-  return probe;
+  return found;
 }
 #else
-FabricProbe probe_fabric() {
-  FabricProbe probe;
+FabricListing read_fabric() {
+  FabricListing found;
   const char* p = std::getenv("FI_PROVIDER");
-  probe.fi_provider_env = p == nullptr ? "" : p;
-  probe.note = "meshbench was built without libfabric (pkg-config libfabric not found)";
-  return probe;
+  found.fi_provider_env = p == nullptr ? "" : p;
+  found.note = "meshbench was built without libfabric (pkg-config libfabric not found)";
+  return found;
 }
 #endif
 
