@@ -13,14 +13,22 @@
 
 #include "bench/backend.hpp"
 #include "bench/reporter.hpp"
-#include "bench/run_config.hpp"
 #include "bench/run_mappings.hpp"
 #include "bench/runner.hpp"
 #include "bench/watchdog.hpp"
 #include "results/writer.hpp"
 #include "topology/cluster.hpp"
+#include "topology/options.hpp"
 
 namespace meshbench::bench {
+
+// What a measuring command's launch takes from its command line, whatever the command.
+struct LaunchOptions {
+  topology::TopologyOptions topology;
+  std::string backend;     // mpi | nccl | "" (auto)
+  std::string nccl_debug;  // capture NCCL's log here (NCCL backend)
+  double grace_s = 10;     // seconds a rank waits for rank 0 after its own watchdog fires
+};
 
 // This process's place in the launch, shared by every phase of a run.
 struct Launch {
@@ -41,12 +49,13 @@ struct StartedBackend {
 };
 
 // The NCCL backend where it is built and every rank has a GPU, unless told otherwise. Each
-// rank's GPU is the one of the slot it sits on, not blindly its local rank.
-std::optional<StartedBackend> start_backend(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
-                                            const std::vector<int>& slot_of_rank);
+// rank's GPU is the one of the slot it sits on, not blindly its local rank. An NCCL op may take
+// `watchdog_base_s` (plus its size at 50 MB/s) before the backend gives up on it.
+std::optional<StartedBackend> start_backend(const LaunchOptions& options, double watchdog_base_s, const Launch& at,
+                                            const topology::ClusterTopology& topo, const std::vector<int>& slot_of_rank);
 
 // Each world rank's hostname: the topology's for a described cluster, each process's own live.
-std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+std::vector<std::string> rank_hosts(const LaunchOptions& options, const Launch& at, const topology::ClusterTopology& topo,
                                     const std::vector<int>& slot_of_rank);
 
 // The results file's header for `plan`'s mappings measured with `options`.

@@ -109,13 +109,13 @@ bool settle_topology(const topology::TopologyOptions& options, const Launch& at,
   return !any_input_error(error, at.world, at.command);
 }
 
-std::optional<StartedBackend> start_backend(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
-                                            const std::vector<int>& slot_of_rank) {
-  std::string backend_name = config.backend;
+std::optional<StartedBackend> start_backend(const LaunchOptions& options, double watchdog_base_s, const Launch& at,
+                                            const topology::ClusterTopology& topo, const std::vector<int>& slot_of_rank) {
+  std::string backend_name = options.backend;
   if (backend_name.empty()) backend_name = nccl_backend_built() && every_rank_has_gpu(at.world) ? "nccl" : "mpi";
   StartedBackend started;
-  if (!config.nccl_debug.empty() && backend_name == "nccl") started.nccl_log = start_nccl_capture(config.nccl_debug);
-  if (!config.nccl_debug.empty() && backend_name != "nccl" && at.rank == 0) {
+  if (!options.nccl_debug.empty() && backend_name == "nccl") started.nccl_log = start_nccl_capture(options.nccl_debug);
+  if (!options.nccl_debug.empty() && backend_name != "nccl" && at.rank == 0) {
     std::cerr << "meshbench " << at.command << ": note: --nccl-debug applies to the NCCL backend; this run uses " << backend_name << "\n";
   }
   if (backend_name != "nccl") {
@@ -123,12 +123,12 @@ std::optional<StartedBackend> start_backend(const RunConfig& config, const Launc
     return started;
   }
   NcclOptions nccl;
-  nccl.watchdog_base_s = config.run.watchdog_base_s;
-  nccl.grace_s = config.grace_s;
+  nccl.watchdog_base_s = watchdog_base_s;
+  nccl.grace_s = options.grace_s;
   std::string error;
   try {
     started.backend =
-        make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !config.topology.given()), nccl);
+        make_nccl_backend(at.world, gpu_slot(topo, slot_of_rank[static_cast<std::size_t>(at.rank)], !options.topology.given()), nccl);
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -136,11 +136,11 @@ std::optional<StartedBackend> start_backend(const RunConfig& config, const Launc
   return started;
 }
 
-std::vector<std::string> rank_hosts(const RunConfig& config, const Launch& at, const topology::ClusterTopology& topo,
+std::vector<std::string> rank_hosts(const LaunchOptions& options, const Launch& at, const topology::ClusterTopology& topo,
                                     const std::vector<int>& slot_of_rank) {
   std::vector<std::string> hosts;
   for (int r = 0; r < at.size; ++r) hosts.push_back(topo.hostname(topo.node_of(slot_of_rank[static_cast<std::size_t>(r)])));
-  if (!config.topology.given()) hosts = mpi::allgather_strings(mpi::this_host_name(), at.world);
+  if (!options.topology.given()) hosts = mpi::allgather_strings(mpi::this_host_name(), at.world);
   return hosts;
 }
 

@@ -28,7 +28,9 @@ constexpr const char* kSummary =
 struct CalibrateConfig {
   std::string out;      // the calibration file
   std::string results;  // base name of the probe's results files
-  RunConfig run;        // topology, backend, sizes and timing policy
+  bool force = false;
+  LaunchOptions launch;  // topology, backend, watchdog grace
+  RunOptions measure;    // sizes and timing policy
 };
 
 po::options_description calibrate_options(CalibrateConfig& c) {
@@ -39,28 +41,28 @@ po::options_description calibrate_options(CalibrateConfig& c) {
       ("out,o", po::value(&c.out)->default_value(""), "calibration file to write (JSON)")
       ("results", po::value(&c.results)->default_value(""),
        "base name of the probe's results files, BASE.collectives.h5 and BASE.p2p.h5 (default: the --out file's name without .json, plus .probe)")
-      ("force", po::bool_switch(&c.run.force), "replace existing output files");
+      ("force", po::bool_switch(&c.force), "replace existing output files");
   // clang-format on
   po::options_description measure("what to measure");
   // clang-format off
   measure.add_options()
-      ("backend", po::value(&c.run.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)")
+      ("backend", po::value(&c.launch.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)")
       ("minbytes,b", po::value<std::string>()->default_value("8"), "smallest size")
       ("maxbytes,e", po::value<std::string>()->default_value("64M"), "largest size (always measured)")
       ("stepfactor,f", po::value<std::string>()->default_value("8"), "multiplicative step between sizes");
   // clang-format on
-  topology::add_topology_options(measure, c.run.topology);
+  topology::add_topology_options(measure, c.launch.topology);
   po::options_description timing("timing (per-iteration; the probe's defaults keep it within a few minutes on a slow link)");
   // clang-format off
   timing.add_options()
-      ("warmup,w", po::value(&c.run.run.policy.warmup)->default_value(d.policy.warmup), "warm-up ops per point, never counted")
-      ("min-iters", po::value(&c.run.run.policy.min_iters)->default_value(d.policy.min_iters), "fewest timed iterations per point")
-      ("max-iters", po::value(&c.run.run.policy.max_iters)->default_value(d.policy.max_iters), "most timed iterations per point")
-      ("precision", po::value(&c.run.run.policy.precision)->default_value(d.policy.precision),
+      ("warmup,w", po::value(&c.measure.policy.warmup)->default_value(d.policy.warmup), "warm-up ops per point, never counted")
+      ("min-iters", po::value(&c.measure.policy.min_iters)->default_value(d.policy.min_iters), "fewest timed iterations per point")
+      ("max-iters", po::value(&c.measure.policy.max_iters)->default_value(d.policy.max_iters), "most timed iterations per point")
+      ("precision", po::value(&c.measure.policy.precision)->default_value(d.policy.precision),
        "stop once the median's 95% interval is within this fraction")
-      ("budget", po::value(&c.run.run.policy.budget_s)->default_value(d.policy.budget_s), "time budget per point, seconds")
-      ("watchdog", po::value(&c.run.run.watchdog_base_s)->default_value(d.watchdog_base_s), "seconds an op may take before the probe ends (plus size / 50 MB/s)")
-      ("watchdog-grace", po::value(&c.run.grace_s)->default_value(c.run.grace_s), "seconds a rank waits for rank 0 after its own watchdog fires");
+      ("budget", po::value(&c.measure.policy.budget_s)->default_value(d.policy.budget_s), "time budget per point, seconds")
+      ("watchdog", po::value(&c.measure.watchdog_base_s)->default_value(d.watchdog_base_s), "seconds an op may take before the probe ends (plus size / 50 MB/s)")
+      ("watchdog-grace", po::value(&c.launch.grace_s)->default_value(c.launch.grace_s), "seconds a rank waits for rank 0 after its own watchdog fires");
   // clang-format on
   po::options_description all;
   all.add(out).add(measure).add(timing);
@@ -69,25 +71,25 @@ po::options_description calibrate_options(CalibrateConfig& c) {
 
 void finish_calibrate_config(const po::variables_map& vm, CalibrateConfig& c) {
   if (c.out.empty()) throw InputError("no calibration file; give --out cost.json");
-  if (!c.run.backend.empty() && c.run.backend != "mpi" && c.run.backend != "nccl")
-    throw InputError("unknown backend '" + c.run.backend + "'; use --backend mpi or nccl");
+  if (!c.launch.backend.empty() && c.launch.backend != "mpi" && c.launch.backend != "nccl")
+    throw InputError("unknown backend '" + c.launch.backend + "'; use --backend mpi or nccl");
   if (c.results.empty()) {
     c.results = c.out;
     if (c.results.ends_with(".json")) c.results.resize(c.results.size() - 5);
     c.results += ".probe";
   }
-  const TimingPolicy policy = c.run.run.policy;
-  const double watchdog = c.run.run.watchdog_base_s;
-  c.run.run = probe_run_options();
-  c.run.run.policy = policy;
-  c.run.run.watchdog_base_s = watchdog;
-  c.run.run.sizes = probe_sizes(parse_bytes(vm["minbytes"].as<std::string>()), parse_bytes(vm["maxbytes"].as<std::string>()),
+  const TimingPolicy policy = c.measure.policy;
+  const double watchdog = c.measure.watchdog_base_s;
+  c.measure = probe_run_options();
+  c.measure.policy = policy;
+  c.measure.watchdog_base_s = watchdog;
+  c.measure.sizes = probe_sizes(parse_bytes(vm["minbytes"].as<std::string>()), parse_bytes(vm["maxbytes"].as<std::string>()),
                                 parse_bytes(vm["stepfactor"].as<std::string>()));
-  const auto& p = c.run.run.policy;
+  const auto& p = c.measure.policy;
   if (p.min_iters < 1 || p.max_iters < p.min_iters) throw InputError("--min-iters must be at least 1 and at most --max-iters");
   if (p.warmup < 0) throw InputError("--warmup must be >= 0");
   if (p.precision <= 0 || p.budget_s <= 0) throw InputError("--precision and --budget must be positive");
-  if (c.run.run.watchdog_base_s <= 0 || c.run.grace_s < 0)
+  if (c.measure.watchdog_base_s <= 0 || c.launch.grace_s < 0)
     throw InputError("--watchdog must be positive and --watchdog-grace not negative");
 }
 
@@ -95,27 +97,27 @@ int calibrate_under_mpi(const CalibrateConfig& config, const Args& args, const P
   const Launch at = Launch::of_world("calibrate");
   topology::ClusterTopology topo;
   std::vector<int> slot_of_rank;
-  if (!settle_topology(config.run.topology, at, topo, slot_of_rank)) return kExitBadInput;
+  if (!settle_topology(config.launch.topology, at, topo, slot_of_rank)) return kExitBadInput;
   std::string error;
   if (at.rank == 0) {
     try {
-      check_probe_output(config.out, config.run.force);
+      check_probe_output(config.out, config.force);
     } catch (const InputError& e) {
       error = e.what();
     }
   }
   if (any_input_error(error, at.world, at.command)) return kExitBadInput;
-  auto started = start_backend(config.run, at, topo, slot_of_rank);
+  auto started = start_backend(config.launch, config.measure.watchdog_base_s, at, topo, slot_of_rank);
   if (!started) return kExitBadInput;
-  const auto hosts = rank_hosts(config.run, at, topo, slot_of_rank);
+  const auto hosts = rank_hosts(config.launch, at, topo, slot_of_rank);
   FailureSink sink;
-  Watchdog watchdog(at.world, hosts, config.run.grace_s, record_failures_in(sink));
-  const ProbeRequest request{config.results, config.run.force, config.run.run, joined_command_line("calibrate", args)};
+  Watchdog watchdog(at.world, hosts, config.launch.grace_s, record_failures_in(sink));
+  const ProbeRequest request{config.results, config.force, config.measure, joined_command_line("calibrate", args)};
   const auto outcome = probe_and_fit(at, *started->backend, topo, slot_of_rank, hosts, watchdog, sink, request, fit);
   if (!outcome) return kExitBadInput;
   if (at.rank == 0) {
     try {
-      mapping::write_output_file(config.out, mapping::to_json(outcome->calibration).dump(2) + "\n", config.run.force);
+      mapping::write_output_file(config.out, mapping::to_json(outcome->calibration).dump(2) + "\n", config.force);
     } catch (const InputError& e) {
       error = e.what();
     }

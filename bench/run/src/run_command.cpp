@@ -21,8 +21,8 @@
 #include "bench/nccl_capture.hpp"
 #include "bench/reporter.hpp"
 #include "bench/run/run_command.hpp"
-#include "bench/run_config.hpp"
-#include "bench/run_mappings.hpp"
+#include "bench/run/run_config.hpp"
+#include "bench/run/run_plan.hpp"
 #include "bench/runner.hpp"
 #include "bench/sensors/gpu_health_sampler.hpp"
 #include "bench/sensors/host_copies.hpp"
@@ -333,7 +333,7 @@ void record_nccl_transports(const std::string& nccl_log, const RunConfig& config
   for (const auto& text : all) per_rank.push_back(decode_transports(text));
   const auto uses = transport_uses(runner.communicators_created(), per_rank);
   writer->record_transports(uses);
-  std::cout << "# NCCL transports (from " << config.nccl_debug << "):\n";
+  std::cout << "# NCCL transports (from " << config.launch.nccl_debug << "):\n";
   for (const auto& u : uses) std::cout << "#   " << u.mapping << " " << u.dim << ": " << u.transport << " on " << u.ranks << " rank(s)\n";
 }
 
@@ -358,7 +358,7 @@ int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit
 
   topology::ClusterTopology topo;
   std::vector<int> slot_of_rank;
-  if (!settle_topology(config.topology, at, topo, slot_of_rank)) return kExitBadInput;
+  if (!settle_topology(config.launch.topology, at, topo, slot_of_rank)) return kExitBadInput;
   std::optional<StartedBackend> started;
   std::vector<std::string> hosts;
   FailureSink sink;
@@ -366,19 +366,19 @@ int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit
   std::optional<mapping::Calibration> calibration;
   if (config.calibrate) {
     if (!outputs_writable_before_probe(config, at)) return kExitBadInput;
-    started = start_backend(config, at, topo, slot_of_rank);
+    started = start_backend(config.launch, config.run.watchdog_base_s, at, topo, slot_of_rank);
     if (!started) return kExitBadInput;
-    hosts = rank_hosts(config, at, topo, slot_of_rank);
-    watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
+    hosts = rank_hosts(config.launch, at, topo, slot_of_rank);
+    watchdog = std::make_unique<Watchdog>(at.world, hosts, config.launch.grace_s, record_failures_in(sink));
     if (!calibrate_first(config, at, topo, slot_of_rank, hosts, *started->backend, *watchdog, sink, args, fit, calibration))
       return kExitBadInput;
   }
   auto plan = share_plan(config, at, topo, calibration);
   if (!plan) return kExitBadInput;
   if (!started) {
-    started = start_backend(config, at, topo, slot_of_rank);
+    started = start_backend(config.launch, config.run.watchdog_base_s, at, topo, slot_of_rank);
     if (!started) return kExitBadInput;
-    hosts = rank_hosts(config, at, topo, slot_of_rank);
+    hosts = rank_hosts(config.launch, at, topo, slot_of_rank);
   }
   Backend& backend = *started->backend;
   RunOptions options = config.run;
@@ -400,7 +400,7 @@ int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit
     if (plan->calibration) writer->record_calibration(mapping::to_json(*plan->calibration).dump());
   }
   const FailureSink::Attached attached(sink, reporters.file.get());
-  if (!watchdog) watchdog = std::make_unique<Watchdog>(at.world, hosts, config.grace_s, record_failures_in(sink));
+  if (!watchdog) watchdog = std::make_unique<Watchdog>(at.world, hosts, config.launch.grace_s, record_failures_in(sink));
   Runner runner(at.world, backend, options, slot_of_rank, watchdog.get(), at.rank == 0 ? &reporters.all : nullptr);
   runner.skip(*completed);
   if (nic_counters) runner.add_sampler(*nic_counters);

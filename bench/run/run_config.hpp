@@ -2,10 +2,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/launch.hpp"
 #include "bench/runner.hpp"
 #include "common/cli.hpp"
 #include "mapping/layout.hpp"
-#include "topology/options.hpp"
 
 namespace meshbench::bench {
 
@@ -13,18 +13,15 @@ namespace meshbench::bench {
 struct RunConfig {
   std::string out;
   bool force = false;
-  std::string resume;     // the file to continue; also the output then
-  std::string plan_file;  // a plan written by `meshbench plan --out`
-  topology::TopologyOptions topology;
+  std::string resume;      // the file to continue; also the output then
+  std::string plan_file;   // a plan written by `meshbench plan --out`
+  LaunchOptions launch;    // topology, backend, NCCL log, watchdog grace
   mapping::Layout layout;  // world comes from the topology / launch
   std::string workload_file;
   int top = 0;  // 0: every candidate
   std::vector<std::string> mapping_names;
-  std::string backend;          // mpi | nccl | "" (auto)
-  bool workload_sizes = false;  // --sizes workload
-  double grace_s = 10;
+  bool workload_sizes = false;                  // --sizes workload
   bool doctor = true;                           // run the doctor's checks first and record them
-  std::string nccl_debug;                       // capture NCCL's log here (NCCL backend)
   std::string cost_model_file;                  // plan with this calibration or cost-model file
   bool calibrate = false;                       // probe first, plan with the fit, measure the top K and a baseline
   bool nic_counters = true;                     // read every host's NIC counters around every point (nic_counter_sampler.hpp)

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "bench/run_mappings.hpp"
+#include "bench/run/run_plan.hpp"
 #include "common/error.hpp"
 #include "common/strings.hpp"
 

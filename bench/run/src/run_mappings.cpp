@@ -1,4 +1,4 @@
-#include "bench/run_mappings.hpp"
+#include "bench/run/run_plan.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

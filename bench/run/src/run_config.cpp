@@ -1,4 +1,4 @@
-#include "bench/run_config.hpp"
+#include "bench/run/run_config.hpp"
 
 #include "bench/sensors/nic_counters.hpp"
 
@@ -73,11 +73,11 @@ po::options_description run_options_description(RunConfig& c) {
       ("mappings", po::value<std::string>()->default_value(""), "comma-separated mapping names to measure (default: all)")
       ("dims", po::value<std::string>()->default_value(""), "comma-separated dimensions to measure: tp,cp,dp,pp,ep,etp,edp (default: all non-trivial)")
       ("ops", po::value<std::string>()->default_value(""), ops_help.c_str())
-      ("nccl-debug", po::value(&c.nccl_debug)->default_value(""),
+      ("nccl-debug", po::value(&c.launch.nccl_debug)->default_value(""),
        "NCCL backend: capture NCCL's INFO log of every process in this folder and record which transport each dimension used")
-      ("backend", po::value(&c.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
+      ("backend", po::value(&c.launch.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
   // clang-format on
-  topology::add_topology_options(plan, c.topology);
+  topology::add_topology_options(plan, c.launch.topology);
 
   po::options_description sizes("sizes (nccl-tests convention: bytes of the per-rank buffer; K, M, G are binary)");
   // clang-format off
@@ -118,7 +118,7 @@ po::options_description run_options_description(RunConfig& c) {
       ("seed", po::value(&c.run.seed)->default_value(1), "seed of the skewed traffic matrix, random mappings and the rounds' orders")
       ("random", po::value(&c.run.random_placements)->default_value(1)->value_name("N"), "random mappings among the candidates (seeds seed, seed+1, ...)")
       ("watchdog", po::value(&c.run.watchdog_base_s)->default_value(60.0), "seconds an op may take before the run ends (plus size / 50 MB/s)")
-      ("watchdog-grace", po::value(&c.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
+      ("watchdog-grace", po::value(&c.launch.grace_s)->default_value(10.0), "seconds a rank waits for rank 0 after its own watchdog fires")
       ("rank-time", po::value<std::string>()->default_value("max"),
        "an iteration's time over the ranks: max (the slowest rank, what a training step waits for) or avg (nccl-tests' default)")
       ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP")
@@ -149,8 +149,8 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (c.out.empty() && c.resume.empty()) throw InputError("no output file; give --out FILE.h5 (or --resume FILE.h5)");
   if (!c.out.empty() && !c.resume.empty() && c.out != c.resume)
     throw InputError("--out and --resume name different files; give one of them");
-  if (!c.backend.empty() && c.backend != "mpi" && c.backend != "nccl")
-    throw InputError("unknown backend '" + c.backend + "'; use --backend mpi or nccl");
+  if (!c.launch.backend.empty() && c.launch.backend != "mpi" && c.launch.backend != "nccl")
+    throw InputError("unknown backend '" + c.launch.backend + "'; use --backend mpi or nccl");
 
   c.mapping_names = split_list(vm["mappings"].as<std::string>());
   for (const auto& name : split_list(vm["dims"].as<std::string>())) {
@@ -192,7 +192,7 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (p.min_iters < 1 || p.max_iters < p.min_iters) throw InputError("--min-iters must be at least 1 and at most --max-iters");
   if (p.warmup < 0 || p.batch_ops < 1 || p.batches < 1) throw InputError("--warmup must be >= 0, --batch-ops and --batches >= 1");
   if (p.precision <= 0 || p.budget_s <= 0) throw InputError("--precision and --budget must be positive");
-  if (c.run.watchdog_base_s <= 0 || c.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
+  if (c.run.watchdog_base_s <= 0 || c.launch.grace_s < 0) throw InputError("--watchdog must be positive and --watchdog-grace not negative");
   if (c.top < 0) throw InputError("--top must be 0 (all) or positive");
   if (c.run.rounds < 1 || c.run.rounds > 1000) throw InputError("--rounds must be between 1 and 1000");
   if (c.calibrate && !c.cost_model_file.empty()) throw InputError("--calibrate fits its own cost model; drop --cost-model or --calibrate");
