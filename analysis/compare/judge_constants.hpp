@@ -5,14 +5,16 @@
 #include <array>
 #include <cstddef>
 
+#include "results/records.hpp"
+
 namespace meshbench::analysis {
 
 // 1 / Φ⁻¹(3/4): a median absolute deviation as a normal sigma (a definition, not a tuning).
 inline constexpr double kMadToSigma = 1.482602218505602;
 
 // Two runs' machine states differ when one's core-to-core round trip is more than this many times
-// the other's: the two states seen on the test VM differ 4-6x, readings within one state 1.5x.
-inline constexpr double kMachineStateFactor = 2.0;
+// the other's; the runner uses the same figure to call a visit disturbed (results/records.hpp).
+using results::kMachineStateFactor;
 
 // The fewest earlier runs `--history` must hold: four successive differences per unit, the
 // fewest from which a robust spread is more than its largest difference.
@@ -37,5 +39,30 @@ inline constexpr double kWholeRunJumpSigmas = 5;
 // baselines give three pairs, too few to trust alone; ten lets a unit that is really noisier
 // than its level still show it after about ten runs.
 inline constexpr double kPriorPairs = 10;
+
+// The fewest points of one timing mode from which the two-file judge estimates how the whole run
+// moved (their scatter); with fewer, each point's within-run test decides alone. Eight points
+// give a median absolute deviation that two outliers cannot move past the bulk.
+inline constexpr std::size_t kMinScatterPoints = 8;
+
+// The fewest families of one level from which a family's shift is judged against the others'
+// (each against the rest, so five families leave four to judge by).
+inline constexpr std::size_t kMinFamiliesForScatter = 5;
+
+// A count of exceedances is surprising under a tail when its Poisson probability is below this:
+// lenient, so that a tail is given up only on clear evidence (kTailCandidates).
+inline constexpr double kExceedancePlausible = 0.2;
+
+// Pooled samples up to which the Mann-Whitney U's exact distribution is computed; beyond, the
+// normal approximation with ties is used.
+inline constexpr std::size_t kExactLimit = 40;
+
+// The most lags summed for a series' effective sample size (autocorrelation): at most a quarter
+// of the series, and no more than this.
+inline constexpr std::size_t kMaxLags = 500;
+
+// The largest slowdown a "what this set can detect" search looks at, as a log ratio: log(1000).
+// A set that cannot see a 1000-fold change is reported as detecting nothing (+inf).
+inline constexpr double kLargestDetectableLog = 6.907755278982137;
 
 }  // namespace meshbench::analysis

@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "analysis/compare/judge_constants.hpp"
+
 namespace meshbench::analysis {
 
 // How strongly consecutive samples of one run depend on each other: the factor by which the
@@ -47,7 +49,7 @@ struct Scatter {
   std::size_t points = 0;
   bool estimated = false;  // false below `min_points`
 };
-Scatter run_to_run_scatter(std::span<const double> log_ratios, std::size_t min_points = 8);
+Scatter run_to_run_scatter(std::span<const double> log_ratios, std::size_t min_points = kMinScatterPoints);
 // P(X > z) for X standardised as (log ratio - centre) / sigma under the scatter's tail.
 double scatter_upper_tail(const Scatter& scatter, double z);
 

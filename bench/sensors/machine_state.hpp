@@ -13,13 +13,14 @@
 #include <limits>
 #include <vector>
 
+#include "results/records.hpp"
+
 namespace meshbench::bench {
 
 struct StatePolicy {
   bool enabled = true;
-  // A visit whose slowest node read this many times its own best is disturbed. The two states
-  // above differ 6x; two readings of one state within 1.3x.
-  double factor = 2.0;
+  // A visit whose slowest node read this many times its own best is disturbed.
+  double factor = results::kMachineStateFactor;
   int max_attempts = 3;         // measurements of one visit, the first included
   double budget_s = 60;         // what the whole run may spend waiting and measuring again
   double wait_per_visit_s = 5;  // the longest wait for the state before one new attempt

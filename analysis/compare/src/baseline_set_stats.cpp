@@ -115,10 +115,9 @@ Verdict decide(const UnitFinding& u, const SetOptions& o) {
 // by bisection on the log scale; +inf when even a 1000-fold slowdown is not.
 template <class PValue>
 double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
-  constexpr double kLargest = 6.907755278982137;  // log(1000)
   if (p_value(floor) <= alpha) return floor;
-  if (p_value(kLargest) > alpha) return INFINITY;
-  double low = floor, high = kLargest;
+  if (p_value(kLargestDetectableLog) > alpha) return INFINITY;
+  double low = floor, high = kLargestDetectableLog;
   for (int i = 0; i < 60 && high - low > 1e-6; ++i) {
     const double mid = 0.5 * (low + high);
     (p_value(mid) <= alpha ? high : low) = mid;

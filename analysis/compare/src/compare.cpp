@@ -160,7 +160,7 @@ void judge_families(Comparison& c, const CompareOptions& o) {
       for (std::size_t i = 0; i < shift.size(); ++i) {
         if (i != j) others.push_back(shift[i]);
       }
-      const Scatter s = run_to_run_scatter(others, 5);
+      const Scatter s = run_to_run_scatter(others, kMinFamiliesForScatter);
       if (!s.estimated) {  // too few families to tell how they drift: the Mann-Whitney test alone
         pf_slower[members[j]] = pf_faster[members[j]] = 0;
         continue;

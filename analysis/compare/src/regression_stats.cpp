@@ -11,9 +11,6 @@ namespace meshbench::analysis {
 
 namespace {
 
-constexpr std::size_t kExactLimit = 40;  // pooled samples up to which U's exact distribution is used
-constexpr std::size_t kMaxLags = 500;
-
 // Midranks (1-based) of the pooled samples, and the tie correction term Σ(t³ − t).
 std::vector<double> midranks(std::span<const double> pooled, double& tie_term) {
   std::vector<std::size_t> order(pooled.size());
@@ -158,7 +155,7 @@ Scatter run_to_run_scatter(std::span<const double> x, std::size_t min_points) {
     bool plausible = true;
     for (double a : kExceedanceLevels) {
       const auto seen = static_cast<int>(std::count_if(dev.begin(), dev.end(), [&](double d) { return std::fabs(d) > a * s.sigma; }));
-      if (seen > 0 && poisson_at_least(seen, 2.0 * n * scatter_upper_tail(s, a)) < 0.2) plausible = false;
+      if (seen > 0 && poisson_at_least(seen, 2.0 * n * scatter_upper_tail(s, a)) < kExceedancePlausible) plausible = false;
     }
     if (plausible) break;
   }
