@@ -93,6 +93,30 @@ def functions(path):
             last = i + 1
 
 
+def ctags_long_functions(limit):
+    """Functions (not lambdas) longer than `limit` lines, from the first line to the closing brace
+    as Universal Ctags records them (its `end:` field), in every tracked C++ file outside tests/.
+    None where ctags is missing or is not Universal Ctags (Debian: universal-ctags)."""
+    try:
+        files = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp"], cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
+        files = [f for f in files if not f.startswith("tests/")]
+        tags = subprocess.run(["ctags", "--c++-kinds=f", "--fields=+ne", "-f", "-", *files], cwd=ROOT, check=True, capture_output=True,
+                              text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    out = []
+    for line in tags.splitlines():
+        fields = line.split("\t")
+        if fields[0].startswith("__anon"):
+            continue
+        extra = dict(f.split(":", 1) for f in fields[3:] if ":" in f)
+        if "line" in extra and "end" in extra:
+            length = int(extra["end"]) - int(extra["line"]) + 1
+            if length > limit:
+                out.append((length, fields[0], fields[1]))
+    return sorted(out, reverse=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -115,6 +139,14 @@ def main():
     print(f"\nthe {args.top} longest functions (lines, signature to closing brace)")
     for length, name, rel, start in found[: args.top]:
         print(f"  {length:4d}  {name}  {rel}:{start}")
+
+    long = ctags_long_functions(80)
+    if long is None:
+        print("\nfunctions over 80 lines: needs Universal Ctags (universal-ctags)")
+    else:
+        print(f"\nfunctions over 80 lines outside tests/ (Universal Ctags' end lines): {len(long)}")
+        for length, name, rel in long:
+            print(f"  {length:4d}  {name}  {rel}")
 
     op = "reduce_scatter"
     places, files = 0, set()

@@ -56,11 +56,15 @@ void apply_hosts(const std::string& path, PlanTopology& t) {
   t.hostnames = std::move(names);
 }
 
-}  // namespace
+CostParams plan_cost_params(const PlanOptions& o, const topology::ClusterTopology& topo) {
+  CostParams params = default_cost_params(topo);
+  if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
+  if (params.calibration) check_calibration_topology(*params.calibration, topo, "'" + o.cost_model + "'");
+  if (o.no_contention) params.contention = false;
+  return params;
+}
 
-int plan_command(const Args& args) {
-  PlanOptions o;
-  po::options_description options("options");
+void add_plan_options(po::options_description& options, PlanOptions& o) {
   topology::add_topology_options(options, o.topology);
   // clang-format off
   options.add_options()("cpu-slots", po::value<int>(&o.cpu_slots)->default_value(0, "hardware threads")->value_name("N"),
@@ -89,6 +93,14 @@ int plan_command(const Args& args) {
        "hostnames for the exports and the plan, one per line, one per node")
       ("force", po::bool_switch(&o.force), "overwrite --out and --export files that exist");
   // clang-format on
+}
+
+}  // namespace
+
+int plan_command(const Args& args) {
+  PlanOptions o;
+  po::options_description options("options");
+  add_plan_options(options, o);
   const auto vm = parse_command(
       "plan", "Generates candidate mappings of a parallel layout onto the cluster, ranks them with a contention-aware cost model.", options,
       args, std::cout);
@@ -113,12 +125,7 @@ int plan_command(const Args& args) {
   // ops weigh as often as training runs them (a size sweep puts TP across nodes at scale).
   if (!workload) workload = default_workload(o.layout);
   check_workload(*workload, o.layout);
-  CostParams params = default_cost_params(topo);
-  if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
-  if (params.calibration) check_calibration_topology(*params.calibration, topo, "'" + o.cost_model + "'");
-  if (o.no_contention) params.contention = false;
-
-  const CostModel model(topo, params, workload);
+  const CostModel model(topo, plan_cost_params(o, topo), workload);
   auto ranked = generate_candidates(o.layout, topo, model,
                                     {.random_seed = o.seed, .random_placements = o.random, .search = !o.no_search, .with_groups = false});
   Plan plan = make_plan(o.layout, model, topo, std::move(ranked));

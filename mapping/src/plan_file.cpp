@@ -204,6 +204,35 @@ ordered plan_to_json(const Plan& p, bool with_placements) {
 
 namespace {
 
+// The plan's hosts: names, node types, slots and their devices, adding up to the layout's world.
+PlanTopology read_plan_topology(const Reader& r, const json& t, int world) {
+  PlanTopology topo;
+  topo.slot_kind = r.text(t, "slot_kind", "topology");
+  const json& hosts = r.at(t, "hosts", "topology");
+  if (!hosts.is_array() || hosts.empty()) r.fail("topology.hosts must be a non-empty list");
+  long long slots = 0;  // summed as they come, so that no count from the file overflows an int
+  for (const auto& h : hosts) {
+    topo.hostnames.push_back(r.text(h, "hostname", "host"));
+    topo.node_types.push_back(r.text(h, "node_type", "host"));
+    topo.slots_per_node.push_back(r.integer(h, "slots", "host"));
+    slots += topo.slots_per_node.back();
+    if (topo.slots_per_node.back() < 1 || slots > world) {
+      r.fail("host '" + topo.hostnames.back() + "' has " + std::to_string(topo.slots_per_node.back()) +
+             " slots; each host has at least 1, and all together the layout's world of " + std::to_string(world));
+    }
+    topo.gpu_index.push_back(r.integers(h, "device_index", "host"));
+    topo.numa.push_back(r.integers(h, "numa", "host"));
+    if (static_cast<int>(topo.gpu_index.back().size()) != topo.slots_per_node.back()) {
+      r.fail("host '" + topo.hostnames.back() + "' lists " + std::to_string(topo.gpu_index.back().size()) + " device indices for " +
+             std::to_string(topo.slots_per_node.back()) + " slots");
+    }
+  }
+  if (topo.slot_count() != world) {
+    r.fail("the topology has " + std::to_string(topo.slot_count()) + " slots but the layout's world is " + std::to_string(world));
+  }
+  return topo;
+}
+
 Plan read_plan(const json& j, const std::string& where) {
   const Reader r(where);
   if (!j.is_object() || j.value("format", "") != "meshbench-plan") r.fail("is not a meshbench plan (no \"format\": \"meshbench-plan\")");
@@ -228,31 +257,7 @@ Plan read_plan(const json& j, const std::string& where) {
   p.time_basis = r.text(j, "time_basis", "plan");
   p.cost_model = CostParams{};
   apply_cost_overrides(p.cost_model, r.at(j, "cost_model", "plan"), where);
-  const json& t = r.at(j, "topology", "plan");
-  p.topology.slot_kind = r.text(t, "slot_kind", "topology");
-  const json& hosts = r.at(t, "hosts", "topology");
-  if (!hosts.is_array() || hosts.empty()) r.fail("topology.hosts must be a non-empty list");
-  long long slots = 0;  // summed as they come, so that no count from the file overflows an int
-  for (const auto& h : hosts) {
-    p.topology.hostnames.push_back(r.text(h, "hostname", "host"));
-    p.topology.node_types.push_back(r.text(h, "node_type", "host"));
-    p.topology.slots_per_node.push_back(r.integer(h, "slots", "host"));
-    slots += p.topology.slots_per_node.back();
-    if (p.topology.slots_per_node.back() < 1 || slots > p.layout.world) {
-      r.fail("host '" + p.topology.hostnames.back() + "' has " + std::to_string(p.topology.slots_per_node.back()) +
-             " slots; each host has at least 1, and all together the layout's world of " + std::to_string(p.layout.world));
-    }
-    p.topology.gpu_index.push_back(r.integers(h, "device_index", "host"));
-    p.topology.numa.push_back(r.integers(h, "numa", "host"));
-    if (static_cast<int>(p.topology.gpu_index.back().size()) != p.topology.slots_per_node.back()) {
-      r.fail("host '" + p.topology.hostnames.back() + "' lists " + std::to_string(p.topology.gpu_index.back().size()) +
-             " device indices for " + std::to_string(p.topology.slots_per_node.back()) + " slots");
-    }
-  }
-  if (p.topology.slot_count() != p.layout.world) {
-    r.fail("the topology has " + std::to_string(p.topology.slot_count()) + " slots but the layout's world is " +
-           std::to_string(p.layout.world));
-  }
+  p.topology = read_plan_topology(r, r.at(j, "topology", "plan"), p.layout.world);
   const json& ms = r.at(j, "mappings", "plan");
   if (!ms.is_array() || ms.empty()) r.fail("lists no mappings");
   for (const auto& mj : ms) {

@@ -55,6 +55,13 @@ Bytes bytes_per_param(const Workload& w, const TrainingSettings& s) {
   return {weight, static_cast<double>(dtype_bytes(w.grad_dtype)), weight == 4.0 ? 0.0 : 4.0, s.precision_aware_optimizer ? 4.0 : 8.0};
 }
 
+// 1F1B keeps min(pp - r, m) micro-batches on stage r; interleaved, (pp - r - 1)·2 + (vpp - 1)·pp + 1
+// chunks of 1/vpp of the stage each (Megatron-Core's warm-up plus the one in steady state).
+double micro_batches_in_flight(int pp, int vpp, int stage, int micro_batches) {
+  if (vpp == 1) return std::min(pp - stage, micro_batches);
+  return std::min((pp - stage - 1) * 2 + (vpp - 1) * pp + 1, micro_batches * vpp) / static_cast<double>(vpp);
+}
+
 }  // namespace
 
 std::string to_string(Recompute r) {
@@ -211,15 +218,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const
     if (s.recompute == Recompute::full) per_mb = recompute_input;
     if (first) per_mb += tokens * (8.0 + w.hidden) / (s.sequence_parallel && l.tp > 1 ? t : 1.0);  // token ids, embedding output
 
-    // 1F1B keeps min(pp - r, m) micro-batches on stage r; interleaved, (pp - r - 1)·2 + (vpp - 1)·pp + 1
-    // chunks of 1/vpp of the stage each (Megatron-Core's warm-up plus the one in steady state).
-    double in_flight = 0;
-    if (vpp == 1) {
-      in_flight = std::min(pp - r, micro_batches);
-    } else {
-      in_flight = std::min((pp - r - 1) * 2 + (vpp - 1) * pp + 1, micro_batches * vpp) / static_cast<double>(vpp);
-    }
-    m.activations = in_flight * per_mb;
+    m.activations = micro_batches_in_flight(pp, vpp, r, micro_batches) * per_mb;
     if (s.recompute == Recompute::full) m.activations += working;                             // one layer recomputed at a time
     if (last) m.activations += 4.0 * tokens * (w.hidden + static_cast<double>(w.vocab)) / t;  // fp32 logits and the loss
     m.parameters = dense + experts;

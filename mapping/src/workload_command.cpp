@@ -127,11 +127,7 @@ std::string text_report(const WorkloadFile& f, const Layout& l, const std::strin
   return out.str();
 }
 
-}  // namespace
-
-int workload_command(const Args& args) {
-  WorkloadOptions o;
-  po::options_description options("options");
+void add_workload_options(po::options_description& options, WorkloadOptions& o) {
   // clang-format off
   options.add_options()
       ("file", po::value<std::string>(&o.file)->value_name("FILE"),
@@ -156,6 +152,42 @@ int workload_command(const Args& args) {
       ("distributed-optimizer", po::value<std::string>(&o.distributed_optimizer)->default_value("", "the file's")->value_name("true|false"), "DP as reduce-scatter + all-gather")
       ("format", po::value<std::string>(&o.format)->default_value("text"), "output format: text|json");
   // clang-format on
+}
+
+// What `--format json` prints.
+json workload_json(const WorkloadFile& f, const Layout& l, const std::string& path, const std::vector<OpTraffic>& traffic) {
+  const Workload& w = f.workload;
+  return {{"file", path},
+          {"format", f.format},
+          {"attention", f.attention},
+          {"workload", to_json(w)},
+          {"parameters",
+           {{"dense", w.derived_dense_params()},
+            {"expert", w.derived_expert_params()},
+            {"total", w.derived_dense_params() + w.derived_expert_params()},
+            {"active_per_token", w.active_params()}}},
+          {"layout",
+           {{"world", l.world},
+            {"tp", l.tp},
+            {"cp", l.cp},
+            {"pp", l.pp},
+            {"ep", l.ep},
+            {"etp", l.expert_tp()},
+            {"dp", l.dp()},
+            {"edp", l.edp()},
+            {"order", l.order}}},
+          {"micro_batches_per_step", w.micro_batches_per_step(l)},
+          {"traffic", traffic_json(traffic)},
+          {"ignored", f.ignored},
+          {"notes", f.notes}};
+}
+
+}  // namespace
+
+int workload_command(const Args& args) {
+  WorkloadOptions o;
+  po::options_description options("options");
+  add_workload_options(options, o);
   po::positional_options_description positional;
   positional.add("file", 1);
   const auto vm = parse_command("workload",
@@ -188,31 +220,7 @@ int workload_command(const Args& args) {
   const auto traffic = step_traffic(f.workload, l);
 
   if (format == OutputFormat::json) {
-    const Workload& w = f.workload;
-    json j = {{"file", o.file},
-              {"format", f.format},
-              {"attention", f.attention},
-              {"workload", to_json(w)},
-              {"parameters",
-               {{"dense", w.derived_dense_params()},
-                {"expert", w.derived_expert_params()},
-                {"total", w.derived_dense_params() + w.derived_expert_params()},
-                {"active_per_token", w.active_params()}}},
-              {"layout",
-               {{"world", l.world},
-                {"tp", l.tp},
-                {"cp", l.cp},
-                {"pp", l.pp},
-                {"ep", l.ep},
-                {"etp", l.expert_tp()},
-                {"dp", l.dp()},
-                {"edp", l.edp()},
-                {"order", l.order}}},
-              {"micro_batches_per_step", w.micro_batches_per_step(l)},
-              {"traffic", traffic_json(traffic)},
-              {"ignored", f.ignored},
-              {"notes", f.notes}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << workload_json(f, l, o.file, traffic).dump(2) << "\n";
   } else {
     std::cout << text_report(f, l, o.file, traffic);
   }

@@ -238,6 +238,28 @@ void write_text(const SetComparison& c, std::ostream& out, bool markdown) {
 
 }  // namespace
 
+namespace {
+
+ordered_json families_json(const SetComparison& c) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    const auto& fam = c.families[f];
+    ordered_json o = {{"level", to_string(fam.kind)},
+                      {"name", fam.name()},
+                      {"timing", fam.timing},
+                      {"concurrency", fam.concurrency},
+                      {"dim", fam.dim},
+                      {"op", fam.op},
+                      {"bytes", fam.bytes},
+                      {"points", fam.points}};
+    o.update(evidence_json(c.result.families[f]));
+    out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace
+
 ordered_json set_comparison_to_json(const SetComparison& c) {
   const NoiseSource noise = c.history.empty() ? NoiseSource::baseline_runs : NoiseSource::history;
   ordered_json j =
@@ -283,20 +305,7 @@ ordered_json set_comparison_to_json(const SetComparison& c) {
   }
   j["tail_nu"] = ordered_json::object();
   for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
-  j["families"] = ordered_json::array();
-  for (std::size_t f = 0; f < c.families.size(); ++f) {
-    const auto& fam = c.families[f];
-    ordered_json o = {{"level", to_string(fam.kind)},
-                      {"name", fam.name()},
-                      {"timing", fam.timing},
-                      {"concurrency", fam.concurrency},
-                      {"dim", fam.dim},
-                      {"op", fam.op},
-                      {"bytes", fam.bytes},
-                      {"points", fam.points}};
-    o.update(evidence_json(c.result.families[f]));
-    j["families"].push_back(o);
-  }
+  j["families"] = families_json(c);
   j["points"] = ordered_json::array();
   for (std::size_t p = 0; p < c.points.size(); ++p) {
     const auto& pt = c.points[p];

@@ -27,6 +27,35 @@ DoctorFindings internal_failure(const std::string& what) {
   return r;
 }
 
+// The node's facts as JSON, from its first rank; a reader that throws leaves its reason instead.
+std::string node_facts_json(const std::string& host, int rank, const std::vector<int>& node_ranks) {
+  NodeFacts node;
+  node.host = host;
+  node.leader_rank = rank;
+  node.ranks = node_ranks;
+  try {
+    node = collect_node_facts(host, rank, node_ranks);
+  } catch (const std::exception& e) {
+    node.fabric.note = node.gpu.note = std::string("reading the node failed: ") + e.what();
+  }
+  return nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
+}
+
+// Every rank's facts from the distinct sets gathered, each with its rank and host.
+std::vector<RankFacts> every_rank_facts(const mpi::DistinctStrings& bodies, const std::vector<std::string>& hosts) {
+  std::vector<RankFacts> distinct;
+  for (const auto& s : bodies.values) distinct.push_back(nlohmann::json::parse(s).get<RankFacts>());
+  std::vector<RankFacts> ranks;
+  ranks.reserve(hosts.size());
+  for (std::size_t r = 0; r < hosts.size(); ++r) {
+    RankFacts f = distinct.at(static_cast<std::size_t>(bodies.value_of_rank[r]));
+    f.rank = static_cast<int>(r);
+    f.host = hosts[r];
+    ranks.push_back(std::move(f));
+  }
+  return ranks;
+}
+
 }  // namespace
 
 DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
@@ -56,22 +85,10 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
     mine = collect_rank_facts(rank, host, options.env_template);
   } catch (const std::exception& e) {
     for (const char* component : {"nccl", "cuda_driver", "cuda_runtime", "libfabric", "mpi", "hwloc"}) {
-      mine.versions[component] = {"", std::string("probing rank ") + std::to_string(rank) + " failed: " + e.what()};
+      mine.versions[component] = {"", std::string("reading rank ") + std::to_string(rank) + " failed: " + e.what()};
     }
   }
-  std::string node_json;
-  if (leader) {
-    NodeFacts node;
-    node.host = host;
-    node.leader_rank = rank;
-    node.ranks = my_node_ranks;
-    try {
-      node = collect_node_facts(host, rank, my_node_ranks);
-    } catch (const std::exception& e) {
-      node.fabric.note = node.gpu.note = std::string("probing the node failed: ") + e.what();
-    }
-    node_json = nlohmann::json(node).dump(-1, ' ', false, kReplaceInvalidUtf8);
-  }
+  const std::string node_json = leader ? node_facts_json(host, rank, my_node_ranks) : std::string();
   // Ranks mostly share one environment and one set of libraries: each distinct set travels once
   // (rank and host are known to rank 0 already), so rank 0's intake stays bounded at scale.
   nlohmann::json body = mine;
@@ -85,16 +102,7 @@ DoctorFindings run_doctor(MPI_Comm parent, const DoctorOptions& options) {
   std::string light;
   if (rank == 0) {
     try {
-      std::vector<RankFacts> distinct;
-      for (const auto& s : rank_bodies.values) distinct.push_back(nlohmann::json::parse(s).get<RankFacts>());
-      std::vector<RankFacts> ranks;
-      ranks.reserve(static_cast<std::size_t>(size));
-      for (int r = 0; r < size; ++r) {
-        RankFacts f = distinct.at(static_cast<std::size_t>(rank_bodies.value_of_rank[static_cast<std::size_t>(r)]));
-        f.rank = r;
-        f.host = hosts[static_cast<std::size_t>(r)];
-        ranks.push_back(std::move(f));
-      }
+      std::vector<RankFacts> ranks = every_rank_facts(rank_bodies, hosts);
       std::vector<NodeFacts> nodes;
       for (const auto& s : node_jsons) {
         if (!s.empty()) nodes.push_back(nlohmann::json::parse(s).get<NodeFacts>());

@@ -61,6 +61,48 @@ std::string points_in_brief(const std::vector<results::PointRecord>& points) {
 // A skipped line as --verbose lists it: quoted, cut at 100 characters.
 std::string quote_cut(const std::string& text) { return "'" + (text.size() > 100 ? text.substr(0, 97) + "..." : text) + "'"; }
 
+struct ImportSummary {
+  std::string tool, out, when, when_from;
+  bool verbose = false;
+};
+
+// What import tells the user: how many points went where, the run's ranks and start, the versions
+// the logs name, and the lines it skipped.
+void print_summary(const ImportedResults& imported, const std::vector<ImportedLog>& parsed, const ImportSummary& what) {
+  const std::string& tool = what.tool;
+  const std::string& out = what.out;
+  const std::string& when = what.when;
+  const std::string& when_from = what.when_from;
+  const bool verbose = what.verbose;
+  int runs = 0, skipped = 0;
+  for (const auto& l : parsed) {
+    runs += l.runs;
+    skipped += l.skipped;
+  }
+  const auto& run = imported.header.run;
+  std::cout << "meshbench import: " << imported.points.size() << " points from " << parsed.size() << " log(s), " << runs << " run(s), into "
+            << out << "\n"
+            << "  ranks: " << run.world_size;
+  if (!run.hosts.empty()) std::cout << " on " << join(std::set(run.hosts.begin(), run.hosts.end()), ",");
+  std::cout << "\n  points: " << points_in_brief(imported.points) << "\n  started at " << when << " (from " << when_from << ")\n";
+  for (const auto& [k, v] : imported.header.provenance.versions) {
+    if (k != "meshbench" && k != "imported_from") std::cout << "  " << k << ": " << v << "\n";
+  }
+  std::cout << "  lines skipped: " << skipped << " that are not " << (tool == "osu" ? "OSU" : "nccl-tests") << " output"
+            << (skipped == 0 ? ""
+                : verbose    ? " (--strict refuses them)"
+                             : " (--verbose lists them, --strict refuses them)")
+            << "\n";
+  if (verbose) {
+    for (const auto& l : parsed) {
+      for (const auto& [line, text] : l.skipped_first) std::cout << "    " << l.path << ":" << line << ": " << quote_cut(text) << "\n";
+      if (l.skipped > static_cast<int>(l.skipped_first.size()))
+        std::cout << "    " << l.path << ": " << l.skipped - static_cast<int>(l.skipped_first.size()) << " more\n";
+    }
+  }
+  for (const auto& n : imported.notes) std::cout << "  note: " << n << "\n";
+}
+
 }  // namespace
 
 int import_command(const Args& args) {
@@ -121,33 +163,7 @@ int import_command(const Args& args) {
   const ImportedResults imported = imported_results(parsed, "meshbench import " + join(args, " "), when);
   results::write_results_file(out, imported.header, imported.points, force);
 
-  int runs = 0, skipped = 0;
-  for (const auto& l : parsed) {
-    runs += l.runs;
-    skipped += l.skipped;
-  }
-  const auto& run = imported.header.run;
-  std::cout << "meshbench import: " << imported.points.size() << " points from " << parsed.size() << " log(s), " << runs << " run(s), into "
-            << out << "\n"
-            << "  ranks: " << run.world_size;
-  if (!run.hosts.empty()) std::cout << " on " << join(std::set(run.hosts.begin(), run.hosts.end()), ",");
-  std::cout << "\n  points: " << points_in_brief(imported.points) << "\n  started at " << when << " (from " << when_from << ")\n";
-  for (const auto& [k, v] : imported.header.provenance.versions) {
-    if (k != "meshbench" && k != "imported_from") std::cout << "  " << k << ": " << v << "\n";
-  }
-  std::cout << "  lines skipped: " << skipped << " that are not " << (tool == "osu" ? "OSU" : "nccl-tests") << " output"
-            << (skipped == 0 ? ""
-                : verbose    ? " (--strict refuses them)"
-                             : " (--verbose lists them, --strict refuses them)")
-            << "\n";
-  if (verbose) {
-    for (const auto& l : parsed) {
-      for (const auto& [line, text] : l.skipped_first) std::cout << "    " << l.path << ":" << line << ": " << quote_cut(text) << "\n";
-      if (l.skipped > static_cast<int>(l.skipped_first.size()))
-        std::cout << "    " << l.path << ": " << l.skipped - static_cast<int>(l.skipped_first.size()) << " more\n";
-    }
-  }
-  for (const auto& n : imported.notes) std::cout << "  note: " << n << "\n";
+  print_summary(imported, parsed, {tool, out, when, when_from, verbose});
   return kExitOk;
 }
 

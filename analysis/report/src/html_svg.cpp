@@ -384,6 +384,26 @@ void link_matrix_svg(std::ostream& out, const SlotGrid& grid) {
   out << "</svg>\n";
 }
 
+namespace {
+
+// Sizes on a bytes axis: the points' own, at most about eight; else the decades.
+std::vector<double> x_ticks(const Chart& chart, double x0, double x1) {
+  if (!chart.x.bytes) return decade_ticks(x0, x1);
+  std::vector<double> sizes;
+  for (const auto& s : chart.series) {
+    for (const auto& p : s.points) {
+      if (positive(p) && std::find(sizes.begin(), sizes.end(), p.first) == sizes.end()) sizes.push_back(p.first);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  const std::size_t step = std::max<std::size_t>((sizes.size() + 7) / 8, 1);
+  std::vector<double> shown;
+  for (std::size_t i = 0; i < sizes.size(); i += step) shown.push_back(sizes[i]);
+  return shown;
+}
+
+}  // namespace
+
 void chart_svg(std::ostream& out, const Chart& chart) {
   out << "<figure class=\"chart\"><figcaption>" << html_escape(chart.title) << "</figcaption>";
   if (chart.kind == Chart::Kind::bars || chart.kind == Chart::Kind::ranges) {
@@ -409,21 +429,7 @@ void chart_svg(std::ostream& out, const Chart& chart) {
   const Frame f = chart.diagonal ? Frame{420, 360, 62, 14, 14, 52} : Frame{};
   const double pad = chart.diagonal ? 0 : 6;
   const LogScale xs(x0, x1, f.left + pad, f.width - f.right - pad), ys(y0, y1, f.height - f.bottom, f.top);
-  std::vector<double> xticks;
-  if (chart.x.bytes) {  // the points' sizes, at most about eight
-    for (const auto& s : chart.series) {
-      for (const auto& p : s.points) {
-        if (positive(p) && std::find(xticks.begin(), xticks.end(), p.first) == xticks.end()) xticks.push_back(p.first);
-      }
-    }
-    std::sort(xticks.begin(), xticks.end());
-    const std::size_t step = std::max<std::size_t>((xticks.size() + 7) / 8, 1);
-    std::vector<double> shown;
-    for (std::size_t i = 0; i < xticks.size(); i += step) shown.push_back(xticks[i]);
-    xticks = shown;
-  } else {
-    xticks = decade_ticks(x0, x1);
-  }
+  const std::vector<double> xticks = x_ticks(chart, x0, x1);
   out << "<svg id=\"" << html_escape(chart.id) << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(f.width) << "\" height=\""
       << num(f.height) << "\" data-kind=\"" << to_string(chart.kind) << "\">\n";
   axes(out, f, xs, ys, xticks, chart.x.bytes, chart.x.label, chart.y.label);

@@ -166,6 +166,30 @@ std::vector<std::string> dims_of(const PredictorAccuracy& a) {
 
 }  // namespace
 
+namespace {
+
+// One dimension's share of a predictor's accuracy: its points' errors and its totals' order.
+DimAccuracy dim_accuracy(PredictorAccuracy& a, const std::string& dim) {
+  DimAccuracy d;
+  d.dim = dim;
+  std::vector<double> all, large;
+  for (const auto& p : a.points) {
+    if (p.point.dim != dim) continue;
+    all.push_back(rel_error(p.predicted_us, p.measured_us));
+    if (large_point(p)) large.push_back(all.back());
+  }
+  d.all = summarize_errors(all);
+  d.large = summarize_errors(large);
+  std::vector<TotalPrediction*> totals;
+  for (auto& t : a.totals) {
+    if (t.dim == dim) totals.push_back(&t);
+  }
+  d.order = judge_order(totals);
+  return d;
+}
+
+}  // namespace
+
 PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const Ranking& ranking, const std::vector<Predictor>& predictors,
                                        const std::optional<mapping::Workload>& workload, const ReportHardware* hardware) {
   PredictionAccuracy out;
@@ -226,24 +250,7 @@ PredictionAccuracy prediction_accuracy(const results::ResultsFile& file, const R
       if (t.dim == "step") steps.push_back(&t);
     }
     a.order = judge_order(steps);
-    for (const auto& dim : dims_of(a)) {
-      DimAccuracy d;
-      d.dim = dim;
-      std::vector<double> all, large;
-      for (const auto& p : a.points) {
-        if (p.point.dim != dim) continue;
-        all.push_back(rel_error(p.predicted_us, p.measured_us));
-        if (large_point(p)) large.push_back(all.back());
-      }
-      d.all = summarize_errors(all);
-      d.large = summarize_errors(large);
-      std::vector<TotalPrediction*> totals;
-      for (auto& t : a.totals) {
-        if (t.dim == dim) totals.push_back(&t);
-      }
-      d.order = judge_order(totals);
-      a.dims.push_back(std::move(d));
-    }
+    for (const auto& dim : dims_of(a)) a.dims.push_back(dim_accuracy(a, dim));
     out.predictors.push_back(std::move(a));
   }
   out.basis = out.per_step ? "a mapping's total is its communication time per step for the workload: the model's against the one read off "

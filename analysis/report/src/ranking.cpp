@@ -74,15 +74,13 @@ mapping::Layout layout_of(const results::LayoutRecord& l) {
   return layout;
 }
 
-Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload,
-                         bool layouts_own_workload) {
-  Ranking ranking;
-  ranking.basis = Ranking::Basis::workload;
-  ranking.workload_name = workload.name;
-  ranking.timing = curves.preferred_timing();
-  // Each layout's step: its traffic under the workload (a file of one layout has one).
-  std::map<std::string, std::vector<mapping::OpTraffic>> traffic_of_layout;
-  std::set<std::string> dims;
+namespace {
+
+// Each layout's step: its traffic under the workload (a file of one layout has one), or under
+// the workload stored with the layout when the file holds several and `layouts_own_workload`.
+std::map<std::string, std::vector<mapping::OpTraffic>> traffic_by_layout(const results::ResultsFile& file,
+                                                                         const mapping::Workload& workload, bool layouts_own_workload) {
+  std::map<std::string, std::vector<mapping::OpTraffic>> out;
   for (const auto& l : file.layouts()) {
     mapping::Workload w = workload;
     if (layouts_own_workload && file.several_layouts() && !l.layout.workload_json.empty()) {
@@ -93,8 +91,22 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
     }
     const mapping::Layout layout = layout_of(l.layout);
     mapping::check_workload(w, layout);
-    auto& traffic = traffic_of_layout[l.name];
-    traffic = mapping::step_traffic(w, layout);
+    out[l.name] = mapping::step_traffic(w, layout);
+  }
+  return out;
+}
+
+}  // namespace
+
+Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curves, const mapping::Workload& workload,
+                         bool layouts_own_workload) {
+  Ranking ranking;
+  ranking.basis = Ranking::Basis::workload;
+  ranking.workload_name = workload.name;
+  ranking.timing = curves.preferred_timing();
+  const auto traffic_of_layout = traffic_by_layout(file, workload, layouts_own_workload);
+  std::set<std::string> dims;
+  for (const auto& [name, traffic] : traffic_of_layout) {
     for (const auto& t : traffic) dims.insert(std::string(mapping::to_string(t.dim)));
   }
   ranking.dims = dims_in_order(dims);
@@ -103,7 +115,7 @@ Ranking rank_by_workload(const results::ResultsFile& file, const CurveSet& curve
   std::map<std::string, int> missing;  // "dim op" -> mappings lacking it
   for (const auto& m : file.mappings()) {
     RankedMapping r{0, m.name, m.how, m.digest, 0, 1, {}, {}, 0, true};
-    const auto& traffic = traffic_of_layout[m.layout];
+    const auto& traffic = traffic_of_layout.at(m.layout);
     std::map<std::string, DimScore> per_dim;
     for (const auto& d : ranking.dims) per_dim[d] = {d, 0, true};
     for (const auto& t : traffic) {

@@ -344,6 +344,40 @@ results::RunHeader io_header(const Args& args, const Launch& at, const std::vect
   return h;
 }
 
+struct IoRunFacts {
+  std::string workload_json, started_at;
+};
+
+// Rank 0 writes the rows (a new results file, or /io added to a run's) and says which passes read
+// back wrong data; every rank ends with the same status.
+int store_rows(const IoConfig& c, const Args& args, const Launch& at, const std::vector<std::string>& hosts, const IoRunFacts& run,
+               const std::vector<results::IoRow>& rows) {
+  int status = kExitOk;
+  std::string error;
+  if (at.rank == 0) {
+    try {
+      auto writer = c.append
+                        ? results::ResultsWriter::append_to(c.out)
+                        : results::ResultsWriter::create(c.out, io_header(args, at, hosts, c, run.workload_json, run.started_at), c.force);
+      writer.record_io(rows);
+      if (!c.append) writer.finish("complete", results::utc_now_iso8601());
+      std::cout << "# results: " << writer.path() << (c.append ? " (/io added)" : "") << "\n";
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    for (const auto& r : rows) {
+      if (r.host.empty() && r.wrong > 0) {
+        std::cerr << "meshbench io: " << r.method << " repeat " << r.repeat << " read back " << r.wrong
+                  << " wrong 8-byte word(s); the storage returned other data than was written\n";
+        status = kExitFailure;
+      }
+    }
+  }
+  if (any_input_error(error, at.world, at.command)) return kExitBadInput;
+  MPI_Bcast(&status, 1, MPI_INT, 0, at.world);
+  return status;
+}
+
 int io_under_mpi(const IoConfig& c, const Args& args) {
   const Launch at = Launch::of_world("io");
   const std::string started_at = results::utc_now_iso8601();
@@ -404,29 +438,7 @@ int io_under_mpi(const IoConfig& c, const Args& args) {
   remove_workspace(ws, at);
   if (!ok) return kExitFailure;
 
-  int status = kExitOk;
-  error.clear();
-  if (at.rank == 0) {
-    try {
-      auto writer = c.append ? results::ResultsWriter::append_to(c.out)
-                             : results::ResultsWriter::create(c.out, io_header(args, at, hosts, c, workload_json, started_at), c.force);
-      writer.record_io(rows);
-      if (!c.append) writer.finish("complete", results::utc_now_iso8601());
-      std::cout << "# results: " << writer.path() << (c.append ? " (/io added)" : "") << "\n";
-    } catch (const InputError& e) {
-      error = e.what();
-    }
-    for (const auto& r : rows) {
-      if (r.host.empty() && r.wrong > 0) {
-        std::cerr << "meshbench io: " << r.method << " repeat " << r.repeat << " read back " << r.wrong
-                  << " wrong 8-byte word(s); the storage returned other data than was written\n";
-        status = kExitFailure;
-      }
-    }
-  }
-  if (any_input_error(error, at.world, at.command)) return kExitBadInput;
-  MPI_Bcast(&status, 1, MPI_INT, 0, at.world);
-  return status;
+  return store_rows(c, args, at, hosts, {workload_json, started_at}, rows);
 }
 
 }  // namespace

@@ -33,9 +33,7 @@ void read_test_kill(const char* spec, RunOptions& run) {
   run.test_kill_rank = std::atoi(text.substr(colon + 1).c_str());
 }
 
-}  // namespace
-
-po::options_description run_options_description(RunConfig& c) {
+po::options_description output_options(RunConfig& c) {
   po::options_description out("output");
   // clang-format off
   out.add_options()
@@ -51,7 +49,10 @@ po::options_description run_options_description(RunConfig& c) {
       ("counter-root", po::value(&c.counter_root)->default_value("/"),
        "read the NIC counters under this folder (its sys/class/infiniband and proc/net/dev) instead of the host's own");
   // clang-format on
+  return out;
+}
 
+po::options_description measure_options(RunConfig& c) {
   const std::string ops_help = "comma-separated ops: " + ops::op_names(",") + " (default: each dimension's typical ops)";
   po::options_description plan("what to measure");
   // clang-format off
@@ -78,16 +79,10 @@ po::options_description run_options_description(RunConfig& c) {
       ("backend", po::value(&c.launch.backend)->default_value(""), "mpi | nccl (default: nccl where built and every rank has a GPU, else mpi)");
   // clang-format on
   topology::add_topology_options(plan, c.launch.topology);
+  return plan;
+}
 
-  po::options_description sizes("sizes (nccl-tests convention: bytes of the per-rank buffer; K, M, G are binary)");
-  // clang-format off
-  sizes.add_options()
-      ("minbytes,b", po::value<std::string>()->default_value("1K"), "smallest size of the sweep")
-      ("maxbytes,e", po::value<std::string>()->default_value("16M"), "largest size of the sweep")
-      ("stepfactor,f", po::value<std::string>()->default_value("4"), "multiplicative step of the sweep")
-      ("sizes", po::value<std::string>()->default_value(""), "explicit comma-separated sizes instead of the sweep, or 'workload' for the workload's sizes");
-  // clang-format on
-
+po::options_description timing_options(RunConfig& c) {
   po::options_description timing("timing");
   // clang-format off
   timing.add_options()
@@ -124,9 +119,22 @@ po::options_description run_options_description(RunConfig& c) {
       ("test-corrupt", po::value(&c.run.test_corrupt)->default_value(""), "test only: corrupt one result of MAPPING:DIM:OP")
       ("test-device-memory", po::value<std::string>()->default_value(""), "test only: device bytes per rank instead of the backend's free memory");
   // clang-format on
+  return timing;
+}
 
+}  // namespace
+
+po::options_description run_options_description(RunConfig& c) {
+  po::options_description sizes("sizes (nccl-tests convention: bytes of the per-rank buffer; K, M, G are binary)");
+  // clang-format off
+  sizes.add_options()
+      ("minbytes,b", po::value<std::string>()->default_value("1K"), "smallest size of the sweep")
+      ("maxbytes,e", po::value<std::string>()->default_value("16M"), "largest size of the sweep")
+      ("stepfactor,f", po::value<std::string>()->default_value("4"), "multiplicative step of the sweep")
+      ("sizes", po::value<std::string>()->default_value(""), "explicit comma-separated sizes instead of the sweep, or 'workload' for the workload's sizes");
+  // clang-format on
   po::options_description all;
-  all.add(out).add(plan).add(sizes).add(timing);
+  all.add(output_options(c)).add(measure_options(c)).add(sizes).add(timing_options(c));
   return all;
 }
 
