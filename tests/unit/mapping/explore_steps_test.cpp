@@ -158,7 +158,7 @@ TEST(ExploreRules, EachBrokenRuleIsNamedFirst) {
   EXPECT_EQ(broken_rule({base, base_settings, across, 8}, wide), "attention heads (or K/V heads) not divisible by TP");
 }
 
-topology::ClusterTopology p5(int nodes) {
+topology::ClusterTopology p5_nodes(int nodes) {
   topology::TopologyOptions o;
   o.node_type = "p5.48xlarge";
   o.nodes = nodes;
@@ -166,7 +166,7 @@ topology::ClusterTopology p5(int nodes) {
 }
 
 TEST(ExplorePrice, ShapesShareCommunicationAndVirtualStagesShrinkTheBubble) {
-  const auto topo = p5(2);
+  const auto topo = p5_nodes(2);
   Workload w;
   w.layers = 16;
   w.experts = 8;
