@@ -202,7 +202,9 @@ std::optional<std::vector<results::PointKey>> open_results(const RunConfig& conf
   return lines_to_keys(completed_text);
 }
 
-// Rank 0's reporters: the console, the results file and, once the points are counted, progress.
+// Rank 0's reporters: the results file, the console and, once the points are counted, progress.
+// The file comes first: a point is printed only once it is stored, so a fault that ends the run
+// between the two (a hang's watchdog, a full disk) never loses a point the user saw.
 struct RunReporters {
   std::unique_ptr<ResultsFileReporter> file;
   std::unique_ptr<ConsoleReporter> console;
@@ -212,8 +214,8 @@ struct RunReporters {
   void attach(results::ResultsWriter& writer) {
     file = std::make_unique<ResultsFileReporter>(writer);
     console = std::make_unique<ConsoleReporter>(std::cout);
-    all.add(console.get());
     all.add(file.get());
+    all.add(console.get());
   }
 };
 
