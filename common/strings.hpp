@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace meshbench {
 
@@ -27,6 +28,18 @@ template <typename Range>
 std::string join(const Range& items, std::string_view sep) {
   return join(
       items, sep, [](const auto& item) -> const auto& { return item; });
+}
+
+// The non-empty pieces of `text` between `sep`s: "a,,b," and ',' give {"a", "b"}; "" gives none.
+inline std::vector<std::string> split_nonempty(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto end = text.find(sep);
+    if (end != 0) out.emplace_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return out;
 }
 
 // `text` in lower case (ASCII): for names compared without regard to case.

@@ -28,6 +28,7 @@
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 #include "common/version.hpp"
 #include "results/environment.hpp"
 #include "results/writer.hpp"
@@ -86,15 +87,6 @@ po::options_description io_options(IoConfig& c) {
   return o;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 void finish_io_config(IoConfig& c) {
   if (c.dir.empty()) throw InputError("no io folder; give --dir DIR (on a cluster, a folder on the shared filesystem)");
   if (c.out.empty()) throw InputError("no output file; give --out FILE.h5 (with --append, an existing results file)");
@@ -107,7 +99,7 @@ void finish_io_config(IoConfig& c) {
   c.window = parse_bytes(c.window_text);
   if (c.window < 4096 || c.window > (1ULL << 30U)) throw InputError("--window must be between 4K and 1G");
   if (c.repeats < 1 || c.repeats > 1000) throw InputError("--repeats must be between 1 and 1000");
-  c.methods = split_commas(c.methods_text);
+  c.methods = split_nonempty(c.methods_text, ',');
   if (c.methods.empty()) throw InputError("--methods names no method; use file_per_rank, shared_file or both");
   for (const auto& m : c.methods) {
     if (m != kMethods[0] && m != kMethods[1])

@@ -3,24 +3,15 @@
 #include "bench/sensors/nic_counters.hpp"
 
 #include <cstdlib>
-#include <sstream>
 
 #include "common/error.hpp"
 #include "common/ops/op.hpp"
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 
 namespace meshbench::bench {
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 // MESHBENCH_TEST_KILL_AFTER="N:RANK" (test only; read once, here): anything without a colon
 // leaves it off, and each part reads as atoi reads it.
@@ -160,19 +151,19 @@ void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   if (!c.launch.backend.empty() && c.launch.backend != "mpi" && c.launch.backend != "nccl")
     throw InputError("unknown backend '" + c.launch.backend + "'; use --backend mpi or nccl");
 
-  c.mapping_names = split_list(vm["mappings"].as<std::string>());
-  for (const auto& name : split_list(vm["dims"].as<std::string>())) {
+  c.mapping_names = split_nonempty(vm["mappings"].as<std::string>(), ',');
+  for (const auto& name : split_nonempty(vm["dims"].as<std::string>(), ',')) {
     const auto dim = mapping::parse_dim(name);
     if (!dim) throw InputError("unknown dimension '" + name + "' in --dims; use tp, cp, dp, pp, ep, etp, edp");
     c.run.dims.push_back(*dim);
   }
-  for (const auto& name : split_list(vm["ops"].as<std::string>())) {
+  for (const auto& name : split_nonempty(vm["ops"].as<std::string>(), ',')) {
     const auto op = mapping::parse_op(name);
     if (!op) throw InputError("unknown op '" + name + "' in --ops; use " + ops::op_names(", "));
     c.run.ops.push_back(*op);
   }
   c.run.timings.clear();
-  for (const auto& name : split_list(vm["timing"].as<std::string>())) {
+  for (const auto& name : split_nonempty(vm["timing"].as<std::string>(), ',')) {
     if (name == "per_iteration") c.run.timings.push_back(Timing::per_iteration);
     else if (name == "batched") c.run.timings.push_back(Timing::batched);
     else throw InputError("unknown timing '" + name + "'; use --timing per_iteration,batched");
