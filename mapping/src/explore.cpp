@@ -42,7 +42,7 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
   const int world = topology.slot_count();
   check_given_sizes(c, world);
   ExploreResult result;
-  StepPricer pricer(w, s, c, hw, topology, model);
+  StepPricer pricer(w, s, c, hw, model);
   result.model_flops_per_token = pricer.model_flops_per_token();
   const RuleInputs rule_inputs{w, s, c, hw.gpus_per_node};
   generate_layouts(world, w, c, [&](const ExploreLayout& layout) {

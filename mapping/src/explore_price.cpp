@@ -56,8 +56,8 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
 }  // namespace
 
 StepPricer::StepPricer(const Workload& w, const TrainingSettings& s, const ExploreConstraints& c, const ExploreHardware& hw,
-                       const topology::ClusterTopology& topology, const CostModel& model)
-    : workload_(w), settings_(s), topology_(topology), model_(model) {
+                       const CostModel& model)
+    : workload_(w), settings_(s), model_(model) {
   peak_tflops_ = s.precision == "fp8" && hw.fp8_tflops > 0 ? hw.fp8_tflops : hw.bf16_tflops;
   flops_per_us_ = peak_tflops_ * 1e6 * s.compute_efficiency;
   core_flops_per_us_ = hw.bf16_tflops * 1e6 * s.compute_efficiency;  // flash attention runs in bf16
@@ -119,7 +119,7 @@ void StepPricer::finish(LayoutEstimate& e) const {
   e.step_us = e.compute_us + e.bubble_us + e.comm.exposed_us;
   const double tokens = static_cast<double>(s.global_batch) * w.seq_len;
   e.tokens_per_s = tokens / (e.step_us * 1e-6);
-  e.mfu = e.tokens_per_s * model_flops_per_token_ / (topology_.slot_count() * peak_tflops_ * 1e12);
+  e.mfu = e.tokens_per_s * model_flops_per_token_ / (l.world * peak_tflops_ * 1e12);
 }
 
 }  // namespace meshbench::mapping

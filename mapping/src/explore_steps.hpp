@@ -44,7 +44,7 @@ std::string_view broken_rule(const RuleInputs& in, const ExploreLayout& layout);
 class StepPricer {
  public:
   StepPricer(const Workload& workload, const TrainingSettings& settings, const ExploreConstraints& constraints,
-             const ExploreHardware& hardware, const topology::ClusterTopology& topology, const CostModel& model);
+             const ExploreHardware& hardware, const CostModel& model);
 
   // Forward and backward FLOPs of every layer and the logits, per token, without recompute.
   double model_flops_per_token() const { return model_flops_per_token_; }
@@ -58,7 +58,6 @@ class StepPricer {
  private:
   const Workload& workload_;
   const TrainingSettings& settings_;
-  const topology::ClusterTopology& topology_;
   const CostModel& model_;
   double peak_tflops_ = 0, flops_per_us_ = 0, core_flops_per_us_ = 0, bytes_per_us_ = 0, budget_bytes_ = 0;
   double model_flops_per_token_ = 0;

@@ -178,7 +178,7 @@ TEST(ExplorePrice, ShapesShareCommunicationAndVirtualStagesShrinkTheBubble) {
   ASSERT_TRUE(spec);
   const ExploreHardware hw{"H100", spec->memory_gib, spec->bf16_tflops, spec->fp8_tflops, spec->hbm_tbps, 8};
   const CostModel model(topo, default_cost_params(topo), w);
-  StepPricer pricer(w, s, {}, hw, topo, model);
+  StepPricer pricer(w, s, {}, hw, model);
   ExploreLayout one;
   one.layout.world = 16;
   one.layout.tp = 2;
