@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare/compare.hpp"
-#include "analysis/compare/compare_set.hpp"
 #include "common/cli.hpp"
 
 namespace meshbench::analysis {
@@ -34,12 +33,9 @@ class JsonCompareWriter final : public CompareWriter {
   void write(const Comparison& comparison, std::ostream& out) const override;
 };
 
+// Every form in one schema; `judge.noise` says where the noise came from.
 nlohmann::ordered_json comparison_to_json(const Comparison& comparison);
 
 std::unique_ptr<CompareWriter> make_compare_writer(OutputFormat format);
-
-// A baseline-set comparison in text, Markdown or JSON (the same schema as two files'; `judge.noise` says which).
-nlohmann::ordered_json set_comparison_to_json(const SetComparison& comparison);
-void write_set_comparison(const SetComparison& comparison, OutputFormat format, std::ostream& out);
 
 }  // namespace meshbench::analysis

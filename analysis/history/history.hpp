@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "analysis/compare/compare.hpp"
-#include "analysis/compare/compare_set.hpp"
 #include "analysis/history/change_points.hpp"
 #include "results/reader.hpp"
 
@@ -28,7 +27,7 @@ struct SeriesChange {
 };
 
 struct Series {
-  SetFamily family;     // kind point: one point (mapping, dim, op, size, timing, concurrency)
+  Family family;        // kind point: one point (mapping, dim, op, size, timing, concurrency)
   std::string mapping;  // points only: the first run's name for the mapping
   // Per run, in time order. A point: its median in µs. A family: its members' median ratio to
   // their own usual level (each member's median over the runs), so 1.0 is the family's usual level.

@@ -9,7 +9,8 @@
 namespace meshbench {
 
 std::optional<po::variables_map> parse_command(std::string_view command, std::string_view summary, const po::options_description& options,
-                                               const Args& args, std::ostream& out, const po::positional_options_description* positional) {
+                                               const Args& args, std::ostream& out, const po::positional_options_description* positional,
+                                               bool keep_separator) {
   po::options_description all;
   all.add(options);
   // clang-format off
@@ -20,6 +21,17 @@ std::optional<po::variables_map> parse_command(std::string_view command, std::st
     po::command_line_parser parser(args);
     parser.options(all);
     if (positional != nullptr) parser.positional(*positional);
+    if (keep_separator && positional != nullptr) {
+      // Runs before the parser's own styles, which would take "--" as the end of the options.
+      parser.extra_style_parser([name = positional->name_for_position(0)](std::vector<std::string>& rest) {
+        std::vector<po::option> kept;
+        if (!rest.empty() && rest.front() == "--") {
+          kept.emplace_back(name, std::vector<std::string>{"--"});
+          rest.erase(rest.begin());
+        }
+        return kept;
+      });
+    }
     po::store(parser.run(), vm);
     if (vm.count("help") != 0U) {
       out << "usage: meshbench " << command << " [options]\n" << summary << "\n\n" << all << "\n";

@@ -31,6 +31,11 @@ add_test(NAME integration.compare.kept_tcp_pair
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_kept_tcp_pair)
 set_tests_properties(integration.compare.kept_tcp_pair PROPERTIES
   LABELS "integration;analysis" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
+# compare A B against compare A -- B on the kept runs and fresh synthetic reruns: no MPI.
+add_test(NAME integration.compare.two_files_is_a_set_of_one
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_test.py compare_two_files_is_a_set_of_one)
+set_tests_properties(integration.compare.two_files_is_a_set_of_one PROPERTIES
+  LABELS "integration;analysis" TIMEOUT 300 ENVIRONMENT "MESHBENCH=$<TARGET_FILE:meshbench>")
 # report --html in headless chromium, and report --plot's placement picture, on the setup's run.
 foreach(_case html_browser html_placement_pixels html_bad_input plot_placement)
   add_test(NAME integration.report.${_case}

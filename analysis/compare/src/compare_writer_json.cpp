@@ -1,11 +1,10 @@
-#include <algorithm>
+// A comparison for CI: one JSON document, one schema for every form (docs/compare.schema.json).
 #include <cmath>
 #include <ostream>
 
 #include "analysis/compare/compare_writers.hpp"
 #include "analysis/compare/src/compare_json.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
-#include "analysis/report/text_table.hpp"
 #include "common/error.hpp"
 #include "results/point_key.hpp"
 
@@ -15,110 +14,148 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json finite_or_null(double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(nullptr); }
+// A log ratio as a ratio, or null when it is infinite (a slowdown no comparison could call).
+ordered_json ratio_or_null(double log_ratio) {
+  return std::isfinite(log_ratio) ? ordered_json(std::exp(log_ratio)) : ordered_json(nullptr);
+}
 
-UnitKind level_of(const FamilyFinding& f) { return f.bytes != 0 ? UnitKind::op_size : UnitKind::collective; }
+ordered_json evidence_json(const UnitFinding& u) {
+  const auto finite = [](double x) { return std::isfinite(x) ? ordered_json(x) : ordered_json(x > 0 ? 1e300 : -1e300); };
+  return {{"verdict", to_string(u.verdict)},
+          {"unconfirmed", u.unconfirmed},
+          {"ratio", std::exp(u.effect)},
+          {"effect_log", u.effect},
+          {"noise_log", u.noise},
+          {"sigma_run_log", u.sigma},
+          {"sigma_own_log", u.own_sigma},
+          {"sigma_rounds_log", u.round_sigma},
+          {"z", finite(u.z)},
+          {"p_slower", u.p_slower},
+          {"q_slower", u.q_slower},
+          {"p_faster", u.p_faster},
+          {"q_faster", u.q_faster},
+          {"new_runs_slower", u.runs_slower},
+          {"detectable_ratio", ratio_or_null(u.detectable)}};
+}
 
-ordered_json point_json(const RowComparison& r) {
-  ordered_json row = {{"mapping", r.point.mapping},
-                      {"new_mapping", r.new_mapping},
-                      {"digest", results::digest_hex(r.digest)},
-                      {"dim", r.point.dim},
-                      {"op", r.point.op},
-                      {"backend", r.backend},
-                      {"dtype", r.dtype},
-                      {"timing", r.point.timing},
-                      {"concurrency", r.point.concurrency},
-                      {"bytes", r.point.bytes},
-                      {"base_median_us", r.base_median_us},
-                      {"new_median_us", r.new_median_us},
-                      {"ratio", r.ratio},
-                      {"verdict", to_string(r.verdict)},
-                      {"base_samples", r.base_samples},
-                      {"new_samples", r.new_samples},
-                      {"tested", r.tested},
-                      {"base_wrong", r.base_wrong},
-                      {"new_wrong", r.new_wrong}};
-  if (r.tested) {
-    row["u"] = r.test.u;
-    row["z"] = r.test.z;
-    row["exact"] = r.test.exact;
-    row["variance_inflation"] = r.test.inflation;
-    row["p_slower"] = r.test.p_slower;
-    row["p_faster"] = r.test.p_faster;
-    row["q_slower"] = r.q_slower;
-    row["q_faster"] = r.q_faster;
-    if (r.interval.high > 0) row["ratio_interval"] = {r.interval.low, r.interval.high};
+// One run a side: the point's within-run test and the bootstrap interval of its ratio.
+void add_within_run(const ComparedPoint& p, const UnitFinding& u, ordered_json& o) {
+  o["base_samples"] = p.base_samples;
+  o["new_samples"] = p.new_samples;
+  if (p.interval.high > 0) o["ratio_interval"] = {p.interval.low, p.interval.high};
+  if (!u.within_tested) {
+    o["within"] = nullptr;
+    return;
   }
-  row["z_between"] = finite_or_null(r.z_between);
-  row["q_between_slower"] = r.q_between_slower;
-  row["q_between_faster"] = r.q_between_faster;
-  return row;
+  o["within"] = {{"u", u.within.u},
+                 {"z", u.within.z},
+                 {"exact", u.within.exact},
+                 {"variance_inflation", u.within.inflation},
+                 {"p_slower", u.within.p_slower},
+                 {"p_faster", u.within.p_faster}};
 }
 
-// The whole run of one timing mode, as a family of level "run" (its shift against the points' scatter).
-ordered_json whole_run_json(const TimingScatter& t) {
-  return {{"level", to_string(UnitKind::run)},
-          {"name", "whole run (" + t.timing + ")"},
-          {"timing", t.timing},
-          {"dim", ""},
-          {"op", ""},
-          {"bytes", 0},
-          {"points", t.scatter.points},
-          {"ratio", t.shift_ratio},
-          {"verdict", to_string(t.verdict)},
-          {"estimated", t.scatter.estimated},
-          {"sigma_log", t.scatter.sigma},
-          {"tail_nu", t.scatter.tail_nu},
-          {"z", finite_or_null(t.shift_z)}};
+ordered_json families_json(const Comparison& c) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    const auto& fam = c.families[f];
+    ordered_json o = {{"level", to_string(fam.kind)},
+                      {"name", fam.name()},
+                      {"timing", fam.timing},
+                      {"concurrency", fam.concurrency},
+                      {"dim", fam.dim},
+                      {"op", fam.op},
+                      {"bytes", fam.bytes},
+                      {"points", fam.points}};
+    o.update(evidence_json(c.result.families[f]));
+    out.push_back(o);
+  }
+  return out;
 }
 
-ordered_json family_json(const FamilyFinding& f) {
-  return {{"level", to_string(level_of(f))},
-          {"name", f.name()},
-          {"timing", f.timing},
-          {"dim", f.dim},
-          {"op", f.op},
-          {"bytes", f.bytes},
-          {"points", f.points},
-          {"ratio", f.median_ratio},
-          {"verdict", to_string(f.verdict)},
-          {"rest_ratio", f.rest_ratio},
-          {"p_slower", f.p_slower},
-          {"q_slower", f.q_slower},
-          {"p_faster", f.p_faster},
-          {"q_faster", f.q_faster}};
+ordered_json points_json(const Comparison& c) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t p = 0; p < c.points.size(); ++p) {
+    const auto& pt = c.points[p];
+    ordered_json o = {{"mapping", pt.point.mapping},
+                      {"new_mapping", pt.new_mapping},
+                      {"dim", pt.point.dim},
+                      {"op", pt.point.op},
+                      {"backend", pt.backend},
+                      {"dtype", pt.dtype},
+                      {"timing", pt.point.timing},
+                      {"concurrency", pt.point.concurrency},
+                      {"bytes", pt.point.bytes},
+                      {"base_median_us", pt.base_median_us},
+                      {"new_median_us", pt.new_median_us},
+                      {"rounds", pt.rounds},
+                      {"base_wrong", pt.base_wrong},
+                      {"new_wrong", pt.new_wrong}};
+    o.update(evidence_json(c.result.points[p]));
+    if (pt.wrong()) o["verdict"] = to_string(Verdict::wrong);
+    if (c.noise == NoiseSource::points) add_within_run(pt, c.result.points[p], o);
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::string method_text(NoiseSource noise) {
+  switch (noise) {
+    case NoiseSource::points:
+      return "one run a side: each point's log ratio, less its whole run's median, against how the other points of that run moved "
+             "(robust sigma, tail fitted from them) and by a one-sided Mann-Whitney U of its samples (variance inflated for "
+             "autocorrelation); families against the other points and the other families; the whole run's median against its "
+             "points' scatter; Benjamini-Hochberg per level and test";
+    case NoiseSource::history:
+      return "log median per point and family against the baseline runs' median; noise from the robust spread of the differences "
+             "between successive history runs (shrunk towards the level's pooled spread); Benjamini-Hochberg per level";
+    case NoiseSource::baseline_runs: break;
+  }
+  return "log median per point and family against the baseline runs' median; noise from the robust pairwise spread between "
+         "baseline runs (shrunk towards the level's pooled spread) and the between-round spread; Benjamini-Hochberg per level";
 }
 
 }  // namespace
 
 ordered_json comparison_to_json(const Comparison& c) {
-  ordered_json j = detail::comparison_head(c.gate_verdict(), NoiseSource::points, Pairing::none, c.headline());
-  j["base"] = ordered_json::array({detail::run_side_json(c.base)});
-  j["new"] = ordered_json::array({detail::run_side_json(c.next)});
-  j["options"] = {{"threshold", c.options.threshold},
-                  {"alpha", c.options.alpha},
-                  {"confidence", c.options.confidence},
-                  {"bootstrap", c.options.bootstrap},
-                  {"method",
-                   "one-sided Mann-Whitney U on the samples (variance inflated for autocorrelation), and log(ratio) against how all "
-                   "compared points moved (median, robust sigma, tail fitted from them); Benjamini-Hochberg over the points for each"}};
+  ordered_json j =
+      detail::comparison_head(c.gate_verdict(), c.noise, c.options.interleaved ? Pairing::interleaved : Pairing::none, c.headline());
+  const auto sides = [](const std::vector<RunSide>& runs) {
+    ordered_json a = ordered_json::array();
+    for (const auto& r : runs) a.push_back(detail::run_side_json(r));
+    return a;
+  };
+  j["base"] = sides(c.base);
+  j["new"] = sides(c.next);
+  j["options"] = {{"threshold", c.options.threshold},        {"alpha", c.options.alpha},
+                  {"alpha_per_level", c.result.level_alpha}, {"confirm", c.options.confirm},
+                  {"interleaved", c.options.interleaved},    {"bootstrap", c.options.bootstrap},
+                  {"confidence", c.options.confidence},      {"method", method_text(c.noise)}};
   std::vector<std::pair<UnitKind, Verdict>> units;
-  for (const auto& r : c.rows) units.emplace_back(UnitKind::point, r.verdict);
-  for (const auto& f : c.families) units.emplace_back(level_of(f), f.verdict);
-  for (const auto& t : c.scatter) units.emplace_back(UnitKind::run, t.verdict);
+  for (std::size_t p = 0; p < c.points.size(); ++p)
+    units.emplace_back(UnitKind::point, c.points[p].wrong() ? Verdict::wrong : c.result.points[p].verdict);
+  for (std::size_t f = 0; f < c.families.size(); ++f) units.emplace_back(c.families[f].kind, c.result.families[f].verdict);
   j["counts"] = detail::verdict_counts(units);
-  j["matching"] = {{"compared", c.rows.size()},
-                   {"only_base", c.only_base},
-                   {"only_new", c.only_new},
-                   {"renamed", c.renamed},
-                   {"restructured", c.restructured}};
+  j["matching"] = {{"compared", c.points.size()}, {"only_base", c.only_base},       {"only_new", c.only_new},
+                   {"renamed", c.renamed},        {"restructured", c.restructured}, {"points_without_rounds", c.points_without_rounds()}};
   detail::add_provenance_changes(j, c.changes, c.hidden_changes);
-  j["families"] = ordered_json::array();
-  for (const auto& t : c.scatter) j["families"].push_back(whole_run_json(t));
-  for (const auto& f : c.families) j["families"].push_back(family_json(f));
-  j["points"] = ordered_json::array();
-  for (const auto& r : c.rows) j["points"].push_back(point_json(r));
+  j["set_aside"] = sides(c.set_aside);
+  j["new_set_aside"] = sides(c.next_set_aside);
+  j["history"] = sides(c.history);
+  j["history_jumps"] = c.result.history_jumps;
+  j["state_differs"] = c.state_differs;
+  if (c.options.interleaved) j["pairs"] = c.pairs;  // the (new, baseline) pairs judged; no pairs otherwise
+  j["detectable"] = ordered_json::object();
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const auto r = c.result.reach(static_cast<UnitKind>(k));
+    if (r.units == 0) continue;
+    j["detectable"][to_string(static_cast<UnitKind>(k))] = {
+        {"units", r.units}, {"called_ratio", ratio_or_null(r.called)}, {"found_95_ratio", ratio_or_null(r.found_95)}};
+  }
+  j["tail_nu"] = ordered_json::object();
+  for (int k = 0; k < kUnitKinds; ++k) j["tail_nu"][to_string(static_cast<UnitKind>(k))] = c.result.tail_nu[k];
+  j["families"] = families_json(c);
+  j["points"] = points_json(c);
   return j;
 }
 

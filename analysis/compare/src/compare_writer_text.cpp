@@ -1,15 +1,17 @@
-// Console and Markdown forms of a comparison: provenance changes first, then the changed rows.
+// A comparison for people (text, Markdown): provenance first, then the levels from the whole run
+// down to single points, each with its evidence. One writer for every form of compare.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <ostream>
-#include <tuple>
 
 #include "analysis/compare/compare_writers.hpp"
-#include "analysis/compare/regression_stats.hpp"
+#include "analysis/compare/src/compare_json.hpp"
 #include "analysis/compare/src/p_value_text.hpp"
 #include "analysis/compare/src/provenance_writer.hpp"
 #include "analysis/report/report_sink.hpp"
+#include "analysis/report/text_table.hpp"
 #include "common/sizes.hpp"
 
 namespace meshbench::analysis {
@@ -18,170 +20,255 @@ namespace {
 
 using detail::Sink;
 
-std::string side_line(const RunSide& s) {
-  return s.path + " (" + s.started_at + ", " + std::to_string(s.world) + " ranks, " + s.backend + ", " + s.status + ")";
+std::string pct(double log_ratio) { return percent_change(std::exp(log_ratio)); }
+std::string verdict_text(const UnitFinding& u) {
+  std::string v = to_string(u.verdict);
+  if (u.unconfirmed) v += " (not confirmed)";
+  return v;
 }
 
-std::string interval_text(const RowComparison& r) {
-  if (r.interval.high <= 0) return "-";
-  return percent_change(r.interval.low) + ".." + percent_change(r.interval.high);
-}
+// A ratio for the reach table, or "never" for an infinite log.
+std::string reach_text(double log_ratio) { return std::isfinite(log_ratio) ? pct(log_ratio) : std::string("never"); }
 
-Table rows_table(const std::vector<const RowComparison*>& rows, bool slower) {
-  Table t({"mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">95% CI", ">q", ">samples"});
-  for (const auto* r : rows) {
-    std::string mapping = r->new_mapping == r->point.mapping ? r->new_mapping : r->point.mapping + " = " + r->new_mapping;
-    std::string q = r->tested ? p_text(slower ? r->q_slower : r->q_faster) : "untested";
-    std::string change = percent_change(r->ratio);
-    if (r->verdict == Verdict::wrong) change = "WRONG (" + std::to_string(r->new_wrong) + ")";
-    t.add({mapping, r->point.dim, r->point.op, format_bytes(r->point.bytes), r->point.timing, sig3(r->base_median_us),
-           sig3(r->new_median_us), change, interval_text(*r), q, std::to_string(r->base_samples) + "/" + std::to_string(r->new_samples)});
+// Families that did not come out unchanged, largest level first, largest effect first.
+std::vector<std::size_t> notable_families(const Comparison& c) {
+  std::vector<std::size_t> out;
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.result.families[f].verdict != Verdict::unchanged) out.push_back(f);
   }
-  return t;
-}
-
-std::string tail_name(const Scatter& s) {
-  if (s.tail_nu <= 0) return "normal tails";
-  return "heavy tails (t" + fixed(s.tail_nu, 0) + ")";
-}
-
-// When a whole run moved, no point stands out from the others and none is flagged alone: these
-// lines still name what moved, per dimension and op, with the sizes and the median change.
-std::vector<std::string> moved_ops_lines(const Comparison& c, const std::string& timing) {
-  struct Moved {
-    std::uint64_t smallest = UINT64_MAX, largest = 0;
-    std::vector<double> ratios;
-  };
-  std::map<std::tuple<std::string, std::string>, Moved> by_op;
-  for (const auto& r : c.rows) {
-    if (r.point.timing != timing || !(r.ratio > 0)) continue;
-    auto& m = by_op[{r.point.dim, r.point.op}];
-    m.smallest = std::min(m.smallest, r.point.bytes);
-    m.largest = std::max(m.largest, r.point.bytes);
-    m.ratios.push_back(r.ratio);
-  }
-  std::vector<std::string> out;
-  for (auto& [key, m] : by_op) {
-    std::sort(m.ratios.begin(), m.ratios.end());
-    const std::size_t n = m.ratios.size();
-    const double median = median_of(m.ratios);
-    const std::string sizes = m.smallest == m.largest ? format_bytes(m.smallest) : format_bytes(m.smallest) + "-" + format_bytes(m.largest);
-    out.push_back(std::get<0>(key) + " " + std::get<1>(key) + " " + sizes + ": " + percent_change(median) + " (median of " +
-                  std::to_string(n) + " points, " + percent_change(m.ratios.front()) + " to " + percent_change(m.ratios.back()) + ")");
-  }
-  return out;
-}
-
-// How all points moved between the runs: what rerunning one configuration does on this machine,
-// and what a point must stand out from.
-std::vector<std::string> scatter_lines(const Comparison& c) {
-  std::vector<std::string> out;
-  for (const auto& t : c.scatter) {
-    if (!t.scatter.estimated) {
-      out.push_back(t.timing + ": too few points (" + std::to_string(t.scatter.points) +
-                    ") to tell how runs move; the within-run test alone decides");
-      continue;
-    }
-    std::string line = t.timing + ": the points moved by " + percent_change(t.shift_ratio) + " (median) and scatter ±" +
-                       fixed((std::exp(t.scatter.sigma) - 1) * 100, 1) + "% around it (robust sigma, " + tail_name(t.scatter) + ", " +
-                       std::to_string(t.scatter.points) + " points)";
-    if (t.verdict == Verdict::regressed)
-      line += ": the WHOLE RUN IS SLOWER (a change that slows everything, clocks, or a busier machine; rerun both to tell)";
-    if (t.verdict == Verdict::improved) line += ": the whole run is faster";
-    if (t.verdict == Verdict::inconclusive)
-      line += t.shift_ratio > 1 ? ": the whole run is slower beyond the threshold, but not beyond the points' scatter (inconclusive)"
-                                : ": the whole run is faster beyond the threshold, but not beyond the points' scatter (inconclusive)";
-    out.push_back(line);
-    if (t.verdict != Verdict::unchanged) {
-      for (const auto& l : moved_ops_lines(c, t.timing)) out.push_back(t.timing + ": " + l);
-    }
-  }
-  return out;
-}
-
-std::vector<const RowComparison*> select(const Comparison& c, bool regressions) {
-  std::vector<const RowComparison*> out;
-  for (const auto& r : c.rows) {
-    const bool bad = r.verdict == Verdict::regressed || r.verdict == Verdict::wrong;
-    if (regressions ? bad : r.verdict == Verdict::improved) out.push_back(&r);
-  }
-  std::stable_sort(out.begin(), out.end(), [regressions](const RowComparison* a, const RowComparison* b) {
-    return regressions ? a->ratio > b->ratio : a->ratio < b->ratio;
+  std::stable_sort(out.begin(), out.end(), [&c](std::size_t a, std::size_t b) {
+    if (c.families[a].kind != c.families[b].kind) return c.families[a].kind > c.families[b].kind;
+    return c.result.families[a].effect > c.result.families[b].effect;
   });
   return out;
 }
 
-void write_comparison(const Comparison& c, std::ostream& out, bool markdown) {
-  Sink s(out, markdown);
-  s.title("meshbench compare");
-  s.line("base: " + side_line(c.base));
-  s.line("new:  " + side_line(c.next));
-  s.line("summary: " + c.headline());
-
-  detail::write_provenance_changes(s, "what changed between the runs", c.changes, c.hidden_changes, ": job ids, ports, URIs, ranks");
-
-  const int compared = static_cast<int>(c.rows.size());
-  const auto bad = select(c, true), good = select(c, false);
-  const std::string rule = "a point is flagged when slower by more than " + fixed(c.options.threshold * 100, 1) +
-                           "%, significant within the runs (one-sided Mann-Whitney U on the samples, autocorrelation-corrected) and "
-                           "standing out from how all points moved (above); Benjamini-Hochberg FDR " +
-                           fixed(c.options.alpha, 2) + " over " + std::to_string(compared) + " points for each";
-  s.heading("how the runs moved as a whole");
-  for (const auto& l : scatter_lines(c)) s.bullet(l);
-  std::vector<const FamilyFinding*> families;
-  for (const auto& f : c.families) {
-    if (f.verdict != Verdict::unchanged) families.push_back(&f);
+void write_runs(const Comparison& c, Sink& s) {
+  s.line("baseline: " + std::to_string(c.base.size()) + " run(s); new: " + std::to_string(c.next.size()) + " run(s)");
+  const auto state = [](const RunSide& r) {
+    return r.core_to_core_ns > 0 ? ", core-to-core " + std::to_string(std::lround(r.core_to_core_ns)) + " ns" : std::string();
+  };
+  for (const auto& b : c.base)
+    s.bullet("base " + b.path + " (" + b.started_at + ", " + std::to_string(b.world) + " ranks, " + b.status + state(b) + ")");
+  for (const auto& n : c.next)
+    s.bullet("new  " + n.path + " (" + n.started_at + ", " + std::to_string(n.world) + " ranks, " + n.status + state(n) + ")");
+  for (const auto& b : c.set_aside)
+    s.bullet("set aside " + b.path + " (" + b.started_at + state(b) + "): measured in another machine state than the new runs");
+  for (const auto& n : c.next_set_aside)
+    s.bullet("set aside new " + n.path + " (" + n.started_at + state(n) + "): no baseline shares its machine state");
+  if (!c.history.empty()) {
+    s.line("history: " + std::to_string(c.history.size()) + " earlier run(s), started " + c.history.front().started_at + " to " +
+           c.history.back().started_at + "; " + std::to_string(c.result.history_jumps) +
+           " step(s) between them left out as whole-run jumps (the whole run moved beyond 5 sigmas of its steps: a slow or fast spell "
+           "starting or ending)");
   }
-  std::stable_sort(families.begin(), families.end(),
-                   [](const FamilyFinding* a, const FamilyFinding* b) { return a->median_ratio > b->median_ratio; });
-  s.heading("collectives and sizes whose points moved together: " + std::to_string(families.size()) + " of " +
-            std::to_string(c.families.size()));
+}
+
+void write_points_method(const Comparison& c, Sink& s) {
   s.line(
-      "a family (one collective at every size, or one op and size in every dimension) is flagged when its median moved by more "
-      "than the threshold and its points moved more than the others (one-sided Mann-Whitney U, Benjamini-Hochberg over families)");
-  if (!families.empty()) {
-    Table t({"", "family", "timing", ">points", ">median change", ">others", ">q"});
-    for (const auto* f : families) {
-      const bool slower = f->verdict == Verdict::regressed;
-      t.add({slower ? "SLOWER" : "faster", f->name(), f->timing, std::to_string(f->points), percent_change(f->median_ratio),
-             percent_change(f->rest_ratio), p_text(slower ? f->q_slower : f->q_faster)});
+      "one run on each side: each point is judged against how the other points of its whole run moved between the two runs "
+      "(its log ratio less the run's median, against their robust spread and the tail they show) and by a one-sided Mann-Whitney U "
+      "test of its samples in each run (autocorrelation-corrected); each family against the other points and how the other "
+      "families moved; the whole run's median move against its points' scatter. Regressed when slower by more than " +
+      fixed(c.options.threshold * 100, 1) + "% and significant in every test (Benjamini-Hochberg FDR " + sig3(c.result.level_alpha) +
+      " per level, " + sig3(c.options.alpha) +
+      " over all); inconclusive when it moved by more than the threshold without that, or the scatter itself exceeds the "
+      "threshold. One run a side cannot tell a machine's slow spell from a slower build: a whole run that moved is at most "
+      "inconclusive unless its points all moved far beyond their scatter; the gate recipe decides (docs/gate.md)");
+  const auto untested =
+      std::count_if(c.result.points.begin(), c.result.points.end(), [](const UnitFinding& u) { return !u.within_tested; });
+  if (untested > 0) {
+    s.line("note: " + std::to_string(untested) + " of " + std::to_string(c.points.size()) +
+           " points had too few samples for the within-run test (no samples, or a batched point's few batches): judged by how they "
+           "stand out alone");
+  }
+}
+
+void write_method(const Comparison& c, Sink& s) {
+  s.heading("method");
+  if (c.noise == NoiseSource::points) {
+    write_points_method(c, s);
+    return;
+  }
+  if (const int bare = c.points_without_rounds(); bare > 0) {
+    s.line("note: " + std::to_string(bare) + " of " + std::to_string(c.points.size()) +
+           " points come from runs without rounds, so their noise rests on the baseline pairs alone; measure gate runs with "
+           "run --rounds 3 (docs/report.md, \"Baseline sets on this machine\")");
+  }
+  const std::string set_noise = c.history.empty()
+                                    ? "how it varied between the " + std::to_string(c.base.size()) +
+                                          " baseline runs (robust pairwise spread of log medians, shrunk towards its level's pooled spread)"
+                                    : "how it varied between successive runs of the history of " + std::to_string(c.history.size()) +
+                                          " (robust spread of their differences, shrunk towards its level's pooled spread)";
+  const std::string adjacent = "its " + std::to_string(c.pairs) +
+                               " differences between each new run and the baselines launched just before and after it in the same "
+                               "machine state (the nearest of that state on each side; interleaved): the whole run ";
+  std::string against = c.history.empty() ? set_noise + " and between rounds" : set_noise;
+  if (c.options.interleaved && c.history.empty()) {
+    against = adjacent + "against the robust spread of those differences, every other unit against " + set_noise +
+              " pooled with how it varied between the rounds of every run, by their degrees of freedom";
+  } else if (c.options.interleaved) {
+    against = adjacent + "and every other unit against " + set_noise +
+              "; the whole run's noise at least the robust spread of its own adjacent differences, and jumps counted in the history "
+              "and between this set's baselines, whichever shows more";
+  }
+  s.line(std::string("each point and family is judged ") + (c.options.interleaved ? "on " : "against ") + against +
+         "; "
+         "regressed when slower by more than " +
+         fixed(c.options.threshold * 100, 1) +
+         "% and beyond that noise, both its own and how any unit of its level jumps (Benjamini-Hochberg FDR " + sig3(c.result.level_alpha) +
+         " per level, " + sig3(c.options.alpha) +
+         " over all); inconclusive when it moved by more than the threshold but not beyond the noise, or "
+         "the noise itself exceeds the threshold" +
+         std::string(c.options.confirm ? "; --confirm: a regression must stand alone in two new runs" : ""));
+}
+
+void write_reach(const Comparison& c, Sink& s) {
+  s.heading("what this set can detect");
+  s.line(
+      "the smallest slowdown called a regression if it came alone (median over the level's units), and the size found 95% of the "
+      "time; a target below these needs more baseline runs, more rounds or a quieter machine (docs/report.md, \"What a set can "
+      "detect\")");
+  Table reach({"level", ">units", ">called from", ">found 95% from"});
+  for (auto kind : {UnitKind::point, UnitKind::op_size, UnitKind::collective, UnitKind::dimension, UnitKind::run}) {
+    const auto r = c.result.reach(kind);
+    if (r.units > 0) reach.add({to_string(kind), std::to_string(r.units), reach_text(r.called), reach_text(r.found_95)});
+  }
+  s.table(reach);
+}
+
+// When a whole run moved, its points moved with it and none stands out: these lines still name
+// what moved, per dimension and op, with the sizes and the median change (medians over each side's runs).
+void write_moved_ops(const Comparison& c, const std::string& timing, Sink& s) {
+  struct Moved {
+    std::uint64_t smallest = UINT64_MAX, largest = 0;
+    std::vector<double> ratios;
+  };
+  std::map<std::pair<std::string, std::string>, Moved> by_op;
+  for (const auto& p : c.points) {
+    if (p.point.timing != timing || !(p.base_median_us > 0)) continue;
+    auto& m = by_op[{p.point.dim, p.point.op}];
+    m.smallest = std::min(m.smallest, p.point.bytes);
+    m.largest = std::max(m.largest, p.point.bytes);
+    m.ratios.push_back(p.new_median_us / p.base_median_us);
+  }
+  for (auto& [key, m] : by_op) {
+    std::sort(m.ratios.begin(), m.ratios.end());
+    const std::string sizes = m.smallest == m.largest ? format_bytes(m.smallest) : format_bytes(m.smallest) + "-" + format_bytes(m.largest);
+    s.bullet(timing + ": " + key.first + " " + key.second + " " + sizes + ": " + percent_change(median_of(m.ratios)) + " (median of " +
+             std::to_string(m.ratios.size()) + " points, " + percent_change(m.ratios.front()) + " to " + percent_change(m.ratios.back()) +
+             ")");
+  }
+}
+
+void write_whole_run(const Comparison& c, Sink& s) {
+  Table whole({"", "timing", "concurrency", ">points", ">change", ">noise (1 sd)", ">z", ">q", "new runs slower"});
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind != UnitKind::run) continue;
+    const auto& u = c.result.families[f];
+    whole.add({verdict_text(u), c.families[f].timing, c.families[f].concurrency, std::to_string(c.families[f].points), pct(u.effect),
+               "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1), p_text(u.q_slower),
+               std::to_string(u.runs_slower) + "/" + std::to_string(c.next.size())});
+  }
+  s.heading("the whole run");
+  s.table(whole);
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict != Verdict::unchanged)
+      write_moved_ops(c, c.families[f].timing, s);
+  }
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == Verdict::regressed) {
+      s.line(
+          "WHOLE RUN REGRESSION: every point moved together beyond the whole run's noise; the changes listed above are the first suspects");
+      break;
+    }
+  }
+}
+
+void write_families(const Comparison& c, Sink& s) {
+  const auto notable = notable_families(c);
+  s.heading("families not unchanged: " + std::to_string(notable.size()) + " of " + std::to_string(c.families.size()));
+  if (!notable.empty()) {
+    Table t({"", "level", "family", "timing", ">points", ">change", ">noise", ">z", ">q"});
+    for (auto f : notable) {
+      const auto& u = c.result.families[f];
+      t.add({verdict_text(u), to_string(c.families[f].kind), c.families[f].name(), c.families[f].timing,
+             std::to_string(c.families[f].points), pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%", fixed(u.z, 1),
+             p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
     }
     s.table(t);
   }
-  s.heading("regressions: " + std::to_string(bad.size()) + " of " + std::to_string(compared) + " points");
-  s.line(rule);
-  if (!bad.empty()) s.table(rows_table(bad, true));
-  s.heading("improvements: " + std::to_string(good.size()));
-  if (!good.empty()) s.table(rows_table(good, false));
+}
 
-  s.heading("notes");
-  const int untested = static_cast<int>(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return !r.tested; }));
-  if (untested > 0) {
-    s.bullet(std::to_string(untested) +
-             " point(s) had too few samples for the within-run test (no samples, or a batched point's few batches):"
-             " judged by the threshold and how they stand out alone");
+void write_points(const Comparison& c, Sink& s) {
+  std::vector<std::size_t> moved;
+  for (std::size_t p = 0; p < c.points.size(); ++p) {
+    const auto v = c.result.points[p].verdict;
+    if (v == Verdict::regressed || v == Verdict::improved) moved.push_back(p);
   }
-  if (c.only_base > 0 || c.only_new > 0) {
-    s.bullet(std::to_string(c.only_base) + " point(s) only in base, " + std::to_string(c.only_new) + " only in new: not compared");
+  std::stable_sort(moved.begin(), moved.end(),
+                   [&c](std::size_t a, std::size_t b) { return c.result.points[a].effect > c.result.points[b].effect; });
+  s.heading("points regressed or improved: " + std::to_string(moved.size()) + " of " + std::to_string(c.points.size()) + " (" +
+            std::to_string(c.result.count(UnitKind::point, Verdict::inconclusive)) + " inconclusive)");
+  if (!moved.empty()) {
+    Table t({"", "mapping", "dim", "op", ">size", "timing", ">base us", ">new us", ">change", ">noise", ">q"});
+    for (auto p : moved) {
+      const auto& pt = c.points[p];
+      const auto& u = c.result.points[p];
+      t.add({verdict_text(u), pt.point.mapping, pt.point.dim, pt.point.op, format_bytes(pt.point.bytes), pt.point.timing,
+             sig3(pt.base_median_us), sig3(pt.new_median_us), pct(u.effect), "±" + fixed(u.noise * 100, 1) + "%",
+             p_text(u.effect >= 0 ? u.q_slower : u.q_faster)});
+    }
+    s.table(t);
   }
-  for (const auto& r : c.renamed) s.bullet("same mapping under another name: " + r);
-  for (const auto& r : c.restructured) s.bullet("mapping " + r + " has other groups in the new run: its points are not compared by name");
-  s.line("");
+  for (const auto& pt : c.points) {
+    if (pt.wrong())
+      s.bullet("WRONG results: " + pt.point.mapping + " " + pt.point.dim + " " + pt.point.op + " at " + format_bytes(pt.point.bytes) +
+               " (" + pt.point.timing + "): " + std::to_string(pt.new_wrong) + " wrong elements in a new run, none in the baselines");
+  }
+  if (c.only_base > 0) s.bullet(std::to_string(c.only_base) + " point(s) of the first baseline are missing from another run: not compared");
+  if (c.only_new > 0) s.bullet(std::to_string(c.only_new) + " point(s) of the first new run are not in every baseline: not compared");
+  for (const auto& r : c.renamed) s.bullet("same structure, another name: " + r);
+  for (const auto& r : c.restructured) s.bullet("same name, another structure (not compared): " + r);
+}
+
+void write_verdict(const Comparison& c, Sink& s) {
+  bool whole_run = false;
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    whole_run = whole_run || (c.families[f].kind == UnitKind::run && c.result.families[f].verdict == Verdict::regressed);
+  }
   switch (c.gate_verdict()) {
     case GateVerdict::clean: s.line("verdict: no regression (exit status 0)"); break;
-    case GateVerdict::regression: s.line("verdict: REGRESSION (exit status 1)"); break;
+    case GateVerdict::regression:
+      s.line(whole_run ? "verdict: REGRESSION of the whole run (exit status 1)" : "verdict: REGRESSION (exit status 1)");
+      break;
     case GateVerdict::inconclusive:
-      s.line(
-          "verdict: INCONCLUSIVE (exit status 3): the whole run moved slower beyond the threshold, and one run on each side cannot tell "
-          "the software's change from the machine's slow spell; run the gate recipe (docs/gate.md: baseline runs before the "
-          "upgrade, new runs after, meshbench compare BASE... -- NEW...)");
+      s.line(c.state_differs ? "verdict: INCONCLUSIVE (exit status 3): the new runs were measured in another machine state; rerun them "
+                               "in the baselines' state"
+                             : "verdict: INCONCLUSIVE (exit status 3): the whole run's noise or move is beyond the threshold without "
+                               "significance; more baseline and new runs decide (docs/gate.md)");
       break;
   }
 }
 
+void write_text(const Comparison& c, std::ostream& out, bool markdown) {
+  Sink s(out, markdown);
+  s.title("meshbench compare");
+  write_runs(c, s);
+  s.line("summary: " + c.headline());
+  detail::write_provenance_changes(s, "what changed (first baseline against first new run)", c.changes, c.hidden_changes, "");
+  write_method(c, s);
+  write_reach(c, s);
+  write_whole_run(c, s);
+  write_families(c, s);
+  write_points(c, s);
+  s.line("");
+  write_verdict(c, s);
+}
+
 }  // namespace
 
-void TextCompareWriter::write(const Comparison& c, std::ostream& out) const { write_comparison(c, out, false); }
-void MarkdownCompareWriter::write(const Comparison& c, std::ostream& out) const { write_comparison(c, out, true); }
+void TextCompareWriter::write(const Comparison& c, std::ostream& out) const { write_text(c, out, false); }
+void MarkdownCompareWriter::write(const Comparison& c, std::ostream& out) const { write_text(c, out, true); }
 
 }  // namespace meshbench::analysis

@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "analysis/compare/compare_set.hpp"
+#include "analysis/compare/compare.hpp"
 #include "analysis/history/history.hpp"
 #include "analysis/history/history_plots.hpp"
 #include "analysis/history/history_writers.hpp"

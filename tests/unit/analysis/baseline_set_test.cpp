@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "analysis/compare/baseline_set_stats.hpp"
+#include "analysis/compare/judge.hpp"
 #include "analysis/compare/regression_stats.hpp"
 
 namespace meshbench::analysis {
@@ -85,15 +85,15 @@ struct Synth {
   }
 };
 
-BaselineSetInput input(Synth& s, int baselines, const std::vector<std::vector<double>>& next) {
-  BaselineSetInput in;
+JudgeInput input(Synth& s, int baselines, const std::vector<std::vector<double>>& next) {
+  JudgeInput in;
   for (int i = 0; i < baselines; ++i) in.base.push_back(s.run());
   in.next = next;
   in.families = families();
   return in;
 }
 
-const UnitFinding& run_finding(const BaselineSetResult& r) {
+const UnitFinding& run_finding(const JudgeResult& r) {
   for (const auto& f : r.families) {
     if (f.kind == UnitKind::run) return f;
   }
@@ -126,7 +126,7 @@ TEST(BaselineSetStats, PlantedWholeRunTenPercentIsFoundAsAWholeRunRegression) {
     Synth s(seed);
     auto in = input(s, 3, {});
     in.next = {s.run(1.10)};
-    const auto r = judge_baseline_set(in, {});
+    const auto r = judge(in, {});
     const auto& run = run_finding(r);
     EXPECT_NEAR(std::exp(run.effect), 1.10, 0.04) << seed;
     if (run.verdict == Verdict::regressed) ++found;
@@ -146,9 +146,9 @@ TEST(BaselineSetStats, OneBaselineThatJumpedAsAWholeDoesNotHideAThreefoldRun) {
     auto in = input(s, 5, {});
     for (auto& v : in.base[seed % 5]) v += std::log(1.4);
     in.next = {s.run(3.0)};
-    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found;
+    if (run_finding(judge(in, {})).verdict == Verdict::regressed) ++found;
     in.next = {s.run(1.4)};
-    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++like_the_jump;
+    if (run_finding(judge(in, {})).verdict == Verdict::regressed) ++like_the_jump;
   }
   EXPECT_EQ(found, 50);
   EXPECT_EQ(like_the_jump, 0);
@@ -160,7 +160,7 @@ TEST(BaselineSetStats, HonestRerunsGiveNoRegressionAcrossSeeds) {
     Synth s(1000 + seed);
     auto in = input(s, 3, {});
     in.next = {s.run()};
-    const auto r = judge_baseline_set(in, {});
+    const auto r = judge(in, {});
     if (r.regressed()) ++regressed;
     if (run_finding(r).verdict == Verdict::regressed) ++run_level;
   }
@@ -179,7 +179,7 @@ TEST(BaselineSetStats, RandomHundredfoldJumpsOfHonestPointsAreNotRegressions) {
     s.jump = 100;
     auto in = input(s, 3, {});
     in.next = {s.run()};
-    if (judge_baseline_set(in, {}).regressed()) ++regressed;  // 1 of 200: a family with 3 of its 4 points jumped
+    if (judge(in, {}).regressed()) ++regressed;  // 1 of 200: a family with 3 of its 4 points jumped
   }
   EXPECT_LE(regressed, 2) << regressed;
 }
@@ -192,7 +192,7 @@ TEST(BaselineSetStats, SinglePointPlantedTwentyPercentIsFound) {
     auto in = input(s, 3, {});
     const std::size_t planted = point_of(1, 0, 2, 3);
     in.next = {s.run(1.0, planted, 1.20)};
-    const auto r = judge_baseline_set(in, {});
+    const auto r = judge(in, {});
     if (r.points[planted].verdict == Verdict::regressed) ++found;
     for (std::size_t p = 0; p < kPoints; ++p) {
       if (p != planted && r.points[p].verdict == Verdict::regressed) ++elsewhere;
@@ -212,7 +212,7 @@ TEST(BaselineSetStats, TooMuchBaselineNoiseIsInconclusiveNotARegression) {
   // A 20% slowdown of one point, and of the whole run, against baselines that vary by ~30%.
   std::vector<double> next = s.run(1.20, planted, 1.20);
   in.next = {next};
-  const auto r = judge_baseline_set(in, {});
+  const auto r = judge(in, {});
   EXPECT_FALSE(r.regressed());
   EXPECT_EQ(run_finding(r).verdict, Verdict::inconclusive);
   EXPECT_GT(r.count(UnitKind::point, Verdict::inconclusive), 30);
@@ -226,22 +226,22 @@ TEST(BaselineSetStats, ConfirmNeedsTheRegressionInTwoNewRuns) {
   std::vector<std::vector<double>> base;
   for (int i = 0; i < 3; ++i) base.push_back(s.run());
   const std::size_t planted = point_of(0, 0, 0, 0);
-  SetOptions confirm;
+  JudgeOptions confirm;
   confirm.confirm = true;
-  BaselineSetInput in;
+  JudgeInput in;
   in.base = base;
   in.families = families();
   // The planted point slower in one of the two new runs only: a regression without --confirm,
   // inconclusive with it.
   in.next = {s.run(1.0, planted, 1.5), s.run()};
-  EXPECT_EQ(judge_baseline_set(in, {}).points[planted].runs_slower, 1);
-  const auto once = judge_baseline_set(in, confirm);
+  EXPECT_EQ(judge(in, {}).points[planted].runs_slower, 1);
+  const auto once = judge(in, confirm);
   EXPECT_EQ(once.points[planted].verdict, Verdict::inconclusive);
   EXPECT_TRUE(once.points[planted].unconfirmed);
   EXPECT_FALSE(once.regressed());
   // In both: confirmed.
   in.next = {s.run(1.0, planted, 1.5), s.run(1.0, planted, 1.5)};
-  const auto twice = judge_baseline_set(in, confirm);
+  const auto twice = judge(in, confirm);
   EXPECT_EQ(twice.points[planted].verdict, Verdict::regressed);
   EXPECT_EQ(twice.points[planted].runs_slower, 2);
   EXPECT_TRUE(twice.regressed());
@@ -251,7 +251,7 @@ TEST(BaselineSetStats, FasterEverywhereIsAnImprovementNotARegression) {
   Synth s(5);
   auto in = input(s, 3, {});
   in.next = {s.run(0.8)};
-  const auto r = judge_baseline_set(in, {});
+  const auto r = judge(in, {});
   EXPECT_FALSE(r.regressed());
   EXPECT_EQ(run_finding(r).verdict, Verdict::improved);
   EXPECT_NEAR(std::exp(run_finding(r).effect), 0.8, 0.03);
@@ -260,31 +260,31 @@ TEST(BaselineSetStats, FasterEverywhereIsAnImprovementNotARegression) {
 TEST(BaselineSetStats, RoundsSupplyTheNoiseOfASingleBaseline) {
   // One baseline, but each run's rounds say how much its medians move: that is the noise.
   Synth s(9);
-  BaselineSetInput in;
+  JudgeInput in;
   in.base = {s.run()};
   in.next = {s.run(1.10)};
   in.families = families();
   const double var = 0.03 * 0.03;  // per-run variance of a log median from its rounds
   in.base_round_var = {std::vector<double>(kPoints, var)};
   in.next_round_var = {std::vector<double>(kPoints, var)};
-  const auto r = judge_baseline_set(in, {});
+  const auto r = judge(in, {});
   const auto& run = run_finding(r);
   EXPECT_NEAR(run.round_sigma, 0.03 * std::sqrt(median_variance_factor(kPoints)), 1e-12);
   EXPECT_EQ(run.verdict, Verdict::regressed);
   EXPECT_NEAR(r.points[0].round_sigma, 0.03, 1e-12);
   // Rounds floor the noise: with baselines that happen to agree exactly, the rounds still speak.
-  BaselineSetInput same = in;
+  JudgeInput same = in;
   same.base = {in.base[0], in.base[0], in.base[0]};
   same.base_round_var = {in.base_round_var[0], in.base_round_var[0], in.base_round_var[0]};
   same.next = {in.base[0]};
   for (auto& v : same.next[0]) v += std::log(1.06);
-  const auto q = judge_baseline_set(same, {});
+  const auto q = judge(same, {});
   EXPECT_EQ(q.count(UnitKind::point, Verdict::regressed), 0);  // 6% against 3% noise per point: not beyond it
   EXPECT_EQ(run_finding(q).verdict, Verdict::regressed);       // but the run's 60 points together are
 }
 
 // The baselines' median per point: a new run that sits exactly at their centre.
-std::vector<double> centre_of(const BaselineSetInput& in) {
+std::vector<double> centre_of(const JudgeInput& in) {
   std::vector<double> out;
   for (std::size_t p = 0; p < kPoints; ++p) {
     std::vector<double> v;
@@ -304,17 +304,17 @@ TEST(BaselineSetStats, DetectableIsWhereAPointAloneTurnsRegressed) {
     auto in = input(s, 4, {});
     const auto centre = centre_of(in);
     in.next = {centre};
-    const auto honest = judge_baseline_set(in, {});
+    const auto honest = judge(in, {});
     for (std::size_t planted : {point_of(0, 0, 0, 0), point_of(1, 1, 2, 4), point_of(0, 1, 1, 3)}) {
       const double d = honest.points[planted].detectable;
       ASSERT_TRUE(std::isfinite(d)) << seed;
-      EXPECT_GE(d, std::log1p(SetOptions{}.threshold) - 1e-12);
+      EXPECT_GE(d, std::log1p(JudgeOptions{}.threshold) - 1e-12);
       const double e0 = honest.points[planted].effect;
       for (double margin : {+0.01, -0.01}) {
         auto next = centre;
         next[planted] += d + margin - e0;
         in.next = {next};
-        const auto r = judge_baseline_set(in, {});
+        const auto r = judge(in, {});
         EXPECT_EQ(r.points[planted].verdict == Verdict::regressed, margin > 0) << seed << " point " << planted << " margin " << margin;
         EXPECT_NEAR(r.points[planted].detectable, d, 1e-3);  // the reach depends on the baselines, not on the new run
       }
@@ -335,14 +335,14 @@ TEST(BaselineSetStats, AWholeRunSlowdownOfTheFound95SizeIsFoundNineteenTimesInTw
     s.run_sd = 0.03;
     auto in = input(s, 5, {});
     in.next = {s.run()};
-    const auto reach = judge_baseline_set(in, {}).reach(UnitKind::run);
+    const auto reach = judge(in, {}).reach(UnitKind::run);
     ASSERT_EQ(reach.units, 1);
     ASSERT_TRUE(std::isfinite(reach.found_95));
     EXPECT_GT(reach.found_95, reach.called);
     in.next = {s.run(std::exp(reach.found_95))};
-    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found;
+    if (run_finding(judge(in, {})).verdict == Verdict::regressed) ++found;
     in.next = {s.run(std::exp(reach.called))};
-    if (run_finding(judge_baseline_set(in, {})).verdict == Verdict::regressed) ++found_at_called;
+    if (run_finding(judge(in, {})).verdict == Verdict::regressed) ++found_at_called;
   }
   RecordProperty("found", found);
   RecordProperty("found_at_called", found_at_called);
@@ -359,7 +359,7 @@ TEST(BaselineSetStats, ReachGrowsWithTheBaselinesNoise) {
   a.next = {quiet.run()};
   auto b = input(noisy, 3, {});
   b.next = {noisy.run()};
-  const auto ra = judge_baseline_set(a, {}), rb = judge_baseline_set(b, {});
+  const auto ra = judge(a, {}), rb = judge(b, {});
   for (auto kind : {UnitKind::point, UnitKind::op_size, UnitKind::run}) {
     EXPECT_LT(ra.reach(kind).called, rb.reach(kind).called) << to_string(kind);
     EXPECT_LT(ra.reach(kind).found_95, rb.reach(kind).found_95) << to_string(kind);
@@ -373,7 +373,7 @@ TEST(BaselineSetStats, ReachGrowsWithTheBaselinesNoise) {
 // spells start at random and last 2 to 5 launches. What the 2-core machine showed
 // (docs/report.md, "Interleaved launches").
 struct SpellRuns {
-  BaselineSetInput in;
+  JudgeInput in;
   explicit SpellRuns(std::uint64_t seed, int k, double whole = 1.0) {
     Synth s(seed);
     s.run_sd = 0.01;
@@ -409,17 +409,17 @@ TEST(BaselineSetStats, InterleavedEffectIsTheMedianOfTheAdjacentDifferences) {
     for (auto& v : r) v += level;
     return r;
   };
-  BaselineSetInput in;
+  JudgeInput in;
   in.base = {at(0), at(0.1), at(0)};
   in.next = {at(0.3), at(0.05)};
   in.families = families();
   in.beside = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
-  const auto r = judge_baseline_set(in, {});
+  const auto r = judge(in, {});
   EXPECT_NEAR(run_finding(r).effect, 0.125, 1e-12);
   // Every set pair instead: differences 0.3, 0.2, 0.3, 0.05, −0.05, 0.05; median 0.125 as well,
   // but the noise comes from the baselines' pairs (0.1, 0, 0.1), not from the adjacent ones.
   in.beside.clear();
-  const auto all = judge_baseline_set(in, {});
+  const auto all = judge(in, {});
   EXPECT_NEAR(run_finding(all).effect, 0.125, 1e-12);
   EXPECT_NE(run_finding(all).own_sigma, run_finding(r).own_sigma);
 }
@@ -428,13 +428,13 @@ TEST(BaselineSetStats, InterleavedLaunchesCancelSlowSpells) {
   int honest_alarms = 0, honest_run_level = 0, found = 0, found_as_set = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     SpellRuns honest(7000 + seed, 2);
-    const auto r = judge_baseline_set(honest.in, {});
+    const auto r = judge(honest.in, {});
     honest_alarms += r.regressed() ? 1 : 0;
     honest_run_level += run_finding(r).verdict == Verdict::regressed ? 1 : 0;
     SpellRuns slower(7000 + seed, 2, 1.10);
-    found += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
+    found += run_finding(judge(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
     slower.in.beside.clear();  // the same runs judged as a set: the spells are noise between baselines
-    found_as_set += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
+    found_as_set += run_finding(judge(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 3);  // at most 1%
   EXPECT_EQ(honest_run_level, 0);
@@ -444,7 +444,7 @@ TEST(BaselineSetStats, InterleavedLaunchesCancelSlowSpells) {
 
 // The same launches with rounds: each run's rounds estimate its own noise (the point noise of
 // Synth, 2%), which is what is left of a point's noise once the spells cancel.
-void add_rounds(BaselineSetInput& in, double point_sd, int rounds) {
+void add_rounds(JudgeInput& in, double point_sd, int rounds) {
   for (auto* side : {&in.base, &in.next}) {
     auto& var = side == &in.base ? in.base_round_var : in.next_round_var;
     var.assign(side->size(), std::vector<double>(kPoints, point_sd * point_sd));
@@ -452,7 +452,7 @@ void add_rounds(BaselineSetInput& in, double point_sd, int rounds) {
   in.rounds.assign(kPoints, rounds);
 }
 
-void plant_everywhere(BaselineSetInput& in, std::size_t point, double factor) {
+void plant_everywhere(JudgeInput& in, std::size_t point, double factor) {
   for (auto& run : in.next) run[point] += std::log(factor);
 }
 
@@ -465,12 +465,12 @@ TEST(BaselineSetStats, InterleavedPointsTakeTheirNoiseFromTheRoundsToo) {
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     SpellRuns honest(9000 + seed, 3);
     add_rounds(honest.in, 0.02, 3);
-    honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
+    honest_alarms += judge(honest.in, {}).regressed() ? 1 : 0;
     SpellRuns slower(9000 + seed, 3);
     plant_everywhere(slower.in, planted, 1.15);
-    found_pairs_only += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
+    found_pairs_only += judge(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
     add_rounds(slower.in, 0.02, 3);
-    found_with_rounds += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
+    found_with_rounds += judge(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 2);                                              // at most 1%
   EXPECT_GE(found_with_rounds, 80) << found_with_rounds;                    // 89 of 200
@@ -488,13 +488,13 @@ TEST(BaselineSetStats, InterleavedHundredfoldJumpsOfHonestPointsAreNotRegression
     Synth s(11000 + seed);
     s.jump_rate = 0.05;
     s.jump = 100;
-    BaselineSetInput in;
+    JudgeInput in;
     for (int t = 0; t < 5; ++t) (t % 2 == 0 ? in.base : in.next).push_back(s.run());
     in.beside = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
     in.families = families();
     add_rounds(in, s.point_sd, 3);
     for (std::size_t p = 0; p < kPoints; ++p) both_jumped += in.next[0][p] - s.truth[p] > 2 && in.next[1][p] - s.truth[p] > 2 ? 1 : 0;
-    regressed += judge_baseline_set(in, {}).regressed() ? 1 : 0;
+    regressed += judge(in, {}).regressed() ? 1 : 0;
   }
   EXPECT_GE(both_jumped, 10);  // the case this test is about happened
   EXPECT_LE(regressed, 2) << regressed;
@@ -504,7 +504,7 @@ TEST(BaselineSetStats, InterleavedHundredfoldJumpsOfHonestPointsAreNotRegression
 // launches, then B N B N B, one timeline with the spells falling where they fall. The new runs
 // are `whole` slower, and `factor` slower at `planted`.
 struct GateTimeline {
-  BaselineSetInput in;
+  JudgeInput in;
   int history_boundaries = 0;  // successive history runs of which one is in a spell and one not
   GateTimeline(std::uint64_t seed, int history, double run_sd, double whole = 1.0, std::size_t planted = kPoints, double factor = 1.0,
                double spell_factor = 1.12) {
@@ -545,7 +545,7 @@ TEST(BaselineSetStats, HistoryMeasuresTheWholeRunsNoiseAcrossSpells) {
   const auto near_truth = [](double sigma) { return std::fabs(sigma / 0.0105 - 1) < 0.3; };
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {
     GateTimeline honest(13000 + seed, 40, 0.01, 1.0, kPoints, 1.0, 1.3);
-    const auto r = judge_baseline_set(honest.in, {});
+    const auto r = judge(honest.in, {});
     honest_alarms += r.regressed() ? 1 : 0;
     measured += near_truth(run_finding(r).own_sigma) ? 1 : 0;
     // A spell moves the whole run 26% (log 1.3) against steps of 1.5%: every boundary, and only
@@ -553,9 +553,9 @@ TEST(BaselineSetStats, HistoryMeasuresTheWholeRunsNoiseAcrossSpells) {
     EXPECT_EQ(r.history_jumps, honest.history_boundaries) << seed;
     boundaries += honest.history_boundaries;
     GateTimeline slower(13000 + seed, 40, 0.01, 1.10, kPoints, 1.0, 1.3);
-    found += run_finding(judge_baseline_set(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
+    found += run_finding(judge(slower.in, {})).verdict == Verdict::regressed ? 1 : 0;
     honest.in.history.clear();
-    measured_without += near_truth(run_finding(judge_baseline_set(honest.in, {})).own_sigma) ? 1 : 0;
+    measured_without += near_truth(run_finding(judge(honest.in, {})).own_sigma) ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 3) << honest_alarms;  // at most 1%
   EXPECT_GE(found, 285) << found;                // 95%
@@ -571,11 +571,11 @@ TEST(BaselineSetStats, HistoryGivesAPointTheNoiseThreeBaselinesCannot) {
   const std::size_t planted = point_of(1, 0, 2, 3);
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     GateTimeline honest(15000 + seed, 30, 0.01);
-    honest_alarms += judge_baseline_set(honest.in, {}).regressed() ? 1 : 0;
+    honest_alarms += judge(honest.in, {}).regressed() ? 1 : 0;
     GateTimeline slower(15000 + seed, 30, 0.01, 1.0, planted, 1.15);
-    found += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
+    found += judge(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
     slower.in.history.clear();
-    found_without += judge_baseline_set(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
+    found_without += judge(slower.in, {}).points[planted].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_LE(honest_alarms, 2) << honest_alarms;  // at most 1%
   EXPECT_GE(found, 160) << found;                // 80% (measured 170; without the history 68)
@@ -610,9 +610,8 @@ TEST(BaselineSetStats, AdjacentOrderCountsTheRunsAJumpMustReach) {
 
 // B N B N B N B N B with no noise but `level` per run, and the pair of new run 3 with the last
 // baseline lost (its state differed): seven adjacent differences.
-BaselineSetInput seven_pairs(const std::vector<double>& truth, const std::vector<double>& base_level,
-                             const std::vector<double>& new_level) {
-  BaselineSetInput in;
+JudgeInput seven_pairs(const std::vector<double>& truth, const std::vector<double>& base_level, const std::vector<double>& new_level) {
+  JudgeInput in;
   const auto at = [&](double level) {
     auto r = truth;
     for (auto& v : r) v += level;
@@ -636,11 +635,11 @@ TEST(BaselineSetStats, InterleavedEffectWithSevenPairsIsTheFifthLargest) {
   in.next[0][0] += 0.4;
   in.next[1][0] += 0.4;
   in.families = {{UnitKind::run, {0, 1}}};
-  auto r = judge_baseline_set(in, {});
+  auto r = judge(in, {});
   EXPECT_NEAR(r.points[0].effect_slow, 0.0, 1e-12);
   // Every new run +0.4 at the point: the fifth largest moves too.
   for (auto& run : in.next) run[0] = truth[0] + 0.4;
-  r = judge_baseline_set(in, {});
+  r = judge(in, {});
   EXPECT_NEAR(r.points[0].effect_slow, 0.2, 1e-12);
 }
 
@@ -654,7 +653,7 @@ TEST(BaselineSetStats, TwoNewRunsJumpingAtAPointInASevenPairWindowAreNotARegress
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     Synth s(13000 + seed);
     s.point_sd = 0.02;
-    BaselineSetInput in;
+    JudgeInput in;
     for (int t = 0; t < 9; ++t) (t % 2 == 0 ? in.base : in.next).push_back(s.run());
     for (std::size_t j = 0; j < 4; ++j) in.beside.insert(in.beside.end(), {{j, j}, {j, j + 1}});
     in.beside.pop_back();
@@ -663,9 +662,9 @@ TEST(BaselineSetStats, TwoNewRunsJumpingAtAPointInASevenPairWindowAreNotARegress
     auto jumped = in;
     jumped.next[0][point] += std::log(100.0);
     jumped.next[1][point] += std::log(100.0);
-    jumped_regressed += judge_baseline_set(jumped, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
+    jumped_regressed += judge(jumped, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
     plant_everywhere(in, point, 1.4);
-    planted_found += judge_baseline_set(in, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
+    planted_found += judge(in, {}).points[point].verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_EQ(jumped_regressed, 0);
   EXPECT_GE(planted_found, 36) << planted_found;
@@ -683,14 +682,14 @@ TEST(BaselineSetStats, AFamilyAcrossTimingModesIsJudgedAgainstEachModesOwnShift)
       v.push_back(value(run, p) + (is_new && p >= 6 ? std::log(1.5) : 0.0) + (is_new && p % 6 == 0 ? std::log(1.2) : 0.0));
     return v;
   };
-  BaselineSetInput in;
+  JudgeInput in;
   for (int b = 0; b < 3; ++b) in.base.push_back(run_of(b, false));
   for (int j = 0; j < 2; ++j) in.next.push_back(run_of(10 + j, true));
   in.families = {{UnitKind::run, {0, 1, 2, 3, 4, 5}}, {UnitKind::run, {6, 7, 8, 9, 10, 11}}, {UnitKind::op_size, {0, 6}}};
   in.base_round_var.assign(3, std::vector<double>(12, 0.005 * 0.005));
   in.next_round_var.assign(2, std::vector<double>(12, 0.005 * 0.005));
   in.rounds.assign(12, 3);
-  const auto r = judge_baseline_set(in, {});
+  const auto r = judge(in, {});
   EXPECT_NEAR(r.families[1].effect, std::log(1.5), 0.02);
   EXPECT_NEAR(r.families[2].effect, std::log(1.2), 0.02);
   EXPECT_EQ(r.families[2].verdict, Verdict::regressed);
@@ -706,13 +705,13 @@ TEST(BaselineSetStats, EachUnitsDegreesOfFreedomCountTheHistoryStepsOfItsOwnTimi
     for (int p = 0; p < 4; ++p) v.push_back(value(run, p) + (p < 2 ? first_mode_shift : 0.0));
     return v;
   };
-  BaselineSetInput in;
+  JudgeInput in;
   for (int h = 0; h < 8; ++h) in.history.push_back(run_of(h, h >= 4 ? std::log(1.5) : 0.0));
   for (int b = 0; b < 3; ++b) in.base.push_back(run_of(10 + b, 0));
   in.next.push_back(run_of(20, 0));
   in.families = {{UnitKind::run, {0, 1}}, {UnitKind::run, {2, 3}}};
-  const SetOptions o;
-  const auto r = judge_baseline_set(in, o);
+  const JudgeOptions o;
+  const auto r = judge(in, o);
   EXPECT_EQ(r.history_jumps, 1);
   for (std::size_t p : {0U, 1U}) EXPECT_DOUBLE_EQ(r.points[p].df, 6 + o.prior_pairs) << p;
   for (std::size_t p : {2U, 3U}) EXPECT_DOUBLE_EQ(r.points[p].df, 7 + o.prior_pairs) << p;
@@ -737,10 +736,10 @@ TEST(BaselineSetStats, TodaysBaselinesJumpingAtPointsCountInTheJumpBound) {
     for (auto p : jumped) {
       for (auto& run : gate.in.next) run[p] += std::log(2.7);
     }
-    auto r = judge_baseline_set(gate.in, {});
+    auto r = judge(gate.in, {});
     for (auto p : jumped) alone_found += r.points[p].verdict == Verdict::regressed ? 1 : 0;
     for (auto p : jumped) gate.in.base[0][p] += std::log(3.0);
-    r = judge_baseline_set(gate.in, {});
+    r = judge(gate.in, {});
     for (std::size_t p = 0; p < kPoints; ++p) {
       const bool is_jumped = std::find(jumped.begin(), jumped.end(), p) != jumped.end();
       (is_jumped ? with_baseline_found : other_regressions) += r.points[p].verdict == Verdict::regressed ? 1 : 0;
@@ -764,10 +763,10 @@ TEST(BaselineSetStats, AdjacentDifferencesThatDisagreeAreTheWholeRunsNoise) {
     for (auto& run : steady.in.next) {
       for (auto& v : run) v += std::log(1.1);
     }
-    const auto f = run_finding(judge_baseline_set(flipping.in, {}));
+    const auto f = run_finding(judge(flipping.in, {}));
     flipping_regressed += f.verdict == Verdict::regressed ? 1 : 0;
     flipping_inconclusive += f.verdict == Verdict::inconclusive ? 1 : 0;
-    steady_regressed += run_finding(judge_baseline_set(steady.in, {})).verdict == Verdict::regressed ? 1 : 0;
+    steady_regressed += run_finding(judge(steady.in, {})).verdict == Verdict::regressed ? 1 : 0;
   }
   EXPECT_EQ(flipping_regressed, 0);
   EXPECT_GE(flipping_inconclusive, 36) << flipping_inconclusive;

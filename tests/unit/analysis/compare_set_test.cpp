@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/compare/compare_set.hpp"
+#include "analysis/compare/compare.hpp"
 #include "analysis/compare/compare_writers.hpp"
 #include "common/error.hpp"
 #include "report_fixture.hpp"
@@ -87,7 +87,7 @@ TEST(CompareSetMachineState, ABaselineOfAnotherLayoutIsRefusedEvenWhenItsStateWo
   other.layout().tp = 4;
   const auto base = open_runs(dir, "b", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), other});
   const auto next = open_runs(dir, "n", {in_state(make_set_run(3), 59)});
-  const auto error = message([&] { compare_sets(base, next, {}, false); });
+  const auto error = message([&] { compare_sets(base, next, {}); });
   EXPECT_NE(error.find("the baseline set mixes layouts"), std::string::npos) << error;
 }
 
@@ -123,7 +123,7 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
   const auto base =
       open_runs(dir, "b", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), in_state(make_set_run(2, 3.0), 330)});
   const auto next = open_runs(dir, "n", {in_state(make_set_run(3), 59)});
-  const auto c = compare_sets(base, next, {}, false);
+  const auto c = compare_sets(base, next, {});
   ASSERT_EQ(c.set_aside.size(), 1U);
   EXPECT_NE(c.set_aside.front().path.find("b2.h5"), std::string::npos);
   EXPECT_EQ(c.base.size(), 2U);
@@ -135,7 +135,7 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
   // is named and the slowdown is inconclusive, not a regression.
   const auto fast = open_runs(dir, "f", {in_state(make_set_run(0), 60), in_state(make_set_run(1), 61), in_state(make_set_run(2), 62)});
   const auto slow = open_runs(dir, "s", {in_state(make_set_run(3, 2.0), 330)});
-  const auto d = compare_sets(fast, slow, {}, false);
+  const auto d = compare_sets(fast, slow, {});
   EXPECT_TRUE(d.state_differs);
   EXPECT_FALSE(d.regressed());
   EXPECT_GT(d.result.count(UnitKind::run, Verdict::inconclusive), 0);
@@ -147,7 +147,7 @@ TEST(CompareSetMachineState, ARunSlowerOnlyInTheMachinesSlowStateIsNotARegressio
 
   // The same slowdown in the baselines' own state is the whole-run regression it always was.
   const auto same = open_runs(dir, "t", {in_state(make_set_run(3, 2.0), 61)});
-  const auto e = compare_sets(fast, same, {}, false);
+  const auto e = compare_sets(fast, same, {});
   EXPECT_FALSE(e.state_differs);
   EXPECT_TRUE(e.regressed());
 }
@@ -156,7 +156,7 @@ TEST(CompareSet, HonestRunsAgainstABaselineSetAreUnchanged) {
   testing::ScratchDir dir;
   const auto base = open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)});
   const auto next = open_runs(dir, "n", {make_set_run(3)});
-  const auto c = compare_sets(base, next, {}, false);
+  const auto c = compare_sets(base, next, {});
   EXPECT_EQ(c.points.size(), 16U);
   EXPECT_FALSE(c.regressed());
   // 8 op-size families, 2 collectives, 2 dimensions, 1 whole run.
@@ -190,12 +190,12 @@ TEST(CompareSet, OneOpAtOneSizeIsOneFamilyAcrossTimingModes) {
   testing::ScratchDir dir;
   const auto base = open_runs(dir, "b", {timed_both_ways(0), timed_both_ways(1), timed_both_ways(2)});
   const auto next = open_runs(dir, "n", {timed_both_ways(3, 1.3, 1.25), timed_both_ways(4, 1.3, 1.25)});
-  const auto c = compare_sets(base, next, {}, false);
+  const auto c = compare_sets(base, next, {});
   // 8 op-size families (each of 4 points: 2 mappings × 2 modes), 2 × 2 collectives, 2 × 2
   // dimensions, 2 whole runs.
   EXPECT_EQ(c.families.size(), 18U);
   const auto op = std::find_if(c.families.begin(), c.families.end(),
-                               [](const SetFamily& f) { return f.kind == UnitKind::op_size && f.op == "all_reduce" && f.bytes == 65536; });
+                               [](const Family& f) { return f.kind == UnitKind::op_size && f.op == "all_reduce" && f.bytes == 65536; });
   ASSERT_NE(op, c.families.end());
   EXPECT_EQ(op->points, 4);
   EXPECT_EQ(op->timing, "batched, per_iteration");
@@ -213,9 +213,9 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
   auto slow = make_set_run(3, 1.5);
   slow.set_env("OMPI_MCA_btl", "tcp,self");
   const auto next = open_runs(dir, "n", {slow});
-  const auto c = compare_sets(base, next, {}, false);
+  const auto c = compare_sets(base, next, {});
   ASSERT_TRUE(c.regressed());
-  const auto& whole = *std::find_if(c.families.begin(), c.families.end(), [](const SetFamily& f) { return f.kind == UnitKind::run; });
+  const auto& whole = *std::find_if(c.families.begin(), c.families.end(), [](const Family& f) { return f.kind == UnitKind::run; });
   const auto& u = c.result.families[static_cast<std::size_t>(&whole - c.families.data())];
   EXPECT_EQ(u.verdict, Verdict::regressed);
   EXPECT_NEAR(std::exp(u.effect), 1.5, 0.03);
@@ -223,9 +223,9 @@ TEST(CompareSet, AWholeRunSlowerEverywhereIsAWholeRunRegressionWithTheChangeBesi
   EXPECT_NE(head.find("OMPI_MCA_btl (absent) → tcp,self"), std::string::npos) << head;
   EXPECT_NE(head.find("whole run regression"), std::string::npos) << head;
   std::ostringstream text;
-  write_set_comparison(c, OutputFormat::text, text);
+  make_compare_writer(OutputFormat::text)->write(c, text);
   EXPECT_NE(text.str().find("verdict: REGRESSION of the whole run (exit status 1)"), std::string::npos) << text.str();
-  const auto j = set_comparison_to_json(c);
+  const auto j = comparison_to_json(c);
   EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["judge"]["noise"], "baseline_runs");
   EXPECT_EQ(j["judge"]["pairing"], "none");
@@ -244,7 +244,7 @@ TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
   bad.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;  // a point only it has: not compared
   auto broken = make_set_run(3);
   const auto next = open_runs(dir, "n", {bad});
-  EXPECT_FALSE(compare_sets(base, next, {}, false).regressed());
+  EXPECT_FALSE(compare_sets(base, next, {}).regressed());
   // The same point in every run, wrong in the new one only.
   std::vector<testing::FixtureFile> with_point;
   for (int i = 0; i < 3; ++i) {
@@ -253,7 +253,7 @@ TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
     with_point.push_back(f);
   }
   broken.add_point("ep-inner", "tp", "all_reduce", 1ULL << 20, 80.0).row.wrong = 7;
-  const auto c = compare_sets(open_runs(dir, "w", with_point), open_runs(dir, "x", {broken}), {}, false);
+  const auto c = compare_sets(open_runs(dir, "w", with_point), open_runs(dir, "x", {broken}), {});
   EXPECT_EQ(c.wrong_points(), 1);
   EXPECT_TRUE(c.regressed());
   EXPECT_NE(c.headline().find("1 point(s) give WRONG results"), std::string::npos) << c.headline();
@@ -261,21 +261,21 @@ TEST(CompareSet, WrongResultsInANewRunAreARegressionOfTheirOwn) {
 
 TEST(CompareSet, PointsFromRunsWithoutRoundsAreCountedAndNoted) {
   testing::ScratchDir dir;
-  const auto bare = compare_sets(open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)}),
-                                 open_runs(dir, "n", {make_set_run(3)}), {}, false);
+  const auto bare =
+      compare_sets(open_runs(dir, "b", {make_set_run(0), make_set_run(1), make_set_run(2)}), open_runs(dir, "n", {make_set_run(3)}), {});
   EXPECT_EQ(bare.points_without_rounds(), 16);
   std::ostringstream text;
-  write_set_comparison(bare, OutputFormat::text, text);
+  make_compare_writer(OutputFormat::text)->write(bare, text);
   EXPECT_NE(text.str().find("measure gate runs with run --rounds 3"), std::string::npos) << text.str();
   // Every run with three rounds: nothing to note. One run without them: all its points count.
   const auto rounds = compare_sets(open_runs(dir, "r", {make_set_run(0, 1, 3), make_set_run(1, 1, 3), make_set_run(2, 1, 3)}),
-                                   open_runs(dir, "s", {make_set_run(3, 1, 3)}), {}, false);
+                                   open_runs(dir, "s", {make_set_run(3, 1, 3)}), {});
   EXPECT_EQ(rounds.points_without_rounds(), 0);
   std::ostringstream quiet;
-  write_set_comparison(rounds, OutputFormat::text, quiet);
+  make_compare_writer(OutputFormat::text)->write(rounds, quiet);
   EXPECT_EQ(quiet.str().find("measure gate runs with"), std::string::npos);
   const auto mixed = compare_sets(open_runs(dir, "x", {make_set_run(0, 1, 3), make_set_run(1, 1, 3), make_set_run(2)}),
-                                  open_runs(dir, "y", {make_set_run(3, 1, 3)}), {}, false);
+                                  open_runs(dir, "y", {make_set_run(3, 1, 3)}), {});
   EXPECT_EQ(mixed.points_without_rounds(), 16);
 }
 
@@ -283,15 +283,18 @@ TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
   testing::ScratchDir dir;
   const auto next = open_runs(dir, "n", {make_set_run(3, 1.3, 5)});
   const auto lone = open_runs(dir, "b", {make_set_run(0)});
+  // Against one new run it is the two-file form, judged from the points; against two, refused.
+  EXPECT_EQ(compare_sets(lone, open_runs(dir, "m", {make_set_run(3)}), {}).noise, NoiseSource::points);
   try {
-    compare_sets(lone, open_runs(dir, "m", {make_set_run(3)}), {}, false);
-    FAIL() << "one baseline without rounds was accepted";
+    compare_sets(lone, open_runs(dir, "m2", {make_set_run(3), make_set_run(4)}), {});
+    FAIL() << "one baseline without rounds was accepted against two new runs";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("two or more baseline runs"), std::string::npos) << e.what();
   }
   const auto with_rounds = open_runs(dir, "r", {make_set_run(0, 1.0, 5)});
   ASSERT_EQ(with_rounds[0].round_medians().size(), 16U * 5U);
-  const auto c = compare_sets(with_rounds, next, {}, false);
+  const auto c = compare_sets(with_rounds, next, {});
+  EXPECT_EQ(c.noise, NoiseSource::baseline_runs);
   EXPECT_TRUE(c.regressed());
   EXPECT_EQ(c.points.front().rounds, 5);
   EXPECT_GT(c.result.points.front().round_sigma, 0.0);
@@ -304,14 +307,14 @@ TEST(CompareSet, BadInputIsOneLine) {
   other.layout().tp = 4;
   const auto mixed = open_runs(dir, "x", {make_set_run(0), other});
   const auto next = open_runs(dir, "n", {make_set_run(3)});
-  EXPECT_NE(message([&] { compare_sets(mixed, next, {}, false); }).find("the baseline set mixes layouts"), std::string::npos);
-  SetOptions confirm;
+  EXPECT_NE(message([&] { compare_sets(mixed, next, {}); }).find("the baseline set mixes layouts"), std::string::npos);
+  JudgeOptions confirm;
   confirm.confirm = true;
-  EXPECT_NE(message([&] { compare_sets(base, next, confirm, false); }).find("--confirm needs at least two new runs"), std::string::npos);
+  EXPECT_NE(message([&] { compare_sets(base, next, confirm); }).find("--confirm needs at least two new runs"), std::string::npos);
   std::filesystem::create_directories(dir / "empty");
   EXPECT_NE(message([&] { expand_results_paths((dir / "empty").string()); }).find("holds no .h5 results files"), std::string::npos);
   for (const auto& m :
-       {message([&] { compare_sets(mixed, next, {}, false); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
+       {message([&] { compare_sets(mixed, next, {}); }), message([&] { expand_results_paths((dir / "empty").string()); })}) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
   }
 }
@@ -324,35 +327,34 @@ TEST(CompareSet, HistoryIsTakenInLaunchOrderAndMustBeTheBaselinesConfiguration) 
   const auto base = open_runs(dir, "b", {make_set_run(0)});
   const auto next = open_runs(dir, "n", {make_set_run(1)});
   // One baseline without rounds is enough once a history gives the noise.
-  const auto c = compare_sets(base, next, {}, false, history);
+  const auto c = compare_sets(base, next, {}, history);
   ASSERT_EQ(c.history.size(), 6U);
   for (std::size_t i = 0; i < c.history.size(); ++i) EXPECT_EQ(c.history[i].started_at, "2026-12-05T01:0" + std::to_string(i) + ":00Z");
   EXPECT_FALSE(c.regressed());
   std::ostringstream text;
-  write_set_comparison(c, OutputFormat::text, text);
+  make_compare_writer(OutputFormat::text)->write(c, text);
   EXPECT_NE(text.str().find("history: 6 earlier run(s), started 2026-12-05T01:00:00Z to 2026-12-05T01:05:00Z; 0 step(s)"),
             std::string::npos);
 
   const std::vector<results::ResultsFile> four(history.begin(), history.begin() + 4);
-  EXPECT_NE(message([&] { compare_sets(base, next, {}, false, four); }).find("--history holds 4 run(s) and needs at least 5"),
-            std::string::npos);
+  EXPECT_NE(message([&] { compare_sets(base, next, {}, four); }).find("--history holds 4 run(s) and needs at least 5"), std::string::npos);
   auto other = started(make_set_run(20), "2026-12-05T01:09:00Z");
   other.layout().tp = 4;
   auto mixed = history;
   mixed.push_back(results::ResultsFile::open(other.write(dir / "other.h5")));
-  const auto wrong = message([&] { compare_sets(base, next, {}, false, mixed); });
+  const auto wrong = message([&] { compare_sets(base, next, {}, mixed); });
   EXPECT_NE(wrong.find("is not a run of the baselines' configuration"), std::string::npos) << wrong;
   auto undated = history;
   undated.push_back(results::ResultsFile::open(started(make_set_run(21), "").write(dir / "undated.h5")));
-  const auto no_time = message([&] { compare_sets(base, next, {}, false, undated); });
+  const auto no_time = message([&] { compare_sets(base, next, {}, undated); });
   EXPECT_NE(no_time.find("has no start time"), std::string::npos) << no_time;
   // The gate's whole folder passed as its history: a baseline or new run among it is refused.
   auto with_judged = history;
   with_judged.push_back(next.front());
-  const auto judged = message([&] { compare_sets(base, next, {}, false, with_judged); });
+  const auto judged = message([&] { compare_sets(base, next, {}, with_judged); });
   EXPECT_NE(judged.find("is also a new run"), std::string::npos) << judged;
   with_judged.back() = base.front();
-  EXPECT_NE(message([&] { compare_sets(base, next, {}, false, with_judged); }).find("is also a baseline"), std::string::npos);
+  EXPECT_NE(message([&] { compare_sets(base, next, {}, with_judged); }).find("is also a baseline"), std::string::npos);
   for (const auto& m : {wrong, no_time, judged}) EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
@@ -453,10 +455,10 @@ TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainst
                    prefix);
     return std::pair{std::vector{runs[0], runs[2], runs[4]}, std::vector{runs[1], runs[3]}};
   };
-  SetOptions o;
+  JudgeOptions o;
   o.interleaved = true;
   const auto [base, next] = launch(1.0, "honest");
-  const auto honest = compare_sets(base, next, o, false, w.history);
+  const auto honest = compare_sets(base, next, o, w.history);
   EXPECT_FALSE(honest.state_differs);
   EXPECT_FALSE(honest.regressed()) << honest.headline();
   ASSERT_EQ(honest.base.size(), 1U);
@@ -465,12 +467,12 @@ TEST(CompareSetInterleaved, NewRunsBesideOneBaselineOfTheirStateAreJudgedAgainst
   EXPECT_TRUE(honest.next_set_aside.empty());
 
   const auto [base2, slower] = launch(1.3, "slow");
-  const auto planted = compare_sets(base2, slower, o, false, w.history);
+  const auto planted = compare_sets(base2, slower, o, w.history);
   EXPECT_FALSE(planted.state_differs);
   EXPECT_TRUE(planted.regressed()) << planted.headline();
   EXPECT_EQ(planted.result.count(UnitKind::run, Verdict::regressed), 1) << planted.headline();
   // Without a history one baseline cannot give the noise: as a plain set, the state differs.
-  const auto alone = compare_sets(base2, slower, o, false);
+  const auto alone = compare_sets(base2, slower, o);
   EXPECT_TRUE(alone.state_differs);
   EXPECT_FALSE(alone.regressed());
 }
@@ -486,9 +488,9 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   const auto runs = w.launched({in_state(make_set_run(0), 330), in_state(make_set_run(3), 330), in_state(make_set_run(1), 330),
                                 in_state(fast, 60), in_state(make_set_run(2), 330)},
                                "r");
-  SetOptions o;
+  JudgeOptions o;
   o.interleaved = true;
-  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, false, w.history);
+  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, w.history);
   ASSERT_EQ(c.next.size(), 1U);
   EXPECT_NE(c.next.front().path.find("r1.h5"), std::string::npos);
   ASSERT_EQ(c.next_set_aside.size(), 1U);
@@ -498,8 +500,8 @@ TEST(CompareSetInterleaved, ANewRunWithNoBaselineOfItsStateBesideItIsSetAside) {
   EXPECT_FALSE(c.regressed()) << c.headline();
   EXPECT_NE(c.headline().find("1 new run(s) set aside: no baseline shares their machine state"), std::string::npos) << c.headline();
   std::ostringstream text, json;
-  write_set_comparison(c, OutputFormat::text, text);
-  write_set_comparison(c, OutputFormat::json, json);
+  make_compare_writer(OutputFormat::text)->write(c, text);
+  make_compare_writer(OutputFormat::json)->write(c, json);
   EXPECT_NE(text.str().find("set aside new " + c.next_set_aside.front().path), std::string::npos) << text.str();
   EXPECT_NE(json.str().find("\"new_set_aside\": [\n    {"), std::string::npos) << json.str();
 }
@@ -537,9 +539,9 @@ TEST(CompareSetInterleaved, ANeighbourInAnotherStateGivesWayToTheNearestBaseline
   const auto runs = w.launched({in_state(make_set_run(0), 60), in_state(make_set_run(3, 1.3), 60), in_state(make_set_run(1, 1.4), 330),
                                 in_state(make_set_run(4, 1.3), 60), in_state(make_set_run(2), 60)},
                                "r");
-  SetOptions o;
+  JudgeOptions o;
   o.interleaved = true;
-  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, false, w.history);
+  const auto c = compare_sets({runs[0], runs[2], runs[4]}, {runs[1], runs[3]}, o, w.history);
   EXPECT_EQ(c.pairs, 4U);
   ASSERT_EQ(c.set_aside.size(), 1U);
   EXPECT_NE(c.set_aside.front().path.find("r2.h5"), std::string::npos);
@@ -558,13 +560,13 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   base.push_back(write(2, 1.0, "2026-12-04T10:00:20Z", "b2.h5"));
   next.push_back(write(3, 1.3, "2026-12-04T10:00:05Z", "n0.h5"));
   next.push_back(write(4, 1.3, "2026-12-04T10:00:15Z", "n1.h5"));
-  SetOptions o;
+  JudgeOptions o;
   o.interleaved = true;
-  const auto c = compare_sets(base, next, o, false);
+  const auto c = compare_sets(base, next, o);
   EXPECT_TRUE(c.regressed());
   std::ostringstream text, json;
-  write_set_comparison(c, OutputFormat::text, text);
-  write_set_comparison(c, OutputFormat::json, json);
+  make_compare_writer(OutputFormat::text)->write(c, text);
+  make_compare_writer(OutputFormat::json)->write(c, json);
   EXPECT_NE(text.str().find("its 4 differences between each new run and the baselines launched just before and after it in the same "
                             "machine state (the nearest of that state on each side; interleaved)"),
             std::string::npos)
@@ -572,9 +574,9 @@ TEST(CompareSetInterleaved, TheOptionReachesTheStatisticsAndTheOutput) {
   EXPECT_NE(json.str().find("\"pairs\": 4,"), std::string::npos) << json.str();
   EXPECT_EQ(nlohmann::json::parse(json.str())["judge"]["pairing"], "interleaved");
   // The same files as a plain set: not interleaved in the output, and no pairs to count.
-  const auto plain = compare_sets(base, next, {}, false);
+  const auto plain = compare_sets(base, next, {});
   std::ostringstream plain_json;
-  write_set_comparison(plain, OutputFormat::json, plain_json);
+  make_compare_writer(OutputFormat::json)->write(plain, plain_json);
   EXPECT_EQ(nlohmann::json::parse(plain_json.str())["judge"]["pairing"], "none");
   EXPECT_EQ(plain_json.str().find("\"pairs\""), std::string::npos) << plain_json.str();
 }

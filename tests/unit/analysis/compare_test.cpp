@@ -1,4 +1,5 @@
-// compare: matching by structure, flagging only what is slower and significant, provenance.
+// compare with one run a side (BASE.h5 NEW.h5): the one judge with its noise from the points —
+// matching by structure, flagging only what is slower and significant, provenance.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,21 @@ namespace meshbench::analysis {
 namespace {
 
 using testing::pattern_samples;
+
+// `compare BASE NEW`: a set of one baseline and one new run.
+Comparison compare_two(const std::string& base, const std::string& next, const JudgeOptions& options = {}) {
+  return compare_sets({results::ResultsFile::open(base)}, {results::ResultsFile::open(next)}, options);
+}
+
+int points(const Comparison& c, Verdict v) { return c.result.count(UnitKind::point, v); }
+
+// The finding of the whole run (one timing mode in these files).
+const UnitFinding& whole_run(const Comparison& c) {
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.families[f].kind == UnitKind::run) return c.result.families[f];
+  }
+  throw std::runtime_error("no whole-run family");
+}
 
 // Two mappings × (tp all_reduce, ep all_to_all) × 3 sizes, 200 samples each with ±5% noise;
 // `scale` multiplies one point (ep all_to_all at 64 KiB of "ep-inner").
@@ -36,42 +52,46 @@ testing::FixtureFile make_run(int phase, double scale = 1.0, const std::string& 
 
 TEST(Compare, HonestRerunIsNotFlagged) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
-  const auto next = results::ResultsFile::open(make_run(3).write(dir / "new.h5"));
-  const auto c = compare_runs(base, next, {});
-  EXPECT_EQ(c.rows.size(), 12U);
+  const auto base = make_run(0).write(dir / "base.h5");
+  const auto next = make_run(3).write(dir / "new.h5");
+  const auto c = compare_two(base, next);
+  EXPECT_EQ(c.points.size(), 12U);
   EXPECT_FALSE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::regressed), 0);
-  EXPECT_EQ(c.count(Verdict::improved), 0);
+  EXPECT_EQ(points(c, Verdict::regressed), 0);
+  EXPECT_EQ(points(c, Verdict::improved), 0);
   EXPECT_NE(c.headline().find("no regression in 12 compared points"), std::string::npos) << c.headline();
 }
 
 TEST(Compare, PlantedTenPercentSlowdownIsFlaggedAndNothingElse) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
-  const auto next = results::ResultsFile::open(make_run(3, 1.10).write(dir / "new.h5"));
-  const auto c = compare_runs(base, next, {});
+  const auto base = make_run(0).write(dir / "base.h5");
+  const auto next = make_run(3, 1.10).write(dir / "new.h5");
+  const auto c = compare_two(base, next);
   ASSERT_TRUE(c.regressed());
-  ASSERT_EQ(c.count(Verdict::regressed), 1);
-  const auto& r = *std::find_if(c.rows.begin(), c.rows.end(), [](const RowComparison& x) { return x.verdict == Verdict::regressed; });
+  ASSERT_EQ(points(c, Verdict::regressed), 1);
+  const auto it =
+      std::find_if(c.result.points.begin(), c.result.points.end(), [](const UnitFinding& x) { return x.verdict == Verdict::regressed; });
+  const auto& r = c.points[static_cast<std::size_t>(it - c.result.points.begin())];
   EXPECT_EQ(r.point.mapping, "ep-inner");
   EXPECT_EQ(r.point.op, "all_to_all");
   EXPECT_EQ(r.point.bytes, 65536U);
-  EXPECT_NEAR(r.ratio, 1.10, 0.01);
-  EXPECT_LT(r.q_slower, 0.05);
+  EXPECT_NEAR(std::exp(it->effect), 1.10, 0.01);
+  EXPECT_TRUE(it->within_tested);
+  EXPECT_LT(it->within.p_slower, 1e-6);
+  EXPECT_LT(it->q_slower, c.result.level_alpha);
   EXPECT_LT(r.interval.low, 1.10);
   EXPECT_GT(r.interval.high, 1.10);
-  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB 10% slower"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB (ep-inner, per_iteration) +"), std::string::npos) << c.headline();
 }
 
 TEST(Compare, SlowdownBelowTheThresholdIsNotARegression) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
-  const auto next = results::ResultsFile::open(make_run(3, 1.03).write(dir / "new.h5"));
-  EXPECT_FALSE(compare_runs(base, next, {}).regressed());
-  CompareOptions strict;
+  const auto base = make_run(0).write(dir / "base.h5");
+  const auto next = make_run(3, 1.03).write(dir / "new.h5");
+  EXPECT_FALSE(compare_two(base, next).regressed());
+  JudgeOptions strict;
   strict.threshold = 0.02;
-  EXPECT_TRUE(compare_runs(base, next, strict).regressed());
+  EXPECT_TRUE(compare_two(base, next, strict).regressed());
 }
 
 // Every point `scale` times slower, with a tiny per-point wobble so the scatter is not zero.
@@ -89,20 +109,18 @@ testing::FixtureFile shifted_run(int phase, double scale) {
 
 TEST(Compare, AWholeRunThatMovedTogetherIsAFindingOfItsOwn) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(shifted_run(0, 1.0).write(dir / "base.h5"));
-  const auto slower = results::ResultsFile::open(shifted_run(3, 1.12).write(dir / "slower.h5"));
-  const auto c = compare_runs(base, slower, {});
-  ASSERT_EQ(c.scatter.size(), 1U);
-  EXPECT_NEAR(c.scatter[0].shift_ratio, 1.12, 0.02);
-  EXPECT_EQ(c.scatter[0].verdict, Verdict::regressed);
+  const auto base = shifted_run(0, 1.0).write(dir / "base.h5");
+  const auto slower = shifted_run(3, 1.12).write(dir / "slower.h5");
+  const auto c = compare_two(base, slower, {});
+  EXPECT_NEAR(std::exp(whole_run(c).effect), 1.12, 0.02);
+  EXPECT_EQ(whole_run(c).verdict, Verdict::regressed);
   EXPECT_TRUE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::regressed), 0);  // no point stands out from the others
-  EXPECT_NE(c.headline().find("the whole per_iteration run 1"), std::string::npos) << c.headline();
-  EXPECT_NE(c.headline().find("% slower"), std::string::npos) << c.headline();
+  EXPECT_EQ(points(c, Verdict::regressed), 0);  // no point stands out from the others
+  EXPECT_NE(c.headline().find("whole run regression (per_iteration, concurrent): +1"), std::string::npos) << c.headline();
   EXPECT_EQ(c.gate_verdict(), GateVerdict::regression);
-  const auto same = results::ResultsFile::open(shifted_run(3, 1.0).write(dir / "same.h5"));
-  EXPECT_FALSE(compare_runs(base, same, {}).regressed());
-  EXPECT_EQ(compare_runs(base, same, {}).gate_verdict(), GateVerdict::clean);
+  const auto same = shifted_run(3, 1.0).write(dir / "same.h5");
+  EXPECT_FALSE(compare_two(base, same, {}).regressed());
+  EXPECT_EQ(compare_two(base, same, {}).gate_verdict(), GateVerdict::clean);
 }
 
 // Two runs of 60 tp all_reduce points with tight samples whose medians moved by a ±35% spread
@@ -120,7 +138,7 @@ Comparison scattered_rerun(const testing::ScratchDir& dir, double whole, bool ju
     a.add_point("m", "tp", "all_reduce", bytes, median_of(sa), sa);
     b.add_point("m", "tp", "all_reduce", bytes, median_of(sb), sb);
   }
-  return compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
+  return compare_two(a.write(dir / "a.h5"), b.write(dir / "b.h5"));
 }
 
 TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
@@ -129,10 +147,12 @@ TEST(Compare, APointMovingLikeTheRestOfANoisyRunIsNotFlagged) {
   // against how all points moved, none stands out.
   testing::ScratchDir dir;
   const auto c = scattered_rerun(dir, 1.0, true);
-  EXPECT_GT(std::count_if(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.ratio > 1.05 && r.q_slower < 0.05; }), 10);
-  EXPECT_EQ(c.count(Verdict::regressed), 0);
+  EXPECT_GT(std::count_if(c.result.points.begin(), c.result.points.end(),
+                          [](const UnitFinding& r) { return r.effect > 0.05 && r.within_tested && r.within.p_slower < 1e-4; }),
+            10);
+  EXPECT_EQ(points(c, Verdict::regressed), 0);
   EXPECT_FALSE(c.regressed());
-  EXPECT_GT(c.scatter.at(0).scatter.tail_nu, 0);  // the jumps made the tail heavy
+  EXPECT_GT(c.result.tail_nu[0], 0);  // the jumps made the tail heavy
   EXPECT_EQ(c.gate_verdict(), GateVerdict::clean);
 }
 
@@ -141,13 +161,12 @@ TEST(Compare, AWholeRunSlowerBeyondTheThresholdButWithinTheScatterIsInconclusive
   // not beyond how these points scatter, so one run on each side cannot call it either way.
   testing::ScratchDir dir;
   const auto c = scattered_rerun(dir, 1.3, false);
-  ASSERT_EQ(c.scatter.size(), 1U);
-  EXPECT_NEAR(c.scatter[0].shift_ratio, 1.3, 0.05);
-  EXPECT_EQ(c.scatter[0].verdict, Verdict::inconclusive);
+  EXPECT_NEAR(std::exp(whole_run(c).effect), 1.3, 0.05);
+  EXPECT_EQ(whole_run(c).verdict, Verdict::inconclusive);
   EXPECT_FALSE(c.regressed());
   EXPECT_EQ(c.gate_verdict(), GateVerdict::inconclusive);
   EXPECT_EQ(exit_status(c.gate_verdict()), kExitInconclusive);
-  EXPECT_NE(c.headline().find("slower (inconclusive)"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("slower, inconclusive"), std::string::npos) << c.headline();
   std::ostringstream text;
   make_compare_writer(OutputFormat::text)->write(c, text);
   EXPECT_NE(text.str().find("verdict: INCONCLUSIVE (exit status 3)"), std::string::npos) << text.str();
@@ -168,9 +187,9 @@ TEST(Compare, BatchedPointsWithFewBatchesAreJudgedWithoutTheWithinRunTest) {
     const double slow = bytes == 65536 ? 1.2 : 1.0;
     b.add_point("m", "tp", "all_reduce", bytes, t * slow, {t * slow, t * slow * 1.01, t * slow * 0.99}, {}, "batched");
   }
-  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
-  EXPECT_TRUE(std::none_of(c.rows.begin(), c.rows.end(), [](const RowComparison& r) { return r.tested; }));
-  ASSERT_EQ(c.count(Verdict::regressed), 1);
+  const auto c = compare_two(a.write(dir / "a.h5"), b.write(dir / "b.h5"));
+  EXPECT_TRUE(std::none_of(c.result.points.begin(), c.result.points.end(), [](const UnitFinding& r) { return r.within_tested; }));
+  ASSERT_EQ(points(c, Verdict::regressed), 1);
 }
 
 // Two runs of 2 mappings × 7 (dim, op) families × 6 sizes whose points move by up to ±35%
@@ -204,42 +223,46 @@ std::pair<testing::FixtureFile, testing::FixtureFile> noisy_runs(double ep_facto
 TEST(Compare, ACollectiveThatMovedAsAWholeIsFlaggedAsAFamily) {
   testing::ScratchDir dir;
   auto [a, b] = noisy_runs(2.0);
-  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
-  const auto ep =
-      std::find_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.dim == "ep" && f.op == "all_to_all"; });
+  const auto c = compare_two(a.write(dir / "a.h5"), b.write(dir / "b.h5"));
+  const auto ep = std::find_if(c.families.begin(), c.families.end(),
+                               [](const Family& f) { return f.kind == UnitKind::collective && f.dim == "ep" && f.op == "all_to_all"; });
   ASSERT_NE(ep, c.families.end());
+  const auto& u = c.result.families[static_cast<std::size_t>(ep - c.families.begin())];
   EXPECT_EQ(ep->points, 12);
-  EXPECT_NEAR(ep->median_ratio, 2.0, 0.4);
-  EXPECT_EQ(ep->verdict, Verdict::regressed);
-  EXPECT_EQ(std::count_if(c.families.begin(), c.families.end(), [](const FamilyFinding& f) { return f.verdict != Verdict::unchanged; }), 1);
+  EXPECT_NEAR(std::exp(u.effect), 2.0, 0.5);  // against the rest of the run, which the ep points pulled up a little
+  EXPECT_EQ(u.verdict, Verdict::regressed);
+  // No family of another dimension regressed: the ep points moved, and only they.
+  for (std::size_t f = 0; f < c.families.size(); ++f) {
+    if (c.result.families[f].verdict == Verdict::regressed) {
+      EXPECT_TRUE(c.families[f].dim == "ep" || c.families[f].op == "all_to_all") << c.families[f].name();
+    }
+  }
   EXPECT_TRUE(c.regressed());
-  EXPECT_NE(c.headline().find("ep all_to_all "), std::string::npos) << c.headline();
-  EXPECT_NE(c.headline().find("% slower (12 points)"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("ep all_to_all (every size) +"), std::string::npos) << c.headline();
 
   auto [h1, h2] = noisy_runs(1.0);
-  const auto honest =
-      compare_runs(results::ResultsFile::open(h1.write(dir / "h1.h5")), results::ResultsFile::open(h2.write(dir / "h2.h5")), {});
+  const auto honest = compare_two(h1.write(dir / "h1.h5"), h2.write(dir / "h2.h5"));
   EXPECT_FALSE(honest.regressed()) << honest.headline();
-  EXPECT_GT(honest.families.size(), 7U);  // (dim, op) families and the op-at-a-size families with enough points
+  EXPECT_EQ(honest.result.count(UnitKind::collective, Verdict::regressed), 0);
 }
 
 TEST(Compare, ImprovementIsReportedAndDoesNotFail) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
-  const auto next = results::ResultsFile::open(make_run(3, 0.85).write(dir / "new.h5"));
-  const auto c = compare_runs(base, next, {});
+  const auto base = make_run(0).write(dir / "base.h5");
+  const auto next = make_run(3, 0.85).write(dir / "new.h5");
+  const auto c = compare_two(base, next);
   EXPECT_FALSE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::improved), 1);
+  EXPECT_EQ(points(c, Verdict::improved), 1);
 }
 
 TEST(Compare, RowsMatchByStructureNotByName) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto base = make_run(0).write(dir / "base.h5");
   // The same groups under another name are still compared (and the plant still found) ...
-  const auto renamed = results::ResultsFile::open(make_run(3, 1.10, "renamed").write(dir / "renamed.h5"));
-  const auto c = compare_runs(base, renamed, {});
-  EXPECT_EQ(c.rows.size(), 12U);
-  EXPECT_EQ(c.count(Verdict::regressed), 1);
+  const auto renamed = make_run(3, 1.10, "renamed").write(dir / "renamed.h5");
+  const auto c = compare_two(base, renamed, {});
+  EXPECT_EQ(c.points.size(), 12U);
+  EXPECT_EQ(points(c, Verdict::regressed), 1);
   EXPECT_EQ(c.renamed, (std::vector<std::string>{"ep-inner = renamed"}));
   // ... and a name whose groups changed is not.
   testing::FixtureFile other;
@@ -247,9 +270,9 @@ TEST(Compare, RowsMatchByStructureNotByName) {
   for (std::uint64_t b : {1024ULL, 16384ULL, 65536ULL}) other.add_point("ep-inner", "tp", "all_reduce", b, 10.0, pattern_samples(10, 50));
   other.add_mapping("dp-inner", "tp-cp-dp-ep-pp");
   other.add_point("dp-inner", "tp", "all_reduce", 1024, 20.0, pattern_samples(20, 50));
-  const auto restructured = results::ResultsFile::open(other.write(dir / "other.h5"));
-  const auto d = compare_runs(base, restructured, {});
-  EXPECT_EQ(d.rows.size(), 1U);
+  const auto restructured = other.write(dir / "other.h5");
+  const auto d = compare_two(base, restructured, {});
+  EXPECT_EQ(d.points.size(), 1U);
   EXPECT_EQ(d.restructured, (std::vector<std::string>{"ep-inner"}));
   EXPECT_EQ(d.only_base, 11);
   EXPECT_EQ(d.only_new, 3);
@@ -257,13 +280,13 @@ TEST(Compare, RowsMatchByStructureNotByName) {
 
 TEST(Compare, NothingInCommonIsBadInput) {
   testing::ScratchDir dir;
-  const auto base = results::ResultsFile::open(make_run(0).write(dir / "base.h5"));
+  const auto base = make_run(0).write(dir / "base.h5");
   testing::FixtureFile other;
   other.add_mapping("ep-inner", "tp-cp-ep-dp-pp");
   other.add_point("ep-inner", "tp", "all_reduce", 999, 10.0);  // a size base never measured
-  const auto next = results::ResultsFile::open(other.write(dir / "other.h5"));
+  const auto next = other.write(dir / "other.h5");
   try {
-    compare_runs(base, next, {});
+    compare_two(base, next);
     FAIL() << "two files with nothing in common compared";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no measured point in common"), std::string::npos) << e.what();
@@ -277,11 +300,11 @@ TEST(Compare, WrongResultsInTheNewRunFail) {
   f.add_point("dp-inner", "tp", "all_reduce", 4096, 20.0, pattern_samples(20, 50)).row.wrong = 3;
   auto g = make_run(0);
   g.add_point("dp-inner", "tp", "all_reduce", 4096, 20.0, pattern_samples(20, 50));
-  const auto good = results::ResultsFile::open(g.write(dir / "good.h5"));
-  const auto bad = results::ResultsFile::open(f.write(dir / "bad.h5"));
-  const auto c = compare_runs(good, bad, {});
+  const auto good = g.write(dir / "good.h5");
+  const auto bad = f.write(dir / "bad.h5");
+  const auto c = compare_two(good, bad, {});
   EXPECT_TRUE(c.regressed());
-  EXPECT_EQ(c.count(Verdict::wrong), 1);
+  EXPECT_EQ(c.wrong_points(), 1);
   EXPECT_NE(c.headline().find("WRONG"), std::string::npos);
 }
 
@@ -292,10 +315,10 @@ TEST(Compare, PointsWithoutSamplesAreJudgedByTheThresholdAlone) {
   b.add_mapping("m", "tp-cp-ep-dp-pp");
   a.add_point("m", "tp", "all_reduce", 1024, 10.0);
   b.add_point("m", "tp", "all_reduce", 1024, 11.0);
-  const auto c = compare_runs(results::ResultsFile::open(a.write(dir / "a.h5")), results::ResultsFile::open(b.write(dir / "b.h5")), {});
-  ASSERT_EQ(c.rows.size(), 1U);
-  EXPECT_FALSE(c.rows[0].tested);
-  EXPECT_EQ(c.rows[0].verdict, Verdict::regressed);
+  const auto c = compare_two(a.write(dir / "a.h5"), b.write(dir / "b.h5"));
+  ASSERT_EQ(c.points.size(), 1U);
+  EXPECT_FALSE(c.result.points[0].within_tested);
+  EXPECT_EQ(c.result.points[0].verdict, Verdict::regressed);
 }
 
 TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
@@ -309,9 +332,9 @@ TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
   b.set_env("SLURM_JOB_ID", "4242");
   a.set_doctor_json(R"({"schema":"meshbench.doctor","versions":{"libfabric":{"n0":"1.17.0","n1":"1.17.0"}}})");
   b.set_doctor_json(R"({"schema":"meshbench.doctor","versions":{"libfabric":{"n0":"1.22.0","n1":"1.17.0"}}})");
-  const auto base = results::ResultsFile::open(a.write(dir / "base.h5"));
-  const auto next = results::ResultsFile::open(b.write(dir / "new.h5"));
-  const auto c = compare_runs(base, next, {});
+  const auto base = a.write(dir / "base.h5");
+  const auto next = b.write(dir / "new.h5");
+  const auto c = compare_two(base, next);
   auto has = [&](const std::string& kind, const std::string& name, const std::string& before, const std::string& after) {
     return std::any_of(c.changes.begin(), c.changes.end(), [&](const ProvenanceChange& x) {
       return x.kind == kind && x.name == name && x.before == before && x.after == after;
@@ -322,7 +345,7 @@ TEST(Compare, ProvenanceChangesLeadTheHeadlineAndPerLaunchVariablesStayQuiet) {
   EXPECT_TRUE(has("doctor", "libfabric", "1.17.0", "mixed: 1.17.0, 1.22.0"));
   EXPECT_EQ(c.hidden_changes, 2);  // the ORTE URI and the job id
   EXPECT_EQ(c.headline().rfind("nccl 2.27.5 → 2.27.7", 0), 0U) << c.headline();
-  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB 10% slower"), std::string::npos) << c.headline();
+  EXPECT_NE(c.headline().find("ep all_to_all at 64 KiB (ep-inner, per_iteration) +"), std::string::npos) << c.headline();
 
   std::ostringstream text;
   make_compare_writer(OutputFormat::text)->write(c, text);

@@ -1,4 +1,4 @@
-#include "analysis/compare/baseline_set_stats.hpp"
+#include "analysis/compare/judge.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,17 @@
 #include <numbers>
 
 #include "analysis/compare/regression_stats.hpp"
+#include "analysis/compare/src/judge_decision.hpp"
 
 namespace meshbench::analysis {
 
 namespace {
 
+using detail::decide_level;
+using detail::detectable_slowdown;
+
 // How one level is judged, from the two choices a comparison makes (where the noise comes from,
-// how the runs are paired: BaselineSetInput::history and ::beside) and whether the level is the
+// how the runs are paired: JudgeInput::history and ::beside) and whether the level is the
 // whole run. Every difference between the forms of `compare BASE… -- NEW…` is one of these.
 struct LevelRules {
   NoiseSource noise = NoiseSource::baseline_runs;
@@ -103,28 +107,6 @@ double whole_run_sigma_of_pairs(const std::vector<double>& pairs) {
   return std::max(robust_sigma_of_pairs(pairs), rms / std::numbers::sqrt2);
 }
 
-Verdict decide(const UnitFinding& u, const SetOptions& o) {
-  const double floor = std::log1p(o.threshold);
-  if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? Verdict::regressed : Verdict::inconclusive;
-  if (u.effect < -floor) return u.effect_fast < -floor && u.q_faster <= o.alpha ? Verdict::improved : Verdict::inconclusive;
-  // Within the floor, but from runs that vary by more than the floor itself: no evidence either way.
-  return u.noise > floor ? Verdict::inconclusive : Verdict::unchanged;
-}
-
-// The smallest effect above `floor` whose p-value (decreasing in the effect) is at most `alpha`,
-// by bisection on the log scale; +inf when even a 1000-fold slowdown is not.
-template <class PValue>
-double detectable_slowdown(const PValue& p_value, double floor, double alpha) {
-  if (p_value(floor) <= alpha) return floor;
-  if (p_value(kLargestDetectableLog) > alpha) return INFINITY;
-  double low = floor, high = kLargestDetectableLog;
-  for (int i = 0; i < 60 && high - low > 1e-6; ++i) {
-    const double mid = 0.5 * (low + high);
-    (p_value(mid) <= alpha ? high : low) = mid;
-  }
-  return high;
-}
-
 // A tail read from standardised differences once there are enough of them (normal otherwise).
 Scatter fitted_tail(const std::vector<double>& standardised) {
   Scatter tail;
@@ -136,52 +118,70 @@ Scatter fitted_tail(const std::vector<double>& standardised) {
   return tail;
 }
 
-// Each unit's one-run sigma: its own baseline differences shrunk towards the level's pooled
-// scale, floored by its rounds (not with a history), and how well it is known (df).
-void unit_sigmas(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, const LevelRules& rules,
-                 const SetOptions& o, double pooled) {
-  const bool from_history = rules.noise == NoiseSource::history;
+// A unit's own one-run sigma and the number of differences it rests on.
+double own_sigma(const UnitValues& v, const LevelRules& rules) {
+  return rules.rms_scale() ? whole_run_sigma_of_pairs(v.base_pairs) : robust_sigma_of_pairs(v.base_pairs);
+}
+
+// The unit's own sigma shrunk towards the level's pooled one: the pool counts as prior_pairs
+// differences beside the unit's own (the conjugate normal / scaled-inverse-chi-square update).
+double shrunk_sigma(double own, double pairs, double pooled, const JudgeOptions& o) {
+  return pairs + o.prior_pairs > 0 ? std::sqrt((pairs * own * own + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs)) : 0.0;
+}
+
+// Noise from the baseline runs: each unit's m(m − 1)/2 baseline differences (interleaved, the
+// whole run: its adjacent differences) shrunk towards the level's, floored by its rounds, with
+// (m − 1) + prior_pairs degrees of freedom.
+void sigma_from_baseline_runs(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m,
+                              const LevelRules& rules, const JudgeOptions& o, double pooled) {
   for (std::size_t u = 0; u < units.size(); ++u) {
     auto& f = *units[u];
-    f.own_sigma = rules.rms_scale() ? whole_run_sigma_of_pairs(values[u].base_pairs) : robust_sigma_of_pairs(values[u].base_pairs);
-    // How many differences a unit's own sigma rests on: its own count, since the history steps
-    // left out as state changes are decided per timing mode and the units of one kind span both.
-    const double pairs = rules.noise_from_adjacent() || from_history ? static_cast<double>(values[u].base_pairs.size())
-                                                                     : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
-    const double shrunk = pairs + o.prior_pairs > 0
-                              ? std::sqrt((pairs * f.own_sigma * f.own_sigma + o.prior_pairs * pooled * pooled) / (pairs + o.prior_pairs))
-                              : 0.0;
+    f.own_sigma = own_sigma(values[u], rules);
+    const double pairs = rules.noise_from_adjacent() ? static_cast<double>(values[u].base_pairs.size())
+                                                     : static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+    const double shrunk = shrunk_sigma(f.own_sigma, pairs, pooled, o);
     f.round_sigma = std::sqrt(values[u].round_var);
-    // A history's steps hold its runs' rounds' noise already: today's rounds as a floor changed
-    // no verdict in the 232 windows of the kept batch of 2026-12-06 (notes/report-gate-
-    // measurements.md) and only made the reach coarser. Without a history they floor it.
-    f.sigma = from_history ? shrunk : std::max(shrunk, f.round_sigma);
-    // Interleaved, a history's noise holds while the machine's spells outlast a launch or two;
-    // where today they flip from one launch to the next, the adjacent differences disagree, and
-    // their spread is the noise (notes/report-gate-measurements.md, the batch of 2026-12-06).
-    if (from_history && rules.whole_run && rules.pairing == Pairing::interleaved)
-      f.sigma = std::max(f.sigma, robust_sigma_of_pairs(values[u].adjacent_residuals));
-    // The pool counts as prior_pairs observations beside the unit's own m − 1 contrasts (the
-    // conjugate normal / scaled-inverse-chi-square update): the p-value is a t with
-    // (m − 1) + prior_pairs degrees of freedom. A sigma from three baselines is itself uncertain.
-    f.df = (from_history ? pairs : static_cast<double>(m) - 1) + o.prior_pairs;
+    f.sigma = std::max(shrunk, f.round_sigma);
+    // A sigma from three baselines is itself uncertain: the p-value is a t with (m − 1) +
+    // prior_pairs degrees of freedom.
+    f.df = static_cast<double>(m) - 1 + o.prior_pairs;
     // The whole run's sigma rests on the m − 1 contrasts of the baselines' shifts alone, and a t
     // with two degrees of freedom would need a shift of twenty sigmas. Its false alarms are held
     // by the threshold instead (an honest run drifting as a whole by more than the floor is what
     // the baselines must show, and then sigma is large).
-    if (rules.whole_run && !from_history) f.df = 0;
+    if (rules.whole_run) f.df = 0;
     // Interleaved, a slow spell moves both runs of an adjacent pair and cancels, and what is left
-    // of a point's noise is mostly the run's own: measured, a point's spread between adjacent
-    // launches is 0.93 times (median over 42 points) what its rounds estimate (notes/
-    // report-gate-measurements.md, "points under interleaving"). The two variance estimates are
-    // pooled by their degrees of freedom (the larger of them would let the spells the pairing
-    // cancelled back in), and so are their dfs. A history's successive differences already hold
-    // the rounds' noise; its sigma stands alone.
-    if (rules.median_of_adjacent() && values[u].round_df > 0 && !from_history) {
+    // of a point's noise is mostly the run's own, about what its rounds estimate (docs/report.md,
+    // "Interleaved launches"). The two variance estimates are pooled by their degrees of freedom
+    // (the larger of them would let the spells the pairing cancelled back in), and so are their dfs.
+    if (rules.median_of_adjacent() && values[u].round_df > 0) {
       const double rounds_df = values[u].round_df;
       f.sigma = std::sqrt((f.df * shrunk * shrunk + rounds_df * values[u].round_var) / (f.df + rounds_df));
       f.df += rounds_df;
     }
+  }
+}
+
+// Noise from a history: each unit's differences between successive history runs (less the
+// whole-run jumps), shrunk towards the level's, with as many degrees of freedom as differences
+// plus prior_pairs. Their steps hold the runs' rounds' noise already, so the rounds do not floor
+// it (docs/report.md, "Noise from the gate's history").
+void sigma_from_history(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, const LevelRules& rules,
+                        const JudgeOptions& o, double pooled) {
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    auto& f = *units[u];
+    f.own_sigma = own_sigma(values[u], rules);
+    // Its own count: the steps left out as state changes are decided per timing mode, and the
+    // units of one kind span both.
+    const auto pairs = static_cast<double>(values[u].base_pairs.size());
+    f.round_sigma = std::sqrt(values[u].round_var);
+    f.sigma = shrunk_sigma(f.own_sigma, pairs, pooled, o);
+    f.df = pairs + o.prior_pairs;
+    // Interleaved, a history's noise holds while the machine's spells outlast a launch or two;
+    // where today they flip from one launch to the next, the adjacent differences disagree, and
+    // their spread is the noise.
+    if (rules.whole_run && rules.pairing == Pairing::interleaved)
+      f.sigma = std::max(f.sigma, robust_sigma_of_pairs(values[u].adjacent_residuals));
   }
 }
 
@@ -265,8 +265,8 @@ double unit_p_value(const LevelNoise& n, const LevelRules& rules, const UnitFind
 
 // --confirm: in how many new runs, each on its own, each unit would have regressed.
 void count_runs_slower(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k,
-                       const LevelNoise& n, const LevelRules& rules, const SetOptions& o) {
-  const double single_factor = std::sqrt(median_variance_factor(m) + 1.0), floor = std::log1p(o.threshold);
+                       const LevelNoise& n, const LevelRules& rules, const JudgeOptions& o) {
+  const double single_factor = std::sqrt(median_variance_factor(m) + 1.0), floor = o.floor();
   for (std::size_t j = 0; j < k; ++j) {
     std::vector<double> p;
     for (std::size_t u = 0; u < units.size(); ++u)
@@ -287,15 +287,16 @@ void count_runs_slower(std::vector<UnitFinding*>& units, const std::vector<UnitV
 
 // Judges the units of one level: sigmas, the level's noise, p-values, Benjamini–Hochberg, verdicts.
 void judge_level(std::vector<UnitFinding*>& units, const std::vector<UnitValues>& values, std::size_t m, std::size_t k,
-                 const LevelRules& rules, const SetOptions& o, double& tail_nu) {
+                 const LevelRules& rules, const JudgeOptions& o, double& tail_nu) {
   if (units.empty()) return;
   std::vector<double> all;
   for (const auto& v : values) all.insert(all.end(), v.base_pairs.begin(), v.base_pairs.end());
   const double pooled = rules.rms_scale() ? whole_run_sigma_of_pairs(all) : robust_sigma_of_pairs(all);
-  unit_sigmas(units, values, m, rules, o, pooled);
+  if (rules.noise == NoiseSource::history) sigma_from_history(units, values, rules, o, pooled);
+  else sigma_from_baseline_runs(units, values, m, rules, o, pooled);
   const LevelNoise noise = level_noise(units, values, m + k, rules, pooled, tail_nu);
   const double combined_factor = std::sqrt(median_variance_factor(m) + median_variance_factor(k));
-  const double floor = std::log1p(o.threshold);
+  const double floor = o.floor();
   std::vector<double> ps, pf;
   for (std::size_t u = 0; u < units.size(); ++u) {
     auto& f = *units[u];
@@ -311,12 +312,7 @@ void judge_level(std::vector<UnitFinding*>& units, const std::vector<UnitValues>
     const auto p_at = [&](double e) { return unit_p_value(noise, rules, f, e, combined_factor, 1); };
     f.detectable = detectable_slowdown(p_at, floor, o.alpha / static_cast<double>(units.size()));
   }
-  const auto qs = benjamini_hochberg(ps), qf = benjamini_hochberg(pf);
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    units[u]->q_slower = qs[u];
-    units[u]->q_faster = qf[u];
-    units[u]->verdict = decide(*units[u], o);
-  }
+  decide_level(units, {{ps}, {pf}}, o);
   count_runs_slower(units, values, m, k, noise, rules, o);
 }
 
@@ -368,17 +364,17 @@ AdjacentOrder adjacent_order(const std::vector<std::pair<std::size_t, std::size_
   return o;
 }
 
-int BaselineSetResult::count(UnitKind kind, Verdict v) const {
+int JudgeResult::count(UnitKind kind, Verdict v) const {
   const auto& list = kind == UnitKind::point ? points : families;
   return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const UnitFinding& u) { return u.kind == kind && u.verdict == v; }));
 }
 
-bool BaselineSetResult::regressed() const {
+bool JudgeResult::regressed() const {
   const auto bad = [](const UnitFinding& u) { return u.verdict == Verdict::regressed; };
   return std::any_of(points.begin(), points.end(), bad) || std::any_of(families.begin(), families.end(), bad);
 }
 
-LevelReach BaselineSetResult::reach(UnitKind kind) const {
+LevelReach JudgeResult::reach(UnitKind kind) const {
   std::vector<double> called, found;
   for (const auto* list : {&points, &families}) {
     for (const auto& u : *list) {
@@ -402,7 +398,7 @@ namespace {
 // history), and each unit's values from them.
 class RunDifferences {
  public:
-  explicit RunDifferences(const BaselineSetInput& in) : in_(in), m_(in.base.size()), k_(in.next.size()), order_(adjacent_order(in.beside)) {
+  explicit RunDifferences(const JudgeInput& in) : in_(in), m_(in.base.size()), k_(in.next.size()), order_(adjacent_order(in.beside)) {
     for (const auto& run : in.base) runs_.push_back(&run);
     for (const auto& run : in.next) runs_.push_back(&run);
     n_ = runs_.size();
@@ -556,7 +552,7 @@ class RunDifferences {
     if (rules.noise_from_adjacent()) v.base_pairs = v.adjacent_residuals;
   }
 
-  const BaselineSetInput& in_;
+  const JudgeInput& in_;
   std::size_t m_, k_, n_ = 0, points_ = 0, steps_ = 0;
   AdjacentOrder order_;
   std::vector<const std::vector<double>*> runs_;  // baselines, new runs, history
@@ -568,23 +564,27 @@ class RunDifferences {
 
 }  // namespace
 
-BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOptions& o) {
-  BaselineSetResult r;
+NoiseSource noise_source(const JudgeInput& in) {
+  if (in.history.size() >= 2) return NoiseSource::history;
+  // One run a side measured in rounds: the rounds say how much each point's median moves.
+  const auto measured = [](const std::vector<std::vector<double>>& var) {
+    return std::any_of(var.begin(), var.end(),
+                       [](const auto& run) { return std::any_of(run.begin(), run.end(), [](double v) { return v > 0; }); });
+  };
+  const bool rounds = std::any_of(in.rounds.begin(), in.rounds.end(), [](int r) { return r >= 2; }) || measured(in.base_round_var) ||
+                      measured(in.next_round_var);
+  if (in.base.size() == 1 && in.next.size() == 1 && !rounds) return NoiseSource::points;
+  return NoiseSource::baseline_runs;
+}
+
+namespace {
+
+// Noise from runs: each unit's differences between the baseline runs (and their rounds), or
+// between successive runs of the history.
+void judge_from_runs(const JudgeInput& in, const JudgeOptions& per_level, JudgeResult& r) {
   const RunDifferences runs(in);
   r.history_jumps = runs.history_jumps();
   const std::size_t m = in.base.size(), k = in.next.size(), points = runs.points();
-  // One exit status answers for every level: the false-alarm rate is split between the levels
-  // present (Bonferroni), Benjamini–Hochberg within each.
-  int levels = points > 0 ? 1 : 0;
-  for (int kind = 1; kind < kUnitKinds; ++kind) {
-    levels += std::any_of(in.families.begin(), in.families.end(), [kind](const FamilyDef& f) { return static_cast<int>(f.kind) == kind; })
-                  ? 1
-                  : 0;
-  }
-  SetOptions per_level = o;
-  per_level.alpha = o.alpha / std::max(levels, 1);
-  r.level_alpha = per_level.alpha;
-
   r.points.resize(points);
   std::vector<UnitFinding*> point_units;
   std::vector<UnitValues> point_values;
@@ -611,6 +611,26 @@ BaselineSetResult judge_baseline_set(const BaselineSetInput& in, const SetOption
     }
     judge_level(units, values, m, k, rules, per_level, r.tail_nu[kind]);
   }
+}
+
+}  // namespace
+
+JudgeResult judge(const JudgeInput& in, const JudgeOptions& o) {
+  JudgeResult r;
+  const std::size_t points = in.base.empty() ? 0 : in.base.front().size();
+  // One exit status answers for every level: the false-alarm rate is split between the levels
+  // present (Bonferroni), Benjamini–Hochberg within each.
+  int levels = points > 0 ? 1 : 0;
+  for (int kind = 1; kind < kUnitKinds; ++kind) {
+    levels += std::any_of(in.families.begin(), in.families.end(), [kind](const FamilyDef& f) { return static_cast<int>(f.kind) == kind; })
+                  ? 1
+                  : 0;
+  }
+  JudgeOptions per_level = o;
+  per_level.alpha = o.alpha / std::max(levels, 1);
+  r.level_alpha = per_level.alpha;
+  if (noise_source(in) == NoiseSource::points) detail::judge_from_points(in, per_level, r);
+  else judge_from_runs(in, per_level, r);
   return r;
 }
 

@@ -1,4 +1,4 @@
-#include "analysis/compare/compare_set.hpp"
+#include "analysis/compare/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -64,17 +64,6 @@ std::string topology_text(const results::ResultsFile& f) {
   std::string out = std::to_string(f.nodes().size()) + " node(s) of";
   for (const auto& n : f.nodes()) out += " " + std::to_string(n.slot_count);
   return out + " slots";
-}
-
-std::string SetFamily::name() const {
-  switch (kind) {
-    case UnitKind::op_size: return op + " at " + format_bytes(bytes);
-    case UnitKind::collective: return dim + " " + op + " (every size)";
-    case UnitKind::dimension: return "dimension " + dim;
-    case UnitKind::run:
-    case UnitKind::point: break;
-  }
-  return "whole run";
 }
 
 std::vector<std::string> expand_results_paths(const std::string& path) {
@@ -153,9 +142,8 @@ std::vector<std::pair<std::size_t, std::size_t>> launched_beside(const std::vect
 
 namespace {
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
-SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
-                                const Pairs& beside);
+Comparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                             const JudgeOptions& options, const std::vector<const results::ResultsFile*>& history, const Pairs& beside);
 
 // One file given twice (under any path).
 bool same_file(const results::ResultsFile& a, const results::ResultsFile& b) {
@@ -241,8 +229,8 @@ std::vector<RunSide> runs_left_out(const std::vector<results::ResultsFile>& set,
 
 }  // namespace
 
-SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                           const SetOptions& options, bool all_environment, const std::vector<results::ResultsFile>& history) {
+Comparison compare_sets(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                        const JudgeOptions& options, const std::vector<results::ResultsFile>& history) {
   if (base.empty() || next.empty()) throw InputError("compare needs baseline runs and new runs: meshbench compare BASE.h5… -- NEW.h5…");
   // Before any run is set aside by its machine state: a set of mixed configurations is bad input
   // whichever of its runs the state would keep.
@@ -256,8 +244,7 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
     const auto pairs = select_pairs_by_state(start_times(base), start_times(next), base_ns, new_ns);
     const bool enough = pairs.next.size() >= (options.confirm ? 2U : 1U) && pairs.base.size() >= (ordered_history.empty() ? 2U : 1U);
     if (enough) {
-      SetComparison c = compare_set_files(kept_runs(base, pairs.base), kept_runs(next, pairs.next), options, all_environment,
-                                          ordered_history, pairs.beside);
+      Comparison c = compare_set_files(kept_runs(base, pairs.base), kept_runs(next, pairs.next), options, ordered_history, pairs.beside);
       c.set_aside = runs_left_out(base, pairs.base);
       c.next_set_aside = runs_left_out(next, pairs.next);
       return c;
@@ -267,7 +254,7 @@ SetComparison compare_sets(const std::vector<results::ResultsFile>& base, const 
   const auto selection = select_baselines_by_state(base_ns, new_ns);
   const auto kept = kept_runs(base, selection.kept);
   const auto beside = options.interleaved ? launched_beside(start_times(kept), start_times(next)) : Pairs{};
-  SetComparison c = compare_set_files(kept, next, options, all_environment, ordered_history, beside);
+  Comparison c = compare_set_files(kept, next, options, ordered_history, beside);
   c.set_aside = runs_left_out(base, selection.kept);
   c.state_differs = selection.differs;
   if (c.state_differs) {
@@ -300,10 +287,11 @@ std::vector<MatchKey> common_points(const std::vector<RowIndex>& rows, const std
 
 // One point of every run into the judge's input (log medians, the rounds' variances) and c.points.
 void add_point(const MatchKey& key, const std::vector<const results::ResultsFile*>& runs, const std::vector<RowIndex>& rows,
-               const std::vector<RoundLogs>& rounds, std::size_t base_runs, BaselineSetInput& in, SetComparison& c) {
-  SetPoint p;
+               const std::vector<RoundLogs>& rounds, std::size_t base_runs, JudgeInput& in, Comparison& c) {
+  ComparedPoint p;
   p.point = key.point;
   p.point.mapping = rows.front().at(key)->point.mapping;
+  p.new_mapping = rows[base_runs].at(key)->point.mapping;
   p.backend = key.backend;
   p.dtype = key.dtype;
   std::vector<double> b, n;
@@ -336,7 +324,7 @@ void add_point(const MatchKey& key, const std::vector<const results::ResultsFile
 // mapping, one dimension) it is otherwise a single point, judged as one. The others stay within
 // one timing mode and concurrency, whose times are not alike. Below the whole run every point is
 // judged relative to its own timing mode's whole-run shift, so members of two modes can share a family.
-void add_families(SetComparison& c, BaselineSetInput& in) {
+void add_families(Comparison& c, JudgeInput& in) {
   using FamilyKey = std::tuple<int, std::string, std::string, std::string, std::string, std::uint64_t>;
   std::map<FamilyKey, std::vector<std::size_t>> members;
   for (std::size_t i = 0; i < c.points.size(); ++i) {
@@ -350,7 +338,7 @@ void add_families(SetComparison& c, BaselineSetInput& in) {
     // A family of one point is that point; a family that is the whole run is the run.
     const auto kind = static_cast<UnitKind>(std::get<0>(key));
     if (list.size() < 2) continue;
-    SetFamily f;
+    Family f;
     f.kind = kind;
     std::tie(std::ignore, f.timing, f.concurrency, f.dim, f.op, f.bytes) = key;
     if (kind == UnitKind::op_size) {
@@ -369,20 +357,71 @@ void add_families(SetComparison& c, BaselineSetInput& in) {
   }
 }
 
-SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
-                                const SetOptions& options, bool all_environment, const std::vector<const results::ResultsFile*>& history,
-                                const Pairs& beside) {
+// Each point's samples in iteration order (none when the file was read without them).
+std::map<results::PointKey, std::vector<double>> point_samples(const results::ResultsFile& f) {
+  std::map<results::PointKey, std::vector<std::pair<int, double>>> raw;
+  for (const auto& s : f.samples()) raw[f.key_of(s)].emplace_back(s.iteration, s.t_us);
+  std::map<results::PointKey, std::vector<double>> out;
+  for (auto& [k, v] : raw) {
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto& dst = out[k];
+    for (const auto& [i, t] : v) dst.push_back(t);
+  }
+  return out;
+}
+
+// One run a side: every point's samples for the within-run test, and the bootstrap interval of
+// its ratio.
+void add_samples(const results::ResultsFile& base, const results::ResultsFile& next, const RowIndex& base_rows, const RowIndex& new_rows,
+                 const std::vector<MatchKey>& keys, const JudgeOptions& o, JudgeInput& in, Comparison& c) {
+  const auto base_samples = point_samples(base), new_samples = point_samples(next);
+  const std::vector<double> none;
+  const auto samples_of = [&none](const auto& index, const results::ResultsFile& f, const results::MeasurementRow& row) -> const auto& {
+    const auto it = index.find(f.key_of(row));
+    return it == index.end() ? none : it->second;
+  };
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto& a = samples_of(base_samples, base, *base_rows.at(keys[i]));
+    const auto& b = samples_of(new_samples, next, *new_rows.at(keys[i]));
+    in.base_samples.push_back(a);
+    in.next_samples.push_back(b);
+    auto& p = c.points[i];
+    p.base_samples = a.size();
+    p.new_samples = b.size();
+    if (!a.empty() && !b.empty() && o.bootstrap > 0) p.interval = bootstrap_median_ratio(a, b, o.confidence, o.bootstrap, o.seed);
+  }
+}
+
+// Mappings of the same structure under another name in the first new run, names whose structure
+// changed, and the first new run's points not compared.
+void match_names(const results::ResultsFile& base, const results::ResultsFile& next, const RowIndex& new_rows,
+                 const std::vector<MatchKey>& keys, Comparison& c) {
+  const auto base_digest = detail::digests(base), new_digest = detail::digests(next);
+  for (const auto& [name, d] : base_digest) {
+    const auto it = new_digest.find(name);
+    if (it != new_digest.end() && it->second != d) c.restructured.push_back(name);
+  }
+  std::set<std::string> renamed;
+  for (const auto& p : c.points) {
+    if (p.point.mapping != p.new_mapping) renamed.insert(p.point.mapping + " = " + p.new_mapping);
+  }
+  c.renamed.assign(renamed.begin(), renamed.end());
+  c.only_new = static_cast<int>(new_rows.size()) - static_cast<int>(keys.size());
+}
+
+Comparison compare_set_files(const std::vector<results::ResultsFile>& base, const std::vector<results::ResultsFile>& next,
+                             const JudgeOptions& options, const std::vector<const results::ResultsFile*>& history, const Pairs& beside) {
   if (options.confirm && next.size() < 2) {
     throw InputError(
         "--confirm needs at least two new runs (a regression must show again in an independent run): meshbench compare BASE… -- NEW1 NEW2");
   }
-  SetComparison c;
+  Comparison c;
   c.options = options;
   for (const auto& f : base) c.base.push_back(run_side(f));
   for (const auto& f : next) c.next.push_back(run_side(f));
   for (const auto* f : history) c.history.push_back(run_side(*f));
   c.pairs = beside.size();
-  c.changes = provenance_changes(base.front(), next.front(), all_environment, c.hidden_changes);
+  c.changes = provenance_changes(base.front(), next.front(), options.all_environment, c.hidden_changes);
 
   std::vector<RowIndex> rows, history_rows;
   std::vector<RoundLogs> rounds;
@@ -395,19 +434,19 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
     }
   }
   for (const auto* f : history) history_rows.push_back(detail::index_rows(*f));
-  const std::vector<MatchKey> keys = common_points(rows, history_rows, c.skipped_points);
+  const std::vector<MatchKey> keys = common_points(rows, history_rows, c.only_base);
   if (keys.empty()) {
     throw InputError(base.front().path() + " and " + next.front().path() +
                      " have no measured point in common (same mapping structure, dimension, op, backend, timing and size); compare runs of "
                      "the same layout and sizes");
   }
   const bool have_rounds = std::any_of(rounds.begin(), rounds.end(), [](const auto& r) { return !r.empty(); });
-  if (base.size() < 2 && !have_rounds && history.empty()) {
+  if (base.size() < 2 && next.size() > 1 && !have_rounds && history.empty()) {
     throw InputError(
-        "one baseline run without rounds cannot tell noise from change: give two or more baseline runs (or runs with --rounds), "
-        "or compare two files as meshbench compare BASE.h5 NEW.h5");
+        "one baseline run without rounds cannot tell noise from change in several new runs: give two or more baseline runs (or runs "
+        "with --rounds), or compare one new run with it");
   }
-  BaselineSetInput in;
+  JudgeInput in;
   in.base.assign(base.size(), {});
   in.next.assign(next.size(), {});
   in.base_round_var.assign(base.size(), {});
@@ -420,88 +459,14 @@ SetComparison compare_set_files(const std::vector<results::ResultsFile>& base, c
   }
   add_families(c, in);
   in.beside = beside;
-  c.result = judge_baseline_set(in, options);
+  match_names(base.front(), next.front(), rows[base.size()], keys, c);
+  if (noise_source(in) == NoiseSource::points)
+    add_samples(base.front(), next.front(), rows.front(), rows[base.size()], keys, options, in, c);
+  c.noise = noise_source(in);
+  c.result = judge(in, options);
   return c;
 }
 
 }  // namespace
-
-int SetComparison::points_without_rounds() const {
-  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.rounds < 2; }));
-}
-
-int SetComparison::wrong_points() const {
-  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const SetPoint& p) { return p.wrong(); }));
-}
-
-GateVerdict SetComparison::gate_verdict() const {
-  if (regressed()) return GateVerdict::regression;
-  const double floor = std::log1p(options.threshold);
-  for (std::size_t f = 0; f < families.size(); ++f) {
-    const auto& u = result.families[f];
-    if (u.verdict != Verdict::inconclusive) continue;
-    if (families[f].kind == UnitKind::run && u.effect > -floor) return GateVerdict::inconclusive;
-    if (state_differs && u.effect > floor) return GateVerdict::inconclusive;
-  }
-  const bool point_unsure = std::any_of(result.points.begin(), result.points.end(),
-                                        [floor](const UnitFinding& u) { return u.verdict == Verdict::inconclusive && u.effect > floor; });
-  return state_differs && point_unsure ? GateVerdict::inconclusive : GateVerdict::clean;
-}
-
-std::string SetComparison::headline() const {
-  std::string head = changes_in_brief(changes, 2);
-  if (head.empty()) head = "no provenance change";
-  if (state_differs) {
-    head +=
-        "; the new runs' machine state differs from the baselines' (core-to-core round trip): slowdowns are inconclusive, rerun "
-        "them in the baselines' state";
-  } else if (!set_aside.empty()) {
-    head += "; " + std::to_string(set_aside.size()) + " baseline(s) in another machine state set aside";
-  }
-  if (!next_set_aside.empty()) {
-    head += "; " + std::to_string(next_set_aside.size()) + " new run(s) set aside: no baseline shares their machine state";
-  }
-  const auto percent = [](double log_ratio) {
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%+.1f%%", (std::exp(log_ratio) - 1.0) * 100.0);
-    return std::string(pct);
-  };
-  std::string tail;
-  // The largest level that regressed speaks first: a whole run, then families, then points.
-  for (int kind = static_cast<int>(UnitKind::run); kind >= static_cast<int>(UnitKind::op_size); --kind) {
-    std::vector<std::size_t> hit;
-    for (std::size_t f = 0; f < families.size(); ++f) {
-      if (static_cast<int>(families[f].kind) == kind && result.families[f].verdict == Verdict::regressed) hit.push_back(f);
-    }
-    if (hit.empty()) continue;
-    std::stable_sort(hit.begin(), hit.end(),
-                     [this](std::size_t a, std::size_t b) { return result.families[a].effect > result.families[b].effect; });
-    const auto& f = families[hit.front()];
-    const auto& u = result.families[hit.front()];
-    if (f.kind == UnitKind::run) {
-      tail += (tail.empty() ? "" : "; ") +
-              ("whole run regression (" + f.timing + ", " + f.concurrency + "): " + percent(u.effect) + " slower over " +
-               std::to_string(f.points) + " points, " + fixed(u.z, 1) + " sigma of the noise between baseline runs");
-    } else {
-      tail +=
-          (tail.empty() ? "" : "; ") + f.name() + " " + percent(u.effect) + " slower than the rest of the run, " + fixed(u.z, 1) + " sigma";
-    }
-    if (hit.size() > 1) {
-      const std::string more = kind == static_cast<int>(UnitKind::run) ? " other timing mode(s) too"
-                                                                       : " more " + std::string(to_string(static_cast<UnitKind>(kind)));
-      tail += " (+" + std::to_string(hit.size() - 1) + more + ")";
-    }
-  }
-  if (wrong_points() > 0) tail += (tail.empty() ? "" : "; ") + std::to_string(wrong_points()) + " point(s) give WRONG results";
-  const int points_regressed = result.count(UnitKind::point, Verdict::regressed);
-  if (points_regressed > 0)
-    tail += (tail.empty() ? "" : "; ") + std::to_string(points_regressed) + " of " + std::to_string(points.size()) + " points regressed";
-  if (tail.empty()) {
-    const int inconclusive = result.count(UnitKind::point, Verdict::inconclusive);
-    tail = "no regression in " + std::to_string(points.size()) + " compared points";
-    if (inconclusive > 0) tail += " (" + std::to_string(inconclusive) + " inconclusive)";
-  }
-  return head + "; " + tail;
-}
 
 }  // namespace meshbench::analysis

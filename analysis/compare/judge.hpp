@@ -1,14 +1,18 @@
 #pragma once
-// The statistics of `meshbench compare BASE… -- NEW…` (docs/report.md, "Baseline sets"): every
-// point and every family of points is judged against how much it varied between the baseline
-// runs (and between a run's rounds), not against how the other points moved. Pure functions on
-// log times, so that they can be tested on synthetic data with known answers.
+// The one judge of every form of `meshbench compare` (docs/report.md, "The judge"): each point
+// and each family of points gets an effect and a noise from one source — how the other points
+// moved (one run a side), how the baseline runs varied (and a run's rounds), or how successive
+// runs of a history varied — and then one decision: slower than the threshold and beyond that
+// noise, Benjamini–Hochberg within each level. Pure functions on log times, so that they can be
+// tested on synthetic data with known answers.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "analysis/compare/judge_constants.hpp"
+#include "analysis/compare/regression_stats.hpp"
 #include "analysis/compare/verdict.hpp"
 
 namespace meshbench::analysis {
@@ -19,10 +23,14 @@ struct FamilyDef {
   std::vector<std::size_t> members;
 };
 
-struct BaselineSetInput {
+struct JudgeInput {
   // log(median time) per run and point: base[run][point], next[run][point]. Every run holds
   // every point (the caller keeps the points all runs share).
   std::vector<std::vector<double>> base, next;
+  // One run a side and no history (noise from the points): each point's per-iteration samples of
+  // the baseline and the new run, in iteration order, for the within-run test (empty where a
+  // file keeps none, or the point has too few for the test to reach significance).
+  std::vector<std::vector<double>> base_samples, next_samples;
   // Optional, same shape (or empty): the variance of each run's log median as its rounds
   // estimate it (between-round spread); 0 where a run has no rounds.
   std::vector<std::vector<double>> base_round_var, next_round_var;
@@ -50,18 +58,30 @@ struct BaselineSetInput {
   std::vector<std::vector<double>> history;
 };
 
-struct SetOptions {
+// Every option of every form of compare.
+struct JudgeOptions {
   double threshold = 0.05;           // floor: a change smaller than this is never a regression
   double alpha = 0.01;               // false-alarm rate of the whole verdict: alpha / levels for each (BH within it)
   bool confirm = false;              // a regression must also stand alone in a second new run
-  bool interleaved = false;          // baselines and new runs were launched alternately (BaselineSetInput::beside)
+  bool interleaved = false;          // baselines and new runs were launched alternately (JudgeInput::beside)
   double prior_pairs = kPriorPairs;  // weight of the level's pooled noise in each unit's (in baseline pairs)
+  double confidence = 0.95;          // of the bootstrap interval of a point's ratio (one run a side)
+  int bootstrap = 1000;              // its resamples (0: no interval)
+  std::uint64_t seed = 1;
+  bool all_environment = false;  // also list per-launch variables (job ids, ports, URIs)
+  // The threshold as a log ratio: slower beyond +floor, faster beyond −floor (symmetric, so that
+  // a change and its reverse are called alike).
+  double floor() const;
 };
+
+// Where the noise comes from for this input: the history when it holds runs, the points
+// themselves with one run a side not measured in rounds, the baseline runs (and rounds) otherwise.
+NoiseSource noise_source(const JudgeInput& input);
 
 // The evidence for one point or family.
 struct UnitFinding {
   UnitKind kind = UnitKind::point;
-  std::size_t index = 0;  // the point's index, or the family's in BaselineSetInput::families
+  std::size_t index = 0;  // the point's index, or the family's in JudgeInput::families
   // log(new / baseline centre): the new runs' median against the baselines'. Below the whole
   // run, relative to the run's own shift (each run's times divided by its whole-run factor).
   double effect = 0;
@@ -74,6 +94,8 @@ struct UnitFinding {
   double noise = 0;        // standard deviation of `effect` for an unchanged configuration
   double df = 0;           // degrees of freedom of sigma (Student t tail; 0: taken as known)
   double z = 0;            // effect / noise
+  // One-sided p-values, the largest over the unit's tests, and their Benjamini–Hochberg
+  // q-values within the level (each test corrected on its own, q the largest).
   double p_slower = 1, p_faster = 1, q_slower = 1, q_faster = 1;
   // The smallest slowdown (log) this unit would be called regressed for if it moved alone: the
   // threshold, or where its p-value reaches the first Benjamini–Hochberg step of its level
@@ -82,6 +104,10 @@ struct UnitFinding {
   // called 95% of the time. It tells a user whether the baseline set can see what they look for.
   double detectable = 0;
   int runs_slower = 0;  // new runs in which it regressed on its own (--confirm)
+  // One run a side: the point's within-run test, a one-sided Mann–Whitney U of its two runs'
+  // samples (not tested: no samples, or too few for any difference to reach significance).
+  bool within_tested = false;
+  MannWhitney within;
   Verdict verdict = Verdict::unchanged;
   bool unconfirmed = false;  // regressed, but not in two new runs (--confirm)
 };
@@ -94,7 +120,7 @@ struct LevelReach {
   double called = 0, found_95 = 0;
 };
 
-struct BaselineSetResult {
+struct JudgeResult {
   std::vector<UnitFinding> points;    // in the input's point order
   std::vector<UnitFinding> families;  // in the input's family order
   double tail_nu[kUnitKinds] = {};    // the tail each kind was judged under (0: normal)
@@ -107,9 +133,10 @@ struct BaselineSetResult {
   LevelReach reach(UnitKind kind) const;
 };
 
-// Judges every point and family. Needs at least two baseline runs, or one with rounds, or a
-// history of at least kMinHistoryRuns runs; the caller checks that (InputError) before calling.
-BaselineSetResult judge_baseline_set(const BaselineSetInput& input, const SetOptions& options);
+// Judges every point and family. Needs one run a side, or at least two baseline runs, or one
+// with rounds, or a history of at least kMinHistoryRuns runs; the caller checks that
+// (InputError) before calling.
+JudgeResult judge(const JudgeInput& input, const JudgeOptions& options);
 
 // Interleaved, below the whole run, a unit is called slower when `above` of its adjacent
 // differences are (the effect is the `above`-th largest of them), and an honest run that jumped at
