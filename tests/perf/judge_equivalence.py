@@ -6,7 +6,8 @@ move their decisions (a restructuring), or to count what a new rule moves.
 Synthetic reruns of SOURCE (report_h5edit.plant_noise: 3% per point, 2% per run, seeded), each
 judged as a baseline set (the 3 runs before it), an interleaved window (the runs either side;
 honest runs only) and two files (the run before it); honest, every point +10%, one point +20%.
-Prints "form kind old_exit new_exit count" rows and the number of cases whose unit verdicts differ.
+Prints "form kind old_exit new_exit count" rows and, per form, the number of cases whose unit
+verdicts differ.
 
   tests/perf/judge_equivalence.py --old /tmp/old/meshbench --new build/meshbench \\
       --source tests/data/compare_tcp/shm.h5 --runs 24
@@ -51,7 +52,7 @@ def main():
                 plant_noise(a.source, path, 0.03, seed=1000 + k, run_sigma=0.02, whole=whole, only=only)
                 set_started_at(path, f"2026-11-{1 + k // 24:02d}T{k % 24:02d}:00:00Z")
             return path
-        outcomes, differing, cases = collections.Counter(), 0, 0
+        outcomes, differing, cases = collections.Counter(), collections.Counter(), collections.Counter()
         for k in range(3, a.runs - 1):
             for kind in ("honest", "uniform10", "point20"):
                 new = rerun(k, kind)
@@ -61,12 +62,13 @@ def main():
                 for form, args in forms.items():
                     (old_exit, old_units), (new_exit, new_units) = judge(a.old, args), judge(a.new, args)
                     outcomes[(form, kind, old_exit, new_exit)] += 1
-                    differing += old_units != new_units
-                    cases += 1
+                    differing[form] += old_units != new_units
+                    cases[form] += 1
         print("form kind old_exit new_exit count")
         for key in sorted(outcomes):
             print(*key, outcomes[key])
-        print(f"{cases} cases; {differing} with a point's or family's verdict differing")
+        for form in sorted(cases):
+            print(f"{form}: {cases[form]} cases; {differing[form]} with a point's or family's verdict differing")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <numbers>
+#include <set>
 
 #include "analysis/compare/judge.hpp"
 #include "analysis/compare/regression_stats.hpp"
@@ -81,7 +80,8 @@ double ratio_z(double d, double sigma) { return sigma > 0 ? d / sigma : (d > 0 ?
 // all any move stands out.
 double beyond(const Scatter& s, double d) { return s.sigma > 0 ? scatter_upper_tail(s, d / s.sigma) : (d > 0 ? 0.0 : 1.0); }
 
-double lower_median(std::vector<double> v, bool lower) {
+// The lower (or upper) median: the middle value, the lower of the two middle ones for an even count.
+double median_side(std::vector<double> v, bool lower) {
   std::sort(v.begin(), v.end());
   return v[lower ? (v.size() - 1) / 2 : v.size() / 2];
 }
@@ -128,7 +128,8 @@ void judge_points(const JudgeInput& in, const PointMoves& m, const JudgeOptions&
 // points all moved together by more than they scatter moved as a whole. With one run a side that
 // may be the machine's slow spell as much as the software, which the threshold and the
 // inconclusive verdict leave to baseline runs to tell apart.
-void judge_runs(const JudgeInput& in, const PointMoves& m, const JudgeOptions& o, JudgeResult& r, std::vector<UnitFinding*>& units) {
+void judge_runs(const JudgeInput& in, const PointMoves& m, const JudgeOptions& o, JudgeResult& r) {
+  std::vector<UnitFinding*> units;
   LevelTests tests{{{}}, {{}}};
   for (std::size_t f = 0; f < in.families.size(); ++f) {
     const auto& def = in.families[f];
@@ -138,8 +139,8 @@ void judge_runs(const JudgeInput& in, const PointMoves& m, const JudgeOptions& o
     for (auto p : def.members) x.push_back(m.x[p]);
     const Scatter& s = m.scatter[def.members.front()];
     u.effect = median_of(x);
-    u.effect_slow = lower_median(x, true);
-    u.effect_fast = lower_median(x, false);
+    u.effect_slow = median_side(x, true);
+    u.effect_fast = median_side(x, false);
     // Its noise is how well the points pin its median (the median's standard error under their
     // scatter), but it is called only when it stands beyond the scatter itself: z counts in
     // sigma, not in standard errors, because with one run a side a whole run that moved may be
@@ -172,16 +173,17 @@ void judge_families(const JudgeInput& in, const PointMoves& m, UnitKind kind, co
     if (def.kind != kind || def.members.empty()) continue;
     std::vector<bool> member(m.x.size(), false);
     for (auto p : def.members) member[p] = true;
+    std::set<std::size_t> runs;  // the whole runs its members belong to
+    for (auto p : def.members) runs.insert(m.run[p]);
     std::vector<double> inside, outside;
     for (std::size_t p = 0; p < m.x.size(); ++p) {
-      const bool same_run = std::any_of(def.members.begin(), def.members.end(), [&](std::size_t q) { return m.run[q] == m.run[p]; });
       if (member[p]) inside.push_back(m.relative[p]);
-      else if (same_run) outside.push_back(m.relative[p]);
+      else if (runs.count(m.run[p]) > 0) outside.push_back(m.relative[p]);
     }
     auto& u = r.families[f];
     u.effect = median_of(inside);
-    u.effect_slow = lower_median(inside, true);
-    u.effect_fast = lower_median(inside, false);
+    u.effect_slow = median_side(inside, true);
+    u.effect_fast = median_side(inside, false);
     // Too few points on either side: no test (a family of all its run's points, or of two).
     const bool tested = inside.size() >= 3 && outside.size() >= 3;
     const MannWhitney t = tested ? mann_whitney_unordered(outside, inside) : MannWhitney{};
@@ -226,8 +228,7 @@ void judge_from_points(const JudgeInput& in, const JudgeOptions& o, JudgeResult&
     r.families[f].kind = in.families[f].kind;
     r.families[f].index = f;
   }
-  std::vector<UnitFinding*> runs;
-  judge_runs(in, m, o, r, runs);
+  judge_runs(in, m, o, r);
   for (auto kind : {UnitKind::op_size, UnitKind::collective, UnitKind::dimension}) judge_families(in, m, kind, o, r);
 }
 

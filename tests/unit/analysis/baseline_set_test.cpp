@@ -775,3 +775,118 @@ TEST(BaselineSetStats, AdjacentDifferencesThatDisagreeAreTheWholeRunsNoise) {
 
 }  // namespace
 }  // namespace meshbench::analysis
+
+namespace meshbench::analysis {
+namespace {
+
+// One run a side, no rounds, no history: the noise comes from the points (judge_from_points).
+JudgeInput one_a_side(Synth& s, const std::vector<double>& next) {
+  JudgeInput in;
+  in.base = {s.run()};
+  in.next = {next};
+  in.families = families();
+  return in;
+}
+
+TEST(JudgeFromPoints, HonestRerunsAreLeftAlone) {
+  // 40 seeded pairs of honest runs (3% per point, 1% per run): no point, family or whole run
+  // regresses at alpha 0.01 over the whole verdict; the whole run's median moves by ~1%.
+  int alarms = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Synth s(seed);
+    const auto in = one_a_side(s, s.run());
+    ASSERT_EQ(noise_source(in), NoiseSource::points);
+    const auto r = judge(in, {});
+    alarms += r.regressed() ? 1 : 0;
+    EXPECT_NE(run_finding(r).verdict, Verdict::regressed);
+  }
+  EXPECT_LE(alarms, 1);
+}
+
+TEST(JudgeFromPoints, ASlowdownOfManyPointsIsNotHiddenByTheTailItWidens) {
+  // Every size of one collective 4x slower in both mappings and dimensions: 20 of 60 points.
+  // Judged against the points that moved the other way (mirrored), each stands out.
+  Synth s(3);
+  auto next = s.run();
+  std::vector<std::size_t> planted;
+  for (int m = 0; m < kMappings; ++m) {
+    for (int d = 0; d < kDims; ++d) {
+      for (int size = 0; size < kSizes; ++size) planted.push_back(point_of(m, d, 0, size));
+    }
+  }
+  for (auto p : planted) next[p] += std::log(4.0);
+  const auto r = judge(one_a_side(s, next), {});
+  for (std::size_t p = 0; p < kPoints; ++p) {
+    const bool is_planted = std::find(planted.begin(), planted.end(), p) != planted.end();
+    EXPECT_EQ(r.points[p].verdict == Verdict::regressed, is_planted) << "point " << p;
+  }
+  EXPECT_TRUE(r.regressed());
+}
+
+TEST(JudgeFromPoints, AWholeRunMovedWithinItsScatterIsInconclusiveNeverClean) {
+  // Points scattering ±30% around a whole run 30% slower: beyond the threshold, not beyond the
+  // points' scatter, so one run a side cannot call it; with 1% scatter it is a regression.
+  Synth noisy(5);
+  noisy.point_sd = 0.3;
+  const auto r = judge(one_a_side(noisy, noisy.run(1.3)), {});
+  EXPECT_EQ(run_finding(r).verdict, Verdict::inconclusive);
+  Synth quiet(5);
+  quiet.point_sd = 0.01;
+  const auto q = judge(one_a_side(quiet, quiet.run(1.3)), {});
+  EXPECT_EQ(run_finding(q).verdict, Verdict::regressed);
+  EXPECT_EQ(q.count(UnitKind::point, Verdict::regressed), 0);  // each point moved with its run
+}
+
+TEST(JudgeFromPoints, ImprovementsAreSymmetricInLogRatio) {
+  // One point 1/1.2 as long, and its mirror 1.2 times: called alike, improved and regressed.
+  Synth s(8);
+  s.point_sd = 0.01;
+  const auto base = s.run();
+  auto faster = base, slower = base;
+  faster[7] -= std::log(1.2);
+  slower[7] += std::log(1.2);
+  JudgeInput a;
+  a.base = {base};
+  a.next = {faster};
+  a.families = families();
+  JudgeInput b = a;
+  b.next = {slower};
+  const auto fa = judge(a, {}), sl = judge(b, {});
+  EXPECT_EQ(fa.points[7].verdict, Verdict::improved);
+  EXPECT_EQ(sl.points[7].verdict, Verdict::regressed);
+  EXPECT_NEAR(fa.points[7].q_faster, sl.points[7].q_slower, 1e-12);
+  JudgeOptions o;
+  EXPECT_NEAR(o.floor(), std::log(1.05), 1e-15);
+}
+
+TEST(JudgeFromPoints, TheWithinRunTestMustAgreeWhereSamplesExist) {
+  // A point 20% slower among quiet points stands out between the runs; with samples that
+  // overlap completely it is not regressed (the within-run test disagrees), with samples that
+  // moved too it is.
+  Synth s(11);
+  s.point_sd = 0.005;
+  const auto base = s.run();
+  auto next = base;
+  next[3] += std::log(1.2);
+  JudgeInput in;
+  in.base = {base};
+  in.next = {next};
+  in.families = families();
+  in.base_samples.assign(kPoints, {});
+  in.next_samples.assign(kPoints, {});
+  std::vector<double> same, moved;
+  for (int i = 0; i < 60; ++i) {
+    same.push_back(10 + (i * 7 % 13) * 0.1);
+    moved.push_back(12 + (i * 5 % 11) * 0.1);
+  }
+  in.base_samples[3] = same;
+  in.next_samples[3] = same;
+  EXPECT_NE(judge(in, {}).points[3].verdict, Verdict::regressed);
+  in.next_samples[3] = moved;
+  const auto r = judge(in, {});
+  EXPECT_TRUE(r.points[3].within_tested);
+  EXPECT_EQ(r.points[3].verdict, Verdict::regressed);
+}
+
+}  // namespace
+}  // namespace meshbench::analysis
