@@ -75,7 +75,7 @@ struct JudgeOptions {
 };
 
 // Where the noise comes from for this input: the history when it holds runs, the points
-// themselves with one run a side not measured in rounds, the baseline runs (and rounds) otherwise.
+// themselves with one run a side, the baseline runs (and rounds) otherwise.
 NoiseSource noise_source(const JudgeInput& input);
 
 // The evidence for one point or family.

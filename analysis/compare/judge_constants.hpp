@@ -53,6 +53,13 @@ inline constexpr std::size_t kMinFamiliesForScatter = 5;
 // lenient, so that a tail is given up only on clear evidence (kTailCandidates).
 inline constexpr double kExceedancePlausible = 0.2;
 
+// One run a side, a slowdown is judged against the points that moved the other way, with the
+// heavier of their tail and the whole run's, but never heavier than this (Student t degrees of
+// freedom): a loaded machine's honest jumps are slowdowns only, which the whole run's tail holds
+// and the other side's does not, while a regression of many points makes the whole run's tail a
+// Cauchy (1) under which no single point could stand out (docs/report.md, "The judge").
+inline constexpr double kHeaviestPointsTail = 2;
+
 // Pooled samples up to which the Mann-Whitney U's exact distribution is computed; beyond, the
 // normal approximation with ties is used.
 inline constexpr std::size_t kExactLimit = 40;

@@ -52,6 +52,9 @@ struct Scatter {
 Scatter run_to_run_scatter(std::span<const double> log_ratios, std::size_t min_points = kMinScatterPoints);
 // P(X > z) for X standardised as (log ratio - centre) / sigma under the scatter's tail.
 double scatter_upper_tail(const Scatter& scatter, double z);
+// Gives the scatter a Student t tail with nu degrees of freedom (0: the normal), scaled so that
+// its MAD stays the scatter's.
+void set_tail(Scatter& scatter, double nu);
 
 // Upper tail of Student's t with nu degrees of freedom (nu <= 0: the normal).
 double student_t_upper_tail(double t, double nu);

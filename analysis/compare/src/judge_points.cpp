@@ -24,13 +24,15 @@ struct PointMoves {
   std::vector<Scatter> scatter;  // per point, how the points of its whole run moved (not estimated: centre 0)
   std::vector<double> relative;  // x less its whole run's centre
   // Per point, the null a slowdown (speed-up) is judged against: the scatter of its run's points
-  // that moved the other way, mirrored. Honest reruns move points symmetrically around the run's
-  // shift, and a slowdown of many points would otherwise widen the very tail it is judged by.
+  // that moved the other way, mirrored, so that a slowdown of many points does not widen the very
+  // scale it is judged by; its tail at least the whole run's (capped: kHeaviestPointsTail).
   std::vector<Scatter> slower_null, faster_null;
 };
 
-// The points on one side of the centre (sign −1: below it), mirrored onto both sides.
-Scatter mirrored_scatter(const std::vector<double>& relative, double sign) {
+// The points on one side of the centre (sign +1: a slowdown's null, from the points below it),
+// mirrored onto both sides, with the heavier of their tail and the whole run's `whole`, capped at
+// kHeaviestPointsTail.
+Scatter mirrored_scatter(const std::vector<double>& relative, double sign, const Scatter& whole) {
   std::vector<double> mirrored;
   for (double d : relative) {
     if (sign * d > 0) continue;
@@ -39,6 +41,10 @@ Scatter mirrored_scatter(const std::vector<double>& relative, double sign) {
   }
   Scatter s = run_to_run_scatter(mirrored);
   s.centre = 0;
+  const auto heavier = [](double a, double b) { return a <= 0 ? b : b <= 0 ? a : std::min(a, b); };
+  double nu = heavier(s.tail_nu, whole.tail_nu);
+  if (nu > 0 && nu < kHeaviestPointsTail) nu = kHeaviestPointsTail;
+  if (s.estimated) set_tail(s, nu);
   return s;
 }
 
@@ -65,7 +71,8 @@ PointMoves point_moves(const JudgeInput& in) {
     if (def.kind != UnitKind::run) continue;
     std::vector<double> relative;
     for (auto p : def.members) relative.push_back(m.relative[p]);
-    const Scatter slower = mirrored_scatter(relative, 1), faster = mirrored_scatter(relative, -1);
+    const Scatter& whole = m.scatter[def.members.front()];
+    const Scatter slower = mirrored_scatter(relative, 1, whole), faster = mirrored_scatter(relative, -1, whole);
     for (auto p : def.members) {
       m.slower_null[p] = slower;
       m.faster_null[p] = faster;

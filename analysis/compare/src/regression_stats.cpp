@@ -162,6 +162,11 @@ Scatter run_to_run_scatter(std::span<const double> x, std::size_t min_points) {
   return s;
 }
 
+void set_tail(Scatter& s, double nu) {
+  s.tail_nu = nu;
+  s.tail_scale = nu <= 0 ? 1.0 : kMadToSigma * mad_of_t(nu);
+}
+
 double scatter_upper_tail(const Scatter& s, double z) {
   if (s.tail_nu <= 0) return normal_upper_tail(z);
   // The t is scaled so that its median absolute value equals the points' (what sigma measures).

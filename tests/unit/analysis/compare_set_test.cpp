@@ -281,7 +281,7 @@ TEST(CompareSet, PointsFromRunsWithoutRoundsAreCountedAndNoted) {
 
 TEST(CompareSet, OneBaselineWithRoundsIsEnoughWithoutRoundsIsNot) {
   testing::ScratchDir dir;
-  const auto next = open_runs(dir, "n", {make_set_run(3, 1.3, 5)});
+  const auto next = open_runs(dir, "n", {make_set_run(3, 1.3, 5), make_set_run(4, 1.3, 5)});
   const auto lone = open_runs(dir, "b", {make_set_run(0)});
   // Against one new run it is the two-file form, judged from the points; against two, refused.
   EXPECT_EQ(compare_sets(lone, open_runs(dir, "m", {make_set_run(3)}), {}).noise, NoiseSource::points);
