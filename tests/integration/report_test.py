@@ -258,8 +258,8 @@ def test_compare_honest_rerun():
         q = compare(fixture("base.h5"), noisy, "--format", "json")
         check(q.returncode == 0, "a synthetic rerun with 3% noise per point was flagged", q)
         data = json.loads(q.stdout)
-        check(all(r["q_between_slower"] > 0.05 for r in data["points"]), "a point stood out of seeded noise")
-        check(all(f["verdict"] == "unchanged" for f in data["families"]), f"families flagged: {data['families']}")
+        check(not any(r["verdict"] in ("regressed", "improved") for r in data["points"]), "a point stood out of seeded noise")
+        check(not any(f["verdict"] in ("regressed", "improved") for f in data["families"]), f"families flagged: {data['families']}")
         t = compare(fixture("base.h5"), noisy)
         check("verdict: no regression" in t.stdout, "no verdict line", t)
 
