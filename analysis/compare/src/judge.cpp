@@ -15,6 +15,7 @@ namespace {
 
 using detail::decide_level;
 using detail::detectable_slowdown;
+using detail::median_by;
 
 // How one level is judged, from the two choices a comparison makes (where the noise comes from,
 // how the runs are paired: JudgeInput::history and ::beside) and whether the level is the
@@ -58,13 +59,6 @@ struct UnitValues {
   double round_df = 0;   // degrees of freedom of round_var: runs × (fewest rounds − 1)
   AdjacentOrder order;   // interleaved, below the whole run: which difference the effect is
 };
-
-// which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
-double median_by(std::vector<double> v, int which) {
-  if (which == 0) return median_of(v);
-  std::sort(v.begin(), v.end());
-  return v[which < 0 ? (v.size() - 1) / 2 : v.size() / 2];
-}
 
 double mean_round_var(const std::vector<std::vector<double>>& base_var, const std::vector<std::vector<double>>& next_var, std::size_t p) {
   double sum = 0;

@@ -10,6 +10,13 @@ double JudgeOptions::floor() const { return std::log1p(threshold); }
 
 namespace detail {
 
+// which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
+double median_by(std::vector<double> v, int which) {
+  if (which == 0) return median_of(v);
+  std::sort(v.begin(), v.end());
+  return v[which < 0 ? (v.size() - 1) / 2 : v.size() / 2];
+}
+
 Verdict decide(const UnitFinding& u, const JudgeOptions& o) {
   const double floor = o.floor();
   if (u.effect > floor) return u.effect_slow > floor && u.q_slower <= o.alpha ? Verdict::regressed : Verdict::inconclusive;

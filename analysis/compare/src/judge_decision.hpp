@@ -10,6 +10,9 @@
 
 namespace meshbench::analysis::detail {
 
+// which: 0 the median, −1 the lower median, +1 the upper (equal for an odd count).
+double median_by(std::vector<double> v, int which);
+
 // One-sided p-values of one level: slower[test][unit], faster[test][unit].
 struct LevelTests {
   std::vector<std::vector<double>> slower, faster;

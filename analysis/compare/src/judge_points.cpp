@@ -87,12 +87,6 @@ double ratio_z(double d, double sigma) { return sigma > 0 ? d / sigma : (d > 0 ?
 // all any move stands out.
 double beyond(const Scatter& s, double d) { return s.sigma > 0 ? scatter_upper_tail(s, d / s.sigma) : (d > 0 ? 0.0 : 1.0); }
 
-// The lower (or upper) median: the middle value, the lower of the two middle ones for an even count.
-double median_side(std::vector<double> v, bool lower) {
-  std::sort(v.begin(), v.end());
-  return v[lower ? (v.size() - 1) / 2 : v.size() / 2];
-}
-
 // Points: each against how the other points of its whole run moved (between the runs), and by
 // a one-sided Mann–Whitney U of its two runs' samples (within the runs). A point with too few
 // samples for the within-run test to reach significance is judged by the first alone.
@@ -146,8 +140,8 @@ void judge_runs(const JudgeInput& in, const PointMoves& m, const JudgeOptions& o
     for (auto p : def.members) x.push_back(m.x[p]);
     const Scatter& s = m.scatter[def.members.front()];
     u.effect = median_of(x);
-    u.effect_slow = median_side(x, true);
-    u.effect_fast = median_side(x, false);
+    u.effect_slow = median_by(x, -1);
+    u.effect_fast = median_by(x, 1);
     // Its noise is how well the points pin its median (the median's standard error under their
     // scatter), but it is called only when it stands beyond the scatter itself: z counts in
     // sigma, not in standard errors, because with one run a side a whole run that moved may be
@@ -189,8 +183,8 @@ void judge_families(const JudgeInput& in, const PointMoves& m, UnitKind kind, co
     }
     auto& u = r.families[f];
     u.effect = median_of(inside);
-    u.effect_slow = median_side(inside, true);
-    u.effect_fast = median_side(inside, false);
+    u.effect_slow = median_by(inside, -1);
+    u.effect_fast = median_by(inside, 1);
     // Too few points on either side: no test (a family of all its run's points, or of two).
     const bool tested = inside.size() >= 3 && outside.size() >= 3;
     const MannWhitney t = tested ? mann_whitney_unordered(outside, inside) : MannWhitney{};
