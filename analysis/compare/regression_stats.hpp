@@ -73,6 +73,8 @@ std::vector<double> benjamini_hochberg(std::span<const double> p_values);
 
 // Median of a sample (the mean of the two middle values for an even count); 0 when empty.
 double median_of(std::vector<double> values);
+// The same, reordering `values` instead of copying them (the bootstrap's resamples).
+double median_in_place(std::vector<double>& values);
 
 // A confidence interval of median(b) / median(a) by a moving-block bootstrap: blocks of
 // consecutive samples keep each run's autocorrelation. Deterministic for a seed.

@@ -131,6 +131,19 @@ def shift_sizes(src, dst, delta=1):
             ds[...] = data
 
 
+def _key_codes(points, rows):
+    """One integer per row of each table naming its point (KEY's columns), equal across the two
+    tables where the points are equal: a row's tuple of fields, read one by one, took most of a
+    synthetic rerun's time (22,000 samples)."""
+    point_codes = np.zeros(len(points), dtype=np.int64)
+    row_codes = np.zeros(len(rows), dtype=np.int64)
+    for k in KEY:
+        values, inverse = np.unique(np.concatenate([points[k], rows[k]]), return_inverse=True)
+        point_codes = point_codes * len(values) + inverse[:len(points)]
+        row_codes = row_codes * len(values) + inverse[len(points):]
+    return point_codes, row_codes
+
+
 def _scale_points(f, factors):
     """Multiplies each point of /measurements by its own factor ({index: factor}) in place: its
     times, bandwidths, /samples, /group_timings and /round_medians."""
@@ -143,14 +156,16 @@ def _scale_points(f, factors):
         for c in ("algbw_gbps", "busbw_gbps"):
             row[c] /= factor
         m[index] = row
-        by_key[tuple(row[k] for k in KEY)] = factor
+        by_key[index] = factor
     f["measurements"][...] = m
     for name, cols, inverse in (("samples", ("t_us",), ()), ("group_timings", ("t_median_us", "t_p90_us"), ("busbw_gbps",)),
                                 ("round_medians", ("t_median_us",), ())):
         if name not in f:
             continue
         data = f[name][:]
-        scale = np.array([by_key.get(tuple(r[k] for k in KEY), 1.0) for r in data])
+        point_codes, row_codes = _key_codes(m, data)
+        factor_of_code = {int(point_codes[i]): factor for i, factor in by_key.items()}
+        scale = np.array([factor_of_code.get(int(c), 1.0) for c in row_codes])
         for c in cols:
             data[c] *= scale
         for c in inverse:

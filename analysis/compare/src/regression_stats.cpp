@@ -256,7 +256,9 @@ std::vector<double> benjamini_hochberg(std::span<const double> p_values) {
   return q;
 }
 
-double median_of(std::vector<double> values) {
+double median_of(std::vector<double> values) { return median_in_place(values); }
+
+double median_in_place(std::vector<double>& values) {
   if (values.empty()) return 0;
   const std::size_t mid = values.size() / 2;
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
@@ -284,7 +286,7 @@ RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const 
       const std::size_t from = start(rng);
       for (std::size_t k = 0; k < block && buf.size() < s.size(); ++k) buf.push_back(s[from + k]);
     }
-    return median_of(buf);
+    return median_in_place(buf);
   };
   const std::size_t la = block_length(a), lb = block_length(b);
   std::vector<double> ratios, buf;

@@ -55,9 +55,11 @@ int history_command(const Args& args) {
   const OutputFormat format = parse_output_format(format_name, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown});
   if (paths.empty())
     throw InputError("history needs results files or a folder of them: meshbench history run1.h5 run2.h5... or meshbench history DIR");
+  // The rows alone: a history is of each run's point medians, and /samples and /group_timings are
+  // most of a file's bytes and of its reading time.
   std::vector<results::ResultsFile> runs;
   for (const auto& p : paths) {
-    for (const auto& file : expand_results_paths(p)) runs.push_back(results::ResultsFile::open(file));
+    for (const auto& file : expand_results_paths(p)) runs.push_back(results::ResultsFile::open(file, results::ResultsFile::Reading::rows));
   }
   const History h = build_history(runs, o);
   // The plots are drawn before anything is printed, so that a failure prints one line.
