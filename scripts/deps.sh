@@ -1,8 +1,8 @@
 # Sourced by quickstart.sh and test.sh: the Debian packages meshbench needs, installed when missing.
 # Debian 12 names; CUDA and NCCL are optional and never installed here.
 MESHBENCH_PACKAGES=(
-  # ninja-build: the build tool (scripts build with CMake's Ninja generator)
-  g++ cmake make ninja-build pkg-config
+  # ninja-build: the build tool (scripts build with CMake's Ninja generator); lld: the linker
+  g++ cmake make ninja-build lld pkg-config
   libopenmpi-dev openmpi-bin
   libhwloc-dev hwloc-nox
   libhdf5-dev hdf5-tools

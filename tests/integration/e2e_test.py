@@ -227,23 +227,25 @@ def case_fidelity(build, name):
     size alone must be within FIDELITY_SIZE_TOLERANCE. Measured on the 2-core VM with other
     builds running (docs/reliability.md, "Flakes"): a round's log ratio scatters by 0.15 (robust
     sigma; rounds 0.67..2.4), so the median of 21 rounds of one size moved by 0.035 (sd) from run
-    to run, around 0.984; with 31 rounds per size that is about 0.029 at one size and 0.017 over
-    the three sizes' 93 rounds, which puts both limits more than 4 sigmas away."""
+    to run, around 0.984; with 31 rounds per size that is about 0.029 at one size and 0.020 over
+    the two sizes' 62 rounds, which puts both limits more than 4 sigmas away. Two sizes, 1 and
+    2 MiB (4 MiB took 4 of the 7 parts of the case's time): each crosses the link for several
+    milliseconds, far above the harnesses' own microseconds."""
     rounds = 31
     with LocalCluster(name, "fidelity"):
         env_name = "MESHBENCH_FIDELITY_ROUNDS"
         os.environ[env_name] = "1"
-        p = mpirun(name, 2, os.path.join(build, "perf", "perf_fidelity"), "20", str(rounds), "all_reduce", "1048576", "4194304",
+        p = mpirun(name, 2, os.path.join(build, "perf", "perf_fidelity"), "20", str(rounds), "all_reduce", "1048576", "2097152",
                    extra=("--map-by", "ppr:1:node", "-x", env_name))
         check(p.returncode == 0, "perf_fidelity failed", p)
         lines = [line.split() for line in p.stdout.split("\n")]
         hosts = next((parts[1:] for parts in lines if parts and parts[0] == "hosts"), [])
         check(len(set(hosts)) == 2, f"the two ranks are not on two nodes: {hosts}", p)
         rows = [parts for parts in lines if len(parts) == 8 and parts[0] == "all_reduce"]
-        check(len(rows) == 3, "expected all-reduce at 1, 2 and 4 MiB", p)
+        check(len(rows) == 2, "expected all-reduce at 1 and 2 MiB", p)
         per_round = [(float(parts[3]), float(parts[5]), float(parts[7])) for parts in (line.split() for line in p.stderr.split("\n"))
                      if len(parts) == 8 and parts[0] == "round"]
-        check(len(per_round) == 3 * rounds, f"expected {3 * rounds} round lines, got {len(per_round)}", p)
+        check(len(per_round) == len(rows) * rounds, f"expected {len(rows) * rounds} round lines, got {len(per_round)}", p)
         all_ratios = []
         for i, (_, size, plain, mesh, ratio, _, _, _) in enumerate(rows):
             these = per_round[i * rounds:(i + 1) * rounds]
