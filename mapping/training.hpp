@@ -34,6 +34,10 @@ struct TrainingSettings {
   double fragmentation = 0.10;      // of the activations: the caching allocator's unused blocks
 };
 
+// The workload as the cost model prices it: the model with the job's batch, sequence parallelism
+// and optimizer sharding, so that the cost model prices the same step explore estimates.
+Workload workload_for_step(Workload w, const TrainingSettings& s);
+
 // A candidate layout: Layout plus the virtual pipeline stages per rank.
 struct ExploreLayout {
   Layout layout;

@@ -113,15 +113,6 @@ PlanSet explore_plan_set(ExploreResult& result, int top, const CostModel& model,
   return make_plan_set(std::move(plans), estimates);
 }
 
-// The workload as the cost model prices it: the same step explore estimates.
-Workload workload_for_step(Workload w, const TrainingSettings& s) {
-  w.micro_batch = s.micro_batch;
-  w.global_batch = s.global_batch;
-  w.sequence_parallel = s.sequence_parallel;
-  w.distributed_optimizer = s.distributed_optimizer;
-  return w;
-}
-
 CostParams cost_params_of(const ExploreOptions& o, const topology::ClusterTopology& topo) {
   CostParams params = default_cost_params(topo);
   if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);

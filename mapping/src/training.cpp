@@ -246,4 +246,12 @@ MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const
   return e;
 }
 
+Workload workload_for_step(Workload w, const TrainingSettings& s) {
+  w.micro_batch = s.micro_batch;
+  w.global_batch = s.global_batch;
+  w.sequence_parallel = s.sequence_parallel;
+  w.distributed_optimizer = s.distributed_optimizer;
+  return w;
+}
+
 }  // namespace meshbench::mapping

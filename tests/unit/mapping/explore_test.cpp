@@ -47,12 +47,7 @@ Workload dense_7b() {
 
 ExploreResult run(const Workload& w, const TrainingSettings& s, const ExploreConstraints& c, const topology::ClusterTopology& topo,
                   const ExploreHardware& hw, int plan_top = 0) {
-  Workload priced = w;
-  priced.micro_batch = s.micro_batch;
-  priced.global_batch = s.global_batch;
-  priced.sequence_parallel = s.sequence_parallel;
-  priced.distributed_optimizer = s.distributed_optimizer;
-  const CostModel model(topo, default_cost_params(topo), priced);
+  const CostModel model(topo, default_cost_params(topo), workload_for_step(w, s));
   return explore(w, s, c, hw, topo, model, plan_top);
 }
 

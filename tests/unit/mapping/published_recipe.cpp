@@ -65,12 +65,7 @@ std::vector<PublishedRecipe> published_recipes() {
 }
 
 ExploreResult explore_recipe(const PublishedRecipe& recipe, const ExploreConstraints& constraints) {
-  Workload priced = recipe.workload;
-  priced.micro_batch = recipe.settings.micro_batch;
-  priced.global_batch = recipe.settings.global_batch;
-  priced.sequence_parallel = recipe.settings.sequence_parallel;
-  priced.distributed_optimizer = recipe.settings.distributed_optimizer;
-  const CostModel model(recipe.cluster, default_cost_params(recipe.cluster), priced);
+  const CostModel model(recipe.cluster, default_cost_params(recipe.cluster), workload_for_step(recipe.workload, recipe.settings));
   return explore(recipe.workload, recipe.settings, constraints, recipe.hardware, recipe.cluster, model, 0);
 }
 
