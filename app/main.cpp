@@ -73,7 +73,8 @@ constexpr std::array kSubcommands = {
     Subcommand{"compare", "compare two results files and flag regressions", meshbench::analysis::compare_command},
     Subcommand{"history", "find change points over a series of runs and what changed there", meshbench::analysis::history_command},
     Subcommand{"doctor", "pre-flight checks: environment, versions, provider, devices, clocks", meshbench::analysis::doctor_command},
-    Subcommand{"import", "turn nccl-tests or OSU logs into a results file", meshbench::analysis::import_command},
+    Subcommand{"import", "turn nccl-tests or OSU logs into a results file; read a Megatron-LM training log",
+               meshbench::analysis::import_command},
     Subcommand{"logs", "parse NCCL logs and merge logs into one time-ordered view", meshbench::analysis::logs_command},
     Subcommand{"slurm", "write sbatch job scripts for HyperPod and ParallelCluster", meshbench::slurm::slurm_command},
 };

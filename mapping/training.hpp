@@ -30,6 +30,7 @@ struct TrainingSettings {
   double compute_efficiency = 0.5;  // achieved / dense peak while computing
   double routing_skew = 0;          // Zipf exponent over an EP group's ranks (run --a2av-skew's meaning)
   bool ep_overlap = false;          // EP all-to-all overlapped with another micro-batch's compute
+  double comm_overlap = 0;          // share of the otherwise exposed communication hidden behind compute (fitted by --measured)
   double allowance_gib = 3.0;       // CUDA context, NCCL and library workspaces
   double fragmentation = 0.10;      // of the activations: the caching allocator's unused blocks
 };

@@ -35,16 +35,24 @@ struct Workload {
   bool gated_mlp = true;             // SwiGLU: three h×ffn matrices per MLP; false: two (GeLU)
   std::string dtype = "bf16";        // activations: bf16 | fp16 | fp32 | fp8
   std::string grad_dtype = "fp32";
-  double dense_params = 0;             // parameters outside the experts; 0 = derive from the sizes
-  double expert_params = 0;            // parameters of all experts together; 0 = derive from the sizes
-  int vocab = 32000;                   // for the derived embedding and output-layer parameters
-  int moe_layers = -1;                 // how many layers are MoE layers; -1 = all when experts > 1
+  double dense_params = 0;   // parameters outside the experts; 0 = derive from the sizes
+  double expert_params = 0;  // parameters of all experts together; 0 = derive from the sizes
+  int vocab = 32000;         // for the derived embedding and output-layer parameters
+  int moe_layers = -1;       // how many layers are MoE layers; -1 = all when experts > 1
+  // Which layers are MoE layers, 1 per MoE layer in layer order (Llama 4's interleaved layers,
+  // Megatron's --moe-layer-freq); empty = the last moe_layers layers (dense first layers).
+  std::vector<int> moe_layer_pattern;
+  // Layers whose attention core is quadratic softmax attention; -1 = all. The rest are linear
+  // attention layers (Qwen3-Next's Gated DeltaNet) whose core grows with the sequence, not its square.
+  int full_attention_layers = -1;
   double capacity_factor = 1.0;        // dispatch volume factor (1 = dropless, uniform routing)
   bool sequence_parallel = true;       // TP as all-gather/reduce-scatter (Megatron needs it with MoE)
   bool distributed_optimizer = false;  // DP as reduce-scatter + all-gather instead of all-reduce
   bool operator==(const Workload&) const = default;
 
-  int moe_layer_count() const { return experts > 1 ? (moe_layers < 0 ? layers : moe_layers) : 0; }
+  int moe_layer_count() const;
+  // Share of the layers with a quadratic attention core (1 unless full_attention_layers is given).
+  double full_attention_share() const { return full_attention_layers < 0 ? 1.0 : static_cast<double>(full_attention_layers) / layers; }
   int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn_hidden; }
   // Micro-batches per step on one DP rank: global_batch / (micro_batch · DP) when the global
   // batch is given, else micro_batches.

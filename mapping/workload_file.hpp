@@ -31,8 +31,9 @@ struct WorkloadFile {
 
 // The formats, told apart by the file name's extension and then by the content:
 // - meshbench's own keys (docs/mapping.md, "Workload files") as JSON or YAML;
-// - a Hugging Face config.json of an MoE model (a `model_type` or `architectures` key):
-//   mixtral, deepseek_v3, qwen3_moe, olmoe, gpt_oss;
+// - a Hugging Face config.json (a `model_type` or `architectures` key): dense llama, mistral,
+//   qwen2, qwen3; MoE mixtral, deepseek_v3, kimi_k2, glm4_moe, qwen3_moe, qwen3_next, olmoe,
+//   gpt_oss, llama4, grok-1 (docs/mapping.md);
 // - a Megatron-LM launch script or argument list (.sh, .args, .txt, or lines of --options);
 // - an overlay: meshbench JSON or YAML with `model: PATH` (a model config or launch script,
 //   relative to the overlay) and only the training keys beside it.

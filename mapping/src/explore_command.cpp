@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/strings.hpp"
+#include "explore_measured.hpp"
 #include "explore_options.hpp"
 #include "explore_output.hpp"
 #include "mapping/commands.hpp"
@@ -147,16 +148,23 @@ int explore_command(const Args& args) {
   const ExploreOptions& o = *parsed;
   const ExploreConstraints constraints = constraints_of(o);
   const WorkloadFile file = read_workload_file(o.workload);
-  const TrainingSettings settings = settings_of(o, file.workload);
-  const Workload w = workload_for_step(file.workload, settings);
+  TrainingSettings settings = settings_of(o, file.workload);
   const auto topo = load_topology(o);
   const ExploreHardware hw = hardware_of(topo, o);
+  std::optional<MeasuredFit> fit;
+  if (!o.measured.empty()) {
+    const MeasuredRun run = measured_run_of(o, settings, file.workload, topo.slot_count());
+    fit = fit_to_measured(file.workload, run, hw, topo, cost_params_of(o, topo));
+    settings.compute_efficiency = fit->efficiency_after;
+    settings.comm_overlap = fit->overlap_after;
+  }
+  const Workload w = workload_for_step(file.workload, settings);
   const CostModel model(topo, cost_params_of(o, topo), w);
   if (!o.export_dir.empty() && !o.force && std::filesystem::exists(o.export_dir + "/megatron_args.txt")) {
     throw InputError("'" + o.export_dir + "/megatron_args.txt' exists; pass --force to overwrite it");
   }
   ExploreResult result = explore(w, settings, constraints, hw, topo, model, o.plan_top);
-  write_outputs(result, o, {&w, &settings, &hw, &topo, o.workload, file.notes}, model);
+  write_outputs(result, o, {&w, &settings, &hw, &topo, o.workload, file.notes, fit, o.measured}, model);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -73,6 +74,12 @@ void add_explore_options(po::options_description& options, ExploreOptions& o) {
       ("a2av-skew", po::value<double>(&o.skew)->default_value(0)->value_name("S"),
        "routing skew: Zipf exponent over an EP group's ranks, as run --a2av-skew (0 = balanced)")
       ("ep-overlap", po::bool_switch(&o.ep_overlap), "EP all-to-all overlapped with compute (Megatron's --overlap-moe-expert-parallel-comm)")
+      ("comm-overlap", po::value<double>(&o.comm_overlap)->default_value(0)->value_name("F"),
+       "share of the otherwise exposed communication hidden behind compute, 0-1 (--measured fits it)")
+      ("measured", po::value<std::string>(&o.measured)->default_value("", "none")->value_name("LOG"),
+       "a Megatron-LM training log of one layout on this cluster: fit --efficiency (and --comm-overlap) to its step time, then rank")
+      ("measured-layout", po::value<std::string>(&o.measured_layout)->default_value("", "the log's arguments")->value_name("SPEC"),
+       "the layout the --measured log ran, when it prints no arguments block: tp=N,pp=N,cp=N,ep=N,etp=N,vpp=N")
       ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
        "a calibration file from 'meshbench calibrate', or JSON overrides of the cost model")
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone")
@@ -98,6 +105,9 @@ void check_values(const ExploreOptions& o) {
     throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
   if (!(o.efficiency > 0 && o.efficiency <= 1)) throw InputError("--efficiency must be in (0, 1]; published MoE runs reach 0.3-0.6");
   if (o.skew < 0) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent)");
+  if (!(o.comm_overlap >= 0 && o.comm_overlap <= 1))
+    throw InputError("--comm-overlap must be in [0, 1]: the share of exposed communication hidden");
+  if (!o.measured_layout.empty() && o.measured.empty()) throw InputError("--measured-layout describes a --measured LOG; give the log too");
   if (o.precision != "bf16" && o.precision != "fp8") throw InputError("--precision must be bf16 or fp8");
   if (o.allowance < 0 || o.headroom < 0) throw InputError("--allowance and --headroom must be 0 or more GiB");
   parse_recompute(o.recompute);
@@ -144,8 +154,37 @@ TrainingSettings settings_of(const ExploreOptions& o, const Workload& w) {
   s.compute_efficiency = o.efficiency;
   s.routing_skew = o.skew;
   s.ep_overlap = o.ep_overlap;
+  s.comm_overlap = o.comm_overlap;
   s.allowance_gib = o.allowance;
   return s;
+}
+
+ExploreLayout parse_measured_layout(const std::string& text, int world) {
+  auto refuse = [&](const std::string& why) {
+    throw InputError("--measured-layout '" + text + "' " + why +
+                     "; write it as tp=N,pp=N,cp=N,ep=N,etp=N,vpp=N (cp, vpp 1 and etp = tp by default)");
+  };
+  std::map<std::string, int> sizes;
+  std::istringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos) refuse("has '" + part + "' without '='");
+    const std::string name = part.substr(0, eq);
+    if (name != "tp" && name != "pp" && name != "cp" && name != "ep" && name != "etp" && name != "vpp") refuse("names '" + name + "'");
+    const auto v = parse_sizes(part.substr(eq + 1), "measured-layout");
+    if (v.size() != 1) refuse("gives " + name + " more than one size");
+    sizes[name] = v.front();
+  }
+  auto size = [&](const char* name, int fallback) { return sizes.count(name) != 0 ? sizes[name] : fallback; };
+  ExploreLayout e;
+  e.layout.world = world;
+  e.layout.tp = size("tp", 1);
+  e.layout.pp = size("pp", 1);
+  e.layout.cp = size("cp", 1);
+  e.layout.ep = size("ep", 1);
+  e.layout.etp = size("etp", e.layout.tp);
+  e.vpp = size("vpp", 1);
+  return e;
 }
 
 }  // namespace meshbench::mapping

@@ -23,6 +23,7 @@ std::string settings_line(const TrainingSettings& s, const Workload& w) {
   if (w.experts > 1) {
     out += ", routing skew " + fixed(s.routing_skew, 2) + (s.ep_overlap ? ", EP all-to-all overlapped" : ", EP all-to-all exposed");
   }
+  if (s.comm_overlap > 0) out += ", " + fixed(100 * s.comm_overlap, 0) + "% of the exposed communication hidden";
   return out;
 }
 
@@ -51,6 +52,21 @@ nlohmann::ordered_json memory_terms(const StageMemory& m) {
 std::map<int, std::size_t> best_by_ep(const ExploreResult& r) {
   std::map<int, std::size_t> out;
   for (std::size_t i = 0; i < r.ranked.size(); ++i) out.emplace(r.ranked[i].layout.layout.ep, i);
+  return out;
+}
+
+// Which constants the measured run moved and by how much.
+std::string fit_text(const MeasuredFit& f, const std::string& source) {
+  auto moved = [](double before, double after) {
+    if (before == after) return std::string(" (unchanged)");
+    return before > 0 ? " (" + std::string(after >= before ? "+" : "") + fixed(100 * (after / before - 1), 0) + "%)" : std::string();
+  };
+  std::string out = "measured: " + source + " " + fixed(f.measured_ms, 0) + " ms per step; explore's estimate of that layout " +
+                    fixed(f.before_ms, 0) + " ms before the fit, " + fixed(f.after_ms, 0) + " ms after\n";
+  out += "  fitted: compute efficiency " + fixed(f.efficiency_before, 3) + " -> " + fixed(f.efficiency_after, 3) +
+         moved(f.efficiency_before, f.efficiency_after) + ", communication hidden " + fixed(f.overlap_before, 3) + " -> " +
+         fixed(f.overlap_after, 3) + moved(f.overlap_before, f.overlap_after) + "\n";
+  for (const auto& n : f.notes) out += "  note: " + n + "\n";
   return out;
 }
 
@@ -116,8 +132,22 @@ nlohmann::ordered_json explore_json(const ExploreResult& r, const ExploreReportC
                    {"efficiency", s.compute_efficiency},
                    {"a2av_skew", s.routing_skew},
                    {"ep_overlap", s.ep_overlap},
+                   {"comm_overlap", s.comm_overlap},
                    {"allowance_gib", s.allowance_gib},
                    {"fragmentation", s.fragmentation}};
+  if (c.fit) {
+    j["measured"] = {{"log", c.measured_source},
+                     {"step_ms", c.fit->measured_ms},
+                     {"estimate_before_ms", c.fit->before_ms},
+                     {"estimate_after_ms", c.fit->after_ms},
+                     {"efficiency_before", c.fit->efficiency_before},
+                     {"efficiency_after", c.fit->efficiency_after},
+                     {"comm_overlap_before", c.fit->overlap_before},
+                     {"comm_overlap_after", c.fit->overlap_after},
+                     {"memory_estimate_gib", c.fit->memory_estimate_gib},
+                     {"fits", c.fit->fits},
+                     {"notes", c.fit->notes}};
+  }
   j["candidates"] = r.candidates;
   j["rejected_by_rule"] = r.rejected_by_rule;
   j["model_flops_per_token"] = r.model_flops_per_token;
@@ -145,6 +175,7 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
       << fixed(hw.bf16_tflops, hw.bf16_tflops < 10 ? 2 : 0) << " TFLOPS bf16)\n";
   out << "settings: " << settings_line(*c.settings, w) << "\n";
   for (const auto& note : c.notes) out << "note: " << note << "\n";
+  if (c.fit) out << fit_text(*c.fit, c.measured_source);
   int valid = static_cast<int>(r.ranked.size() + r.too_big.size());
   out << r.candidates << " size combinations, " << valid << " valid, " << r.ranked.size() << " fit; memory is the most-loaded stage"
       << (c.settings->routing_skew > 0 ? " under the routing skew" : "") << ", allowance " << fixed(c.settings->allowance_gib, 1)

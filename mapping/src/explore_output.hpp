@@ -1,10 +1,12 @@
 #pragma once
 // explore's writers: the ranked table a person reads in one screen, and JSON for scripts.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mapping/explore.hpp"
+#include "mapping/measured_fit.hpp"
 
 namespace meshbench::mapping {
 
@@ -15,6 +17,8 @@ struct ExploreReportContext {
   const topology::ClusterTopology* topology;
   std::string model_source;
   std::vector<std::string> notes;  // the workload reader's
+  std::optional<MeasuredFit> fit;  // --measured's
+  std::string measured_source;
 };
 
 std::string explore_text(const ExploreResult& result, const ExploreReportContext& context, int top);

@@ -22,7 +22,7 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
   const Layout& l = el.layout;
   const double passes = s.recompute == Recompute::full ? 4.0 : 3.0;
   const double tokens = static_cast<double>(s.micro_batch) * w.seq_len / (static_cast<double>(l.tp) * l.cp);  // this GPU's share
-  const double attention_core = 2.0 * w.seq_len * static_cast<double>(w.hidden);                              // per token, whatever CP
+  const double attention_core = 2.0 * w.seq_len * static_cast<double>(w.hidden) * w.full_attention_share();   // per token, whatever CP
   const double extra_core = s.recompute == Recompute::selective ? attention_core : 0.0;                       // the core recomputed once
   Workload no_routed = w;
   no_routed.top_k = 0;
@@ -36,7 +36,7 @@ double stage_time_per_micro_batch(const Workload& w, const ExploreLayout& el, co
     return local_experts * std::max(flops / flops_per_us, bytes_per_us > 0 ? bytes / bytes_per_us : 0.0);
   };
   auto layer_us = [&](bool moe) {
-    const double dense = (moe ? layer_forward_flops(no_routed, true) : layer_forward_flops(w, false)) - 2.0 * w.seq_len * w.hidden;
+    const double dense = (moe ? layer_forward_flops(no_routed, true) : layer_forward_flops(w, false)) - attention_core;
     const double forward = tokens * dense / flops_per_us + tokens * attention_core / core_flops_per_us + (moe ? expert_us() : 0.0);
     return passes * forward + tokens * extra_core / core_flops_per_us;
   };
@@ -114,8 +114,9 @@ void StepPricer::finish(LayoutEstimate& e) const {
   // next step's first forward): one micro-batch's time hides it.
   const double grads_exposed = std::max(0.0, grads - t_mb);
   const double ep_exposed = s.ep_overlap ? std::max(0.0, ep - 0.5 * e.compute_us) : ep;
-  e.comm.exposed_us = tp + cp + etp + pp + ep_exposed + grads_exposed;
-  e.comm.overlapped_us = (grads - grads_exposed) + (ep - ep_exposed);
+  const double exposed = tp + cp + etp + pp + ep_exposed + grads_exposed;
+  e.comm.exposed_us = exposed * (1.0 - s.comm_overlap);
+  e.comm.overlapped_us = (grads - grads_exposed) + (ep - ep_exposed) + exposed * s.comm_overlap;
   e.step_us = e.compute_us + e.bubble_us + e.comm.exposed_us;
   const double tokens = static_cast<double>(s.global_batch) * w.seq_len;
   e.tokens_per_s = tokens / (e.step_us * 1e-6);

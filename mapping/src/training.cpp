@@ -80,7 +80,10 @@ Recompute parse_recompute(const std::string& name) {
   throw InputError("unknown recompute '" + name + "'; use none, selective or full");
 }
 
-bool is_moe_layer(const Workload& w, int layer) { return layer >= w.layers - w.moe_layer_count(); }
+bool is_moe_layer(const Workload& w, int layer) {
+  if (w.experts > 1 && !w.moe_layer_pattern.empty()) return w.moe_layer_pattern[static_cast<std::size_t>(layer)] == 1;
+  return layer >= w.layers - w.moe_layer_count();
+}
 
 std::vector<std::vector<int>> StageSplit::layers_by_stage() const {
   std::vector<std::vector<int>> out(stage_layers.size());
@@ -168,7 +171,7 @@ double layer_forward_flops(const Workload& w, bool moe) {
   // over half the sequence on average).
   double linear = p.split + p.replicated;
   if (moe) linear += p.experts * w.top_k / std::max(w.experts, 1);
-  return 2.0 * linear + 2.0 * w.seq_len * static_cast<double>(w.hidden);
+  return 2.0 * linear + 2.0 * w.seq_len * static_cast<double>(w.hidden) * w.full_attention_share();
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const ExploreLayout& el, const StageSplit& split, const TrainingSettings& s) {

@@ -3,6 +3,7 @@
 // send buffer for all-to-all). The formulas are tabled in docs/mapping.md, "Workload files".
 #include "mapping/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -29,6 +30,12 @@ int dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "fp16") return 2;
   if (dtype == "fp8") return 1;
   throw InputError("unknown dtype '" + dtype + "'; use bf16, fp16, fp32 or fp8");
+}
+
+int Workload::moe_layer_count() const {
+  if (experts <= 1) return 0;
+  if (!moe_layer_pattern.empty()) return static_cast<int>(std::count(moe_layer_pattern.begin(), moe_layer_pattern.end(), 1));
+  return moe_layers < 0 ? layers : moe_layers;
 }
 
 int Workload::micro_batches_per_step(const Layout& l) const {

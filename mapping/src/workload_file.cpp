@@ -92,7 +92,7 @@ WorkloadFile read(const std::string& path, bool inside_overlay) {
                      " of model sizes; see docs/mapping.md");
   }
   detail::apply_workload_keys(f.workload, j, where, false);
-  detail::check_top_k(f.workload, where);
+  detail::check_model_shape(f.workload, where);
   return f;
 }
 
@@ -112,7 +112,7 @@ void apply_training_keys(Workload& w, const json& keys, const std::string& where
   detail::apply_workload_keys(w, keys, where, true);
   // Micro-batches set over a file that gave a global batch replace it (the global batch would win otherwise).
   if (keys.is_object() && keys.contains("micro_batches") && !keys.contains("global_batch")) w.global_batch = 0;
-  detail::check_top_k(w, where);
+  detail::check_model_shape(w, where);
 }
 
 json read_json_or_yaml_file(const std::string& path, const std::string& what) {

@@ -9,8 +9,8 @@ namespace meshbench::mapping::detail {
 // meshbench's keys from a JSON object into `workload` (every key, or only the training keys);
 // InputError on an unknown key, a wrong type or value.
 void apply_workload_keys(Workload& workload, const nlohmann::json& keys, const std::string& where, bool training_only);
-// top_k at most the number of experts.
-void check_top_k(const Workload& workload, const std::string& where);
+// top_k at most the number of experts, one MoE pattern entry per layer, full-attention layers within the layers.
+void check_model_shape(const Workload& workload, const std::string& where);
 
 // The attention's parameters per layer and K/V width (Workload::attention_params, kv_hidden)
 // from its heads; each returns the attention in words. `w.hidden` must be set.

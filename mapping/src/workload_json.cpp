@@ -92,6 +92,22 @@ const Key kKeys[] = {
        w.moe_layers = json_integer<int>(v) == -1 ? -1 : positive_int(v, where, "moe_layers", 0);
      },
      [](const Workload& w) { return json(w.moe_layers); }},
+    {"moe_layer_pattern",
+     [](Workload& w, const json& v, const std::string& where) {
+       if (!v.is_array()) bad(where, "moe_layer_pattern", "must be a list of 0 and 1, one per layer");
+       w.moe_layer_pattern.clear();
+       for (const auto& item : v) {
+         const auto i = json_integer<int>(item);
+         if (!i || (*i != 0 && *i != 1)) bad(where, "moe_layer_pattern", "must be a list of 0 and 1, one per layer");
+         w.moe_layer_pattern.push_back(*i);
+       }
+     },
+     [](const Workload& w) { return json(w.moe_layer_pattern); }},
+    {"full_attention_layers",
+     [](Workload& w, const json& v, const std::string& where) {
+       w.full_attention_layers = json_integer<int>(v) == -1 ? -1 : positive_int(v, where, "full_attention_layers", 0);
+     },
+     [](const Workload& w) { return json(w.full_attention_layers); }},
     {"dtype", [](Workload& w, const json& v, const std::string& where) { w.dtype = dtype_name(v, where, "dtype"); },
      [](const Workload& w) { return json(w.dtype); }, true},
     {"grad_dtype", [](Workload& w, const json& v, const std::string& where) { w.grad_dtype = dtype_name(v, where, "grad_dtype"); },
@@ -152,9 +168,17 @@ void apply_workload_keys(Workload& w, const json& j, const std::string& where, b
   }
 }
 
-void check_top_k(const Workload& w, const std::string& where) {
+void check_model_shape(const Workload& w, const std::string& where) {
   if (w.top_k > std::max(w.experts, 1)) {
     throw InputError("workload " + where + ": top_k " + std::to_string(w.top_k) + " exceeds experts " + std::to_string(w.experts));
+  }
+  if (!w.moe_layer_pattern.empty() && w.moe_layer_pattern.size() != static_cast<std::size_t>(w.layers)) {
+    throw InputError("workload " + where + ": moe_layer_pattern lists " + std::to_string(w.moe_layer_pattern.size()) + " layers for " +
+                     std::to_string(w.layers) + " layers; give one 0 or 1 per layer");
+  }
+  if (w.full_attention_layers > w.layers) {
+    throw InputError("workload " + where + ": full_attention_layers " + std::to_string(w.full_attention_layers) + " exceeds layers " +
+                     std::to_string(w.layers));
   }
 }
 
@@ -164,7 +188,7 @@ Workload workload_from_json(const json& j, const std::string& where) {
   if (!j.is_object()) throw InputError("workload " + where + " must be a JSON object of model sizes; see docs/mapping.md");
   Workload w;
   detail::apply_workload_keys(w, j, where, false);
-  detail::check_top_k(w, where);
+  detail::check_model_shape(w, where);
   return w;
 }
 

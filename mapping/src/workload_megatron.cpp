@@ -3,6 +3,7 @@
 // variables and ${VAR:-default}); every --option anywhere in it counts, so arguments kept in
 // bash arrays and on the torchrun line are both found, and lines without options are skipped.
 // Defaults are Megatron-LM's own (megatron/training/arguments.py) where an option is absent.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -355,7 +356,7 @@ class Args {
 
 // --moe-layer-freq: N (every N-th layer, from layer 0, is MoE) or a Python list of 0/1 per
 // layer, written out or as a sum of repeated lists ("([0]*3+[1]*58)").
-int moe_layer_count(const std::string& freq, int layers, const std::string& where) {
+std::vector<int> moe_layer_pattern(const std::string& freq, int layers, const std::string& where) {
   auto refuse = [&] {
     throw InputError("Megatron arguments " + where + ": --moe-layer-freq '" + freq +
                      "' is neither a number nor a list of 0 and 1 such as \"([0]*3+[1]*58)\"");
@@ -367,7 +368,9 @@ int moe_layer_count(const std::string& freq, int layers, const std::string& wher
   if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
     const int n = std::stoi(s.size() > 9 ? std::string("0") : s);
     if (n < 1) refuse();
-    return (layers + n - 1) / n;
+    std::vector<int> every(static_cast<std::size_t>(layers), 0);
+    for (int i = 0; i < layers; i += n) every[static_cast<std::size_t>(i)] = 1;
+    return every;
   }
   std::vector<int> pattern;
   std::size_t i = 0;
@@ -401,9 +404,7 @@ int moe_layer_count(const std::string& freq, int layers, const std::string& wher
     throw InputError("Megatron arguments " + where + ": --moe-layer-freq lists " + std::to_string(pattern.size()) +
                      " layers for --num-layers " + std::to_string(layers) + "; give one 0 or 1 per layer");
   }
-  int moe = 0;
-  for (int p : pattern) moe += p;
-  return moe;
+  return pattern;
 }
 
 std::map<std::string, Arg> collect(const std::vector<Word>& shell_words, std::vector<std::string>& ignored, const std::string& where) {
@@ -475,7 +476,10 @@ WorkloadFile from_megatron(const std::string& text, const std::string& where) {
   w.moe_ffn_hidden = a.number("--moe-ffn-hidden-size").value_or(0);
   w.shared_expert_ffn_hidden = a.number("--moe-shared-expert-intermediate-size").value_or(0);
   if (w.experts > 1) {
-    w.moe_layers = a.has("--moe-layer-freq") ? moe_layer_count(*a.text("--moe-layer-freq"), w.layers, where) : -1;
+    if (a.has("--moe-layer-freq")) {
+      w.moe_layer_pattern = moe_layer_pattern(*a.text("--moe-layer-freq"), w.layers, where);
+      w.moe_layers = static_cast<int>(std::count(w.moe_layer_pattern.begin(), w.moe_layer_pattern.end(), 1));
+    }
     // Megatron's default dispatcher is allgather, whose traffic differs from the all-to-all modelled here.
     const std::string dispatcher = a.text("--moe-token-dispatcher-type").value_or("allgather");
     if (dispatcher != "alltoall" && dispatcher != "flex") {
@@ -540,7 +544,7 @@ WorkloadFile from_megatron(const std::string& text, const std::string& where) {
       nodes->size() < 6) {
     l.world = std::stoi(*per_node) * std::stoi(*nodes);
   }
-  check_top_k(w, where);
+  check_model_shape(w, where);
   return f;
 }
 

@@ -1,6 +1,7 @@
 # meshbench import: nccl-tests and OSU logs (tests/data/import) into results files, then report,
-# compare and history on them. No MPI run: each case reads only the fixture logs.
-foreach(_case compare_after_upgrade compare_uniformly_slower history_step osu_logs public_refusals refusals)
+# compare and history on them; Megatron-LM training logs (tests/data/megatron-logs) read. No MPI
+# run: each case reads only the fixture logs.
+foreach(_case compare_after_upgrade compare_uniformly_slower history_step megatron_logs osu_logs public_refusals refusals)
   string(REPLACE "_" "." _name ${_case})
   add_test(NAME integration.import.${_name}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/import_test.py ${_case})

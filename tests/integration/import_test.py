@@ -2,6 +2,7 @@
 like meshbench's own (report, compare, history), and a log it does not recognise is refused
 with its line, exit status 2 and no file."""
 import glob
+import json
 import os
 import re
 import sys
@@ -227,6 +228,47 @@ def test_public_refusals():
         expect_bad_input(p, "nccl-tests-issue-290-h100-1node-allreduce.log:16: the log does not name its collective")
         check("give --op" in p.stderr, "the way out is --op", p)
         check(os.listdir(bad) == [], f"files left after a refused import: {os.listdir(bad)}", p)
+
+
+MEGATRON_LOGS = os.path.join(DATA, "..", "megatron-logs")
+
+
+def test_megatron_logs():
+    """import megatron-log on the published Megatron-LM logs (tests/data/megatron-logs, SOURCES.md
+    there), unchanged: the step time is the median of the iteration lines after the first, taken
+    here from the text by a regular expression; the layout the arguments state; bad input refused
+    with one line and exit 2."""
+    import statistics
+    logs = sorted(f for f in os.listdir(MEGATRON_LOGS) if f.endswith(".log"))
+    check(len(logs) >= 5, f"{len(logs)} logs in tests/data/megatron-logs")
+    for name in logs:
+        path = os.path.join(MEGATRON_LOGS, name)
+        text = open(path, errors="replace", newline="").read()
+        times = [float(t) for t in re.findall(r"elapsed time per iteration \(ms\): ([0-9.]+)", text)]
+        p = run("import", "megatron-log", path, "--format", "json")
+        check(p.returncode == 0, f"{name}: import megatron-log exited {p.returncode}", p)
+        j = json.loads(p.stdout)
+        check(j["iteration_lines"] == len(times), f"{name}: {j['iteration_lines']} iteration lines, the text has {len(times)}", p)
+        want = statistics.median(times[1:] if len(times) > 2 else times)
+        check(abs(j["step_ms"] - want) <= 1e-9 * want, f"{name}: step {j['step_ms']} ms, want {want}", p)
+        newline_lines = text.count("\n") + (0 if text.endswith("\n") else 1)  # bare CRs (a progress bar) do not end a line
+        check(j["lines"] == newline_lines, f"{name}: {j['lines']} lines read of {newline_lines}", p)
+    rocm = json.loads(run("import", "megatron-log", os.path.join(MEGATRON_LOGS, "rocm-mi300x-8gpu-tp4pp2.log"), "--format", "json").stdout)
+    check(rocm["layout"] == {"tp": 4, "pp": 2, "cp": 1, "ep": 1, "etp": 4, "vpp": 1, "world": 8}, f"rocm layout {rocm['layout']}")
+    check(rocm["job"]["global_batch"] == 512 and rocm["job"]["seq_len"] == 8192, f"rocm job {rocm['job']}")
+    t = run("import", "megatron-log", os.path.join(MEGATRON_LOGS, "ling-mini-2.0-moe-cpt-8k.log"))
+    check("layout: not stated" in t.stdout and "--measured-layout" in t.stdout, "a log without arguments says how to give the layout", t)
+    expect_bad_input(run("import", "megatron-log", f"{NCCL}/all_reduce_perf.log"), "is not a Megatron-LM log")
+    with TempDir() as d:
+        head = os.path.join(d, "head.log")
+        with open(os.path.join(MEGATRON_LOGS, "rocm-mi300x-8gpu-tp4pp2.log"), errors="replace") as f, open(head, "w") as out:
+            for line in f:
+                out.write(line)
+                if "end of arguments" in line:
+                    break
+        expect_bad_input(run("import", "megatron-log", head), "no iteration line")
+        expect_bad_input(run("import", "megatron-log", os.path.join(d, "missing.log")), "cannot read log")
+        check(os.listdir(d) == ["head.log"], f"files left behind: {os.listdir(d)}")
 
 
 CASES = {name[len("test_"):]: fn for name, fn in globals().items() if name.startswith("test_")}

@@ -30,7 +30,9 @@ foreach(_case
     plan_workload_unknown_model_type workload_no_file workload_unknown_model_type workload_missing_key
     workload_megatron_not_modelled workload_megatron_unknown_moe_arg workload_malformed_yaml workload_overlay_model_key
     workload_global_batch explore_no_workload explore_workload_refused explore_ep_vs_experts explore_size_not_dividing
-    explore_bad_sizes explore_memory_unknown explore_efficiency explore_out_exists explore_out_top_zero explore_negative_allowance)
+    explore_bad_sizes explore_memory_unknown explore_efficiency explore_out_exists explore_out_top_zero explore_negative_allowance
+    explore_measured_not_megatron explore_measured_no_iterations explore_measured_layout_contradicts explore_measured_layout_malformed
+    explore_measured_layout_without_log)
   add_test(NAME mapping_bad_input_${_case}
     COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_bad_input.py ${MESHBENCH_EXE} ${_case})
   set_tests_properties(mapping_bad_input_${_case} PROPERTIES LABELS "integration;mapping" TIMEOUT 60)

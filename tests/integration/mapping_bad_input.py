@@ -22,6 +22,15 @@ def file(name, text):
 
 p5 = ["--node-type", "p5.48xlarge", "--nodes", "2"]
 # case: (arguments, words the message must contain)
+# A Megatron-LM log's arguments block and one iteration line, as Megatron prints them.
+MEGATRON_ARGUMENTS = ("------------------------ arguments ------------------------\n"
+                      "  tensor_model_parallel_size ...................... 1\n"
+                      "  pipeline_model_parallel_size .................... 1\n"
+                      "  expert_model_parallel_size ...................... 8\n"
+                      "  world_size ...................................... 16\n"
+                      "-------------------- end of arguments ---------------------\n")
+MEGATRON_ITERATION = (" [2025-01-01 00:00:00] iteration       10/     100 | consumed samples:        10240 | "
+                      "elapsed time per iteration (ms): 12000.0 | number of skipped iterations:   0 |\n")
 cases = {
     "groups_no_world": (["groups", "--tp", "2"], ["--world"]),
     "groups_not_divisible": (["groups", "--world", "12", "--tp", "8"], ["not divisible by TP*CP*PP"]),
@@ -46,8 +55,8 @@ cases = {
     "plan_out_exists": (["plan", *p5, "--out", file("exists.json", "{}")], ["exists", "--force"]),
     "plan_hosts_count": (["plan", *p5, "--hosts", file("hosts", "a\nb\nc\n")], ["3 hosts for 2 nodes"]),
     "plan_bad_format": (["plan", *p5, "--format", "csv"], ["csv", "--format"]),
-    "plan_workload_unknown_model_type": (["plan", *p5, "--workload", file("llama.json", '{"model_type": "llama", "hidden_size": 4096}')],
-                                         ["model type 'llama'", "mixtral, deepseek_v3, qwen3_moe, olmoe, gpt_oss"]),
+    "plan_workload_unknown_model_type": (["plan", *p5, "--workload", file("falcon.json", '{"model_type": "falcon", "hidden_size": 4096}')],
+                                         ["model type 'falcon'", "llama, mistral, qwen2, qwen3 (dense); mixtral"]),
     "workload_no_file": (["workload"], ["name the workload file"]),
     "workload_unknown_model_type": (["workload", file("config.json", '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')],
                                     ["model type 'LlamaForCausalLM'", "supported"]),
@@ -79,6 +88,17 @@ cases = {
                            ["exists", "--force"]),
     "explore_out_top_zero": (["explore", *p5, "--workload", file("e8.json", '{"experts": 8}'), "--out", os.path.join(work, "p.json"),
                               "--out-top", "0"], ["--out-top", "got 0"]),
+    "explore_measured_not_megatron": (["explore", *p5, "--workload", file("m1.json", '{"experts": 8}'), "--measured",
+                                       file("loss.log", "loss 2.3\nloss 2.2\n")], ["is not a Megatron-LM log"]),
+    "explore_measured_no_iterations": (["explore", *p5, "--workload", file("m2.json", '{"experts": 8}'), "--measured",
+                                        file("args.log", MEGATRON_ARGUMENTS)], ["no iteration line"]),
+    "explore_measured_layout_contradicts": (["explore", *p5, "--workload", file("m3.json", '{"experts": 8}'), "--measured",
+                                             file("tp1.log", MEGATRON_ARGUMENTS + MEGATRON_ITERATION), "--measured-layout", "tp=2,ep=8"],
+                                            ["states TP 1, --measured-layout gives 2"]),
+    "explore_measured_layout_malformed": (["explore", *p5, "--workload", file("m4.json", '{"experts": 8}'), "--measured",
+                                           file("one.log", MEGATRON_ITERATION), "--measured-layout", "tp:2"], ["--measured-layout 'tp:2'"]),
+    "explore_measured_layout_without_log": (["explore", *p5, "--workload", file("m5.json", '{"experts": 8}'), "--measured-layout", "tp=2"],
+                                            ["--measured-layout describes a --measured LOG"]),
     "explore_negative_allowance": (["explore", *p5, "--allowance", "-1", "--workload", file("e9.json", '{"experts": 8}')],
                                    ["--allowance", "0 or more"]),
 }
