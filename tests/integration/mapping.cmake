@@ -49,3 +49,9 @@ set_tests_properties(mapping_workload_formats PROPERTIES LABELS "integration;map
 add_test(NAME mapping_explore_qwen3_p5_x8
   COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_explore_check.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
 set_tests_properties(mapping_explore_qwen3_p5_x8 PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
+
+# explore --measured on a published run written as a Megatron-LM log: the fit meets its step and
+# the ranking uses it.
+add_test(NAME mapping_explore_measured
+  COMMAND ${MESHBENCH_LEAVES_NO_SCRATCH} ${_mapping_py} ${_mapping_dir}/mapping_explore_measured.py ${MESHBENCH_EXE} ${MESHBENCH_TEST_DATA})
+set_tests_properties(mapping_explore_measured PROPERTIES LABELS "integration;mapping" TIMEOUT 60)
