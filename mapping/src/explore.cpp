@@ -30,9 +30,15 @@ void check_given_sizes(const ExploreConstraints& c, int world) {
   std::vector<std::string> rules;
   for (const auto& [rule, n] : result.rejected_by_rule) rules.push_back(rule + ": " + std::to_string(n));
   const bool gpus = topology.node(0).slots.empty() || topology.node(0).slots.front().kind == topology::SlotKind::gpu;
+  std::string smallest;
+  if (!result.too_big.empty()) {  // sorted smallest first: what the nearest miss needs, and where
+    const StageMemory& m = result.too_big.front().memory.maximum;
+    smallest = "; the smallest needs " + fixed(m.total() / kBytesPerGiB, 1) + " GiB on stage " + std::to_string(m.stage) + ", " +
+               fixed(m.activations / kBytesPerGiB, 1) + " GiB of it activations";
+  }
   throw InputError("no layout of " + std::to_string(topology.slot_count()) + (gpus ? " GPUs" : " slots") + " fits " +
-                   (w.name.empty() ? "the model" : w.name) + " under the constraints (" + join(rules, "; ") +
-                   "); relax a fixed size, add nodes or lower the micro-batch");
+                   (w.name.empty() ? "the model" : w.name) + " under the constraints (" + join(rules, "; ") + ")" + smallest +
+                   "; relax a fixed size, add nodes or lower the micro-batch");
 }
 
 }  // namespace
@@ -60,11 +66,11 @@ ExploreResult explore(const Workload& w, const TrainingSettings& s, const Explor
     pricer.price(e);
     result.ranked.push_back(std::move(e));
   });
+  std::stable_sort(result.too_big.begin(), result.too_big.end(),
+                   [](const LayoutEstimate& a, const LayoutEstimate& b) { return a.memory.maximum.total() < b.memory.maximum.total(); });
   if (result.ranked.empty()) throw_nothing_fits(result, w, topology);
   auto by_step = [](const LayoutEstimate& a, const LayoutEstimate& b) { return a.step_us < b.step_us; };
   std::stable_sort(result.ranked.begin(), result.ranked.end(), by_step);
-  std::stable_sort(result.too_big.begin(), result.too_big.end(),
-                   [](const LayoutEstimate& a, const LayoutEstimate& b) { return a.memory.maximum.total() < b.memory.maximum.total(); });
 
   // The best few get the planner: every order, the topology-aware placements and the search.
   const int refine = std::min<int>(plan_top, static_cast<int>(result.ranked.size()));

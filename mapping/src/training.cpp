@@ -96,19 +96,23 @@ std::vector<std::vector<int>> StageSplit::layers_by_stage() const {
 
 std::optional<StageSplit> split_layers(int layers, int pp, int vpp) {
   const int chunks = pp * vpp;
-  if (layers < chunks) return std::nullopt;
+  // Two fewer layers than chunks still split: the first chunk keeps the embedding alone and the
+  // last the loss alone (Qwen3-235B's 94 layers over PP 32 × VPP 3 as Megatron's
+  // --pipeline-model-parallel-layout gives it).
+  if (layers < (chunks >= 3 ? chunks - 2 : chunks)) return std::nullopt;
   StageSplit s;
   if (layers % chunks == 0) {
     s.chunk_layers.assign(chunks, layers / chunks);
   } else {
     // Megatron's uneven split: the middle chunks hold c layers each and the first and last chunk
     // share the rest, the first (beside the embedding) the larger half. An end chunk may hold no
-    // layer at all: DeepSeek-V3's recipes give the last one only the MTP block and the loss.
+    // layer at all: DeepSeek-V3's recipes give the last one only the MTP block and the loss, and
+    // with two layers fewer than chunks both end chunks are empty.
     if (chunks < 3) return std::nullopt;
     const int c = (layers + chunks - 1) / chunks;
     const int rest = layers - (chunks - 2) * c;
     const int last = rest / 2, first = rest - last;
-    if (rest < 1 || first > c) return std::nullopt;
+    if (rest < 0 || first > c) return std::nullopt;
     s.even = false;
     s.chunk_layers.assign(chunks, c);
     s.chunk_layers.front() = first;

@@ -171,9 +171,19 @@ std::string family_of(const json& j, const std::string& where) {
     const std::string type = j["model_type"].get<std::string>();
     return type == "grok1" ? "grok-1" : type;
   }
-  static const std::map<std::string, std::string> classes = {{"MixtralForCausalLM", "mixtral"},    {"DeepseekV3ForCausalLM", "deepseek_v3"},
-                                                             {"Qwen3MoeForCausalLM", "qwen3_moe"}, {"OlmoeForCausalLM", "olmoe"},
-                                                             {"GptOssForCausalLM", "gpt_oss"},     {"Grok1ModelForCausalLM", "grok-1"}};
+  static const std::map<std::string, std::string> classes = {{"MixtralForCausalLM", "mixtral"},
+                                                             {"DeepseekV3ForCausalLM", "deepseek_v3"},
+                                                             {"Qwen3MoeForCausalLM", "qwen3_moe"},
+                                                             {"OlmoeForCausalLM", "olmoe"},
+                                                             {"GptOssForCausalLM", "gpt_oss"},
+                                                             {"Grok1ModelForCausalLM", "grok-1"},
+                                                             {"LlamaForCausalLM", "llama"},
+                                                             {"MistralForCausalLM", "mistral"},
+                                                             {"Qwen2ForCausalLM", "qwen2"},
+                                                             {"Qwen3ForCausalLM", "qwen3"},
+                                                             {"Qwen3NextForCausalLM", "qwen3_next"},
+                                                             {"Glm4MoeForCausalLM", "glm4_moe"},
+                                                             {"Llama4ForConditionalGeneration", "llama4"}};
   if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() && j["architectures"][0].is_string()) {
     const std::string name = j["architectures"][0].get<std::string>();
     const auto it = classes.find(name);

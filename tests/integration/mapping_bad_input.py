@@ -58,8 +58,8 @@ cases = {
     "plan_workload_unknown_model_type": (["plan", *p5, "--workload", file("falcon.json", '{"model_type": "falcon", "hidden_size": 4096}')],
                                          ["model type 'falcon'", "llama, mistral, qwen2, qwen3 (dense); mixtral"]),
     "workload_no_file": (["workload"], ["name the workload file"]),
-    "workload_unknown_model_type": (["workload", file("config.json", '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')],
-                                    ["model type 'LlamaForCausalLM'", "supported"]),
+    "workload_unknown_model_type": (["workload", file("config.json", '{"architectures": ["FalconForCausalLM"], "hidden_size": 4096}')],
+                                    ["model type 'FalconForCausalLM'", "supported"]),
     "workload_missing_key": (["workload", file("mixtral.json", json.dumps({
         "model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
         "vocab_size": 32000, "num_experts_per_tok": 2, "intermediate_size": 14336}))], ["lacks 'num_local_experts'"]),

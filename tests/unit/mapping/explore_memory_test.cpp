@@ -147,7 +147,18 @@ TEST(ExploreMemory, LayersSplitEvenlyOrWithLighterEnds) {
   ASSERT_TRUE(ds_v);
   EXPECT_EQ(ds_v->first_chunk(), 1);
   EXPECT_EQ(ds_v->last_chunk(), 0);
-  EXPECT_FALSE(split_layers(3, 4, 1));  // fewer layers than stages
+  EXPECT_FALSE(split_layers(1, 4, 1));  // fewer layers than chunks less the two ends
+  EXPECT_EQ(split_layers(3, 4, 1)->stage_layers, (std::vector<int>{1, 1, 1, 0}));
+  // Qwen3-235B's 94 layers over PP 32 × VPP 3: both end chunks empty, 94 chunks of one layer;
+  // stage 0 holds chunks 0, 32, 64 (0 + 1 + 1), stage 31 chunks 31, 63, 95 (1 + 1 + 0).
+  const auto qwen = split_layers(94, 32, 3);
+  ASSERT_TRUE(qwen);
+  EXPECT_EQ(qwen->first_chunk(), 0);
+  EXPECT_EQ(qwen->last_chunk(), 0);
+  EXPECT_EQ(qwen->stage_layers.front(), 2);
+  EXPECT_EQ(qwen->stage_layers.back(), 2);
+  EXPECT_EQ(qwen->stage_layers[1], 3);
+  EXPECT_FALSE(split_layers(93, 32, 3));
   EXPECT_FALSE(split_layers(7, 2, 1));  // two uneven chunks: no middle to fill
   EXPECT_EQ(routing_imbalance(8, 0.0), 1.0);
   EXPECT_EQ(routing_imbalance(1, 2.0), 1.0);

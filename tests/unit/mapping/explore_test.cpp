@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -185,6 +186,37 @@ TEST(Explore, PublishedRecipesAreFeasibleAndRanked) {
       EXPECT_LE(result.ranked.size() + result.too_big.size(), 1U) << r.name << ": explore priced more than the pinned layout";
     }
   }
+}
+
+// A pinned layout that does not fit is refused with what it needs, so that the user sees how far
+// off it is and where: the message's figures are the estimate's own.
+TEST(Explore, NothingFitsSaysWhatTheSmallestNeeds) {
+  const auto topo = cluster("p5.48xlarge", 1);
+  const Workload w = dense_7b();
+  TrainingSettings s;
+  s.global_batch = 64;
+  s.micro_batch = 8;
+  s.recompute = Recompute::none;
+  ExploreConstraints c;
+  c.tp = {1};
+  c.pp = {1};
+  c.cp = {1};
+  const ExploreHardware hw = hardware("H100");
+  std::string message;
+  try {
+    (void)run(w, s, c, topo, hw);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  ASSERT_NE(message.find("does not fit in GPU memory: 1"), std::string::npos) << message;
+  ExploreLayout layout;
+  layout.layout = {.world = 8, .tp = 1, .cp = 1, .pp = 1, .ep = 1, .etp = 1};
+  const MemoryEstimate m = estimate_memory(workload_for_step(w, s), layout, *split_layers(w.layers, 1, 1), s);
+  EXPECT_GT(m.maximum.total() / kBytesPerGiB, hw.memory_gib);
+  char needs[96];
+  std::snprintf(needs, sizeof needs, "the smallest needs %.1f GiB on stage 0, %.1f GiB of it activations", m.maximum.total() / kBytesPerGiB,
+                m.maximum.activations / kBytesPerGiB);
+  EXPECT_NE(message.find(needs), std::string::npos) << message << "\nwant: " << needs;
 }
 
 }  // namespace

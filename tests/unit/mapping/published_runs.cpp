@@ -60,6 +60,7 @@ std::vector<PublishedRun> published_runs() {
     m.settings.micro_batch = r["micro_batch_size"];
     m.settings.global_batch = r["global_batch_size"];
     m.settings.precision = r["precision"] == "FP8" ? "fp8" : "bf16";
+    if (r["recompute"].is_string()) m.settings.recompute = parse_recompute(r["recompute"]);  // else explore's default
     m.seq_len = r["seq_len"];
     m.step_ms = r["derived"]["step_time_s"].get<double>() * 1000.0;
     m.source = p.id;
@@ -90,7 +91,8 @@ std::string as_megatron_log(const PublishedRun& row) {
          arg("micro_batch_size", std::to_string(m.settings.micro_batch)) +
          arg("global_batch_size", std::to_string(m.settings.global_batch)) + arg("seq_length", std::to_string(m.seq_len)) +
          arg("num_layers", std::to_string(row.workload.layers)) + arg("bf16", "True") +
-         arg("fp8", m.settings.precision == "fp8" ? "hybrid" : "None") + arg("recompute_granularity", "selective") +
+         arg("fp8", m.settings.precision == "fp8" ? "hybrid" : "None") +
+         arg("recompute_granularity", m.settings.recompute == Recompute::none ? "None" : to_string(m.settings.recompute)) +
          arg("use_distributed_optimizer", "True");
   out += "-------------------- end of arguments ---------------------\n";
   auto line = [&](int i, double ms) {
