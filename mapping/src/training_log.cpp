@@ -13,6 +13,9 @@ namespace meshbench::mapping {
 
 namespace {
 
+// Longer lines are no Megatron output (its longest are a few hundred characters).
+constexpr std::size_t kLongestLine = 16384;
+
 std::optional<double> number(std::string_view text) {
   const std::string s(trim(text));
   if (s.empty()) return std::nullopt;
@@ -62,10 +65,12 @@ std::optional<std::string> text_argument(const TrainingLog& log, const std::stri
 }  // namespace
 
 TrainingLog parse_megatron_log(std::istream& in, const std::string& path) {
-  static const std::regex iteration_re(R"(iteration\s+(\d+)/\s*(\d+)\s*\|(.*))");
+  // No trailing ".*": libstdc++'s matcher recurses once per character it consumes, so the rest of
+  // a line is taken as the match's suffix, and lines past kLongestLine are not matched at all.
+  static const std::regex iteration_re(R"(iteration\s+(\d+)/\s*(\d+)\s*\|)");
   static const std::regex memory_re(
       R"(\[Rank (\d+)\] \(after (\d+) iterations\) memory \(MB\) \| allocated: ([0-9.eE+-]+) \| max allocated: ([0-9.eE+-]+) \| reserved: ([0-9.eE+-]+) \| max reserved: ([0-9.eE+-]+))");
-  static const std::regex argument_re(R"(^\s+([A-Za-z_][A-Za-z0-9_]*) \.+ (.*)$)");
+  static const std::regex argument_re(R"(^\s+([A-Za-z_][A-Za-z0-9_]*) \.+ )");
   TrainingLog log;
   log.path = path;
   bool in_arguments = false;
@@ -82,8 +87,12 @@ TrainingLog parse_megatron_log(std::istream& in, const std::string& path) {
       in_arguments = false;
       continue;
     }
-    if (in_arguments && std::regex_match(line, m, argument_re)) {
-      log.arguments.emplace(m[1].str(), std::string(trim(m[2].str())));
+    if (line.size() > kLongestLine) {
+      ++log.skipped;
+      continue;
+    }
+    if (in_arguments && std::regex_search(line, m, argument_re)) {
+      log.arguments.emplace(m[1].str(), std::string(trim(m.suffix().str())));
       continue;
     }
     bool known = false;
@@ -92,7 +101,7 @@ TrainingLog parse_megatron_log(std::istream& in, const std::string& path) {
       it.iteration = std::stoi(m[1].str());
       it.of = std::stoi(m[2].str());
       it.line = log.lines;
-      read_fields(m[3].str(), it);
+      read_fields(m.suffix().str(), it);
       if (it.elapsed_ms > 0) {
         log.iterations.push_back(it);
         known = true;

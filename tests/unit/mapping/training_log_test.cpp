@@ -118,6 +118,11 @@ TEST(TrainingLog, FirstLineLeftOutOnlyWithThreeOrMore) {
   EXPECT_DOUBLE_EQ(measured_step(log_of_text(line(1, 900) + line(2, 100))).step_ms, 500);
   EXPECT_DOUBLE_EQ(measured_step(log_of_text(line(1, 900) + line(2, 100) + line(3, 110))).step_ms, 105);
   EXPECT_EQ(measured_step(log_of_text(line(1, 900) + line(2, 100) + line(3, 110))).intervals_used, 2);
+  // A line no Megatron prints (a megabyte long) is skipped, not matched character by character.
+  const TrainingLog long_line = log_of_text(line(1, 900) + " iteration 2/ 10 | elapsed time per iteration (ms): 5.0 |" +
+                                            std::string(1 << 20, '|') + "\n" + line(3, 110));
+  EXPECT_EQ(long_line.iterations.size(), 2U);
+  EXPECT_EQ(long_line.skipped, 1);
 }
 
 TEST(TrainingLog, BadInputIsOneLineNamingTheWayOut) {
