@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/compare/judge_constants.hpp"
+#include "common/median.hpp"
 
 namespace meshbench::analysis {
 
@@ -71,10 +72,9 @@ double normal_upper_tail(double z);
 // at false-discovery rate alpha when its q-value is at most alpha.
 std::vector<double> benjamini_hochberg(std::span<const double> p_values);
 
-// Median of a sample (the mean of the two middle values for an even count); 0 when empty.
-double median_of(std::vector<double> values);
-// The same, reordering `values` instead of copying them (the bootstrap's resamples).
-double median_in_place(std::vector<double>& values);
+// Median of a sample (common/median.hpp), as compare's statistics and their callers name it.
+using meshbench::median_in_place;
+using meshbench::median_of;
 
 // A confidence interval of median(b) / median(a) by a moving-block bootstrap: blocks of
 // consecutive samples keep each run's autocorrelation. Deterministic for a seed.

@@ -2,6 +2,7 @@
 // training_log: " iteration N/ M | name: value | ..."), its arguments block
 // ("  name ........ value" between the "arguments" rulers) and report_memory's lines.
 #include "mapping/training_log.hpp"
+#include "common/median.hpp"
 
 #include <algorithm>
 #include <regex>
@@ -40,12 +41,6 @@ void read_fields(const std::string& rest, LoggedIteration& it) {
     if (name == "number of skipped iterations") it.skipped = static_cast<int>(*value);
     if (name == "number of nan iterations") it.nan = static_cast<int>(*value);
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 std::optional<int> int_argument(const TrainingLog& log, const std::string& name) {
@@ -140,9 +135,9 @@ MeasuredStep measured_step(const TrainingLog& log) {
     s.skipped_iterations += it.skipped;
     s.nan_iterations += it.nan;
   }
-  s.step_ms = median(times);
+  s.step_ms = median_of(times);
   s.intervals_used = static_cast<int>(times.size());
-  if (!tflops.empty()) s.tflops_per_gpu = median(tflops);
+  if (!tflops.empty()) s.tflops_per_gpu = median_of(tflops);
   for (const auto& m : log.memory) {
     s.max_allocated_gib = std::max(s.max_allocated_gib.value_or(0), m.max_allocated_mb / 1024.0);
     s.max_reserved_gib = std::max(s.max_reserved_gib.value_or(0), m.max_reserved_mb / 1024.0);

@@ -10,18 +10,12 @@
 #include <cstdio>
 #include <map>
 
+#include "common/median.hpp"
 #include "tests/unit/mapping/published_runs.hpp"
-
-namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-}  // namespace
 
 int main() {
   using namespace meshbench::mapping;
+  using meshbench::median_of;
   const auto rows = published_runs();
   std::map<std::string, std::vector<const PublishedRun*>> groups;
   for (const auto& r : rows) groups[r.model + " on " + r.gpu].push_back(&r);
@@ -40,18 +34,18 @@ int main() {
         before.push_back(std::abs(std::log(predicted_step_ms(*other, 0.5, 0.0) / published)));
         after.push_back(std::abs(std::log(predicted_step_ms(*other, fit.efficiency_after, fit.overlap_after) / published)));
       }
-      medians_before.push_back(median(before));
-      medians_after.push_back(median(after));
+      medians_before.push_back(median_of(before));
+      medians_after.push_back(median_of(after));
       all_before.insert(all_before.end(), before.begin(), before.end());
       all_after.insert(all_after.end(), after.begin(), after.end());
       std::printf("  measured %-52s %8.0f ms (estimate %8.0f): efficiency %.3f, hidden %.3f; others' median error %5.1f%% -> %5.1f%%\n",
                   measured->id.c_str(), fit.measured_ms, fit.before_ms, fit.efficiency_after, fit.overlap_after,
                   100 * medians_before.back(), 100 * medians_after.back());
     }
-    std::printf("  median over the choice of measured row: %.1f%% before, %.1f%% after\n", 100 * median(medians_before),
-                100 * median(medians_after));
+    std::printf("  median over the choice of measured row: %.1f%% before, %.1f%% after\n", 100 * median_of(medians_before),
+                100 * median_of(medians_after));
   }
-  std::printf("all predictions: median error %.1f%% before, %.1f%% after (%zu predictions)\n", 100 * median(all_before),
-              100 * median(all_after), all_before.size());
+  std::printf("all predictions: median error %.1f%% before, %.1f%% after (%zu predictions)\n", 100 * median_of(all_before),
+              100 * median_of(all_after), all_before.size());
   return 0;
 }

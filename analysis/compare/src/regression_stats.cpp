@@ -256,18 +256,6 @@ std::vector<double> benjamini_hochberg(std::span<const double> p_values) {
   return q;
 }
 
-double median_of(std::vector<double> values) { return median_in_place(values); }
-
-double median_in_place(std::vector<double>& values) {
-  if (values.empty()) return 0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2.0;
-}
-
 RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence, int resamples,
                                      std::uint64_t seed) {
   RatioInterval out;

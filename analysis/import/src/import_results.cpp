@@ -1,4 +1,5 @@
 #include "analysis/import/import_results.hpp"
+#include "common/median.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,12 +28,6 @@ double nearest_rank(std::vector<double> values, double q) {
   const auto n = values.size();
   const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(q * static_cast<double>(n))));
   return values[std::min(k, n) - 1];
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Distinct values in first-seen order, joined.
@@ -87,7 +82,7 @@ results::PointRecord point_of(const std::vector<const LoggedPoint*>& visits, int
     r.wrong = std::max(r.wrong, v->wrong);
   }
   r.iters = static_cast<int>(std::min<std::int64_t>(iters, std::numeric_limits<int>::max()));
-  r.t_median_us = median(times);
+  r.t_median_us = median_of(times);
   r.t_mean_us = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
   if (visits.size() == 1) {
     // One visit: the spread the tool printed around its mean, where it printed one.

@@ -1,4 +1,5 @@
 #include "analysis/report/io_section.hpp"
+#include "common/median.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,13 +11,6 @@
 namespace meshbench::analysis {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 using IoPhaseKey = std::tuple<std::string, std::string, std::string, std::string, std::uint64_t>;
 
@@ -57,7 +51,7 @@ IoSummary summarise(const std::vector<const results::IoRow*>& rows) {
   }
   s.nodes = static_cast<int>(hosts.size());
   s.repeats = static_cast<int>(launch.size());
-  s.median_gbps = median(launch);
+  s.median_gbps = median_of(launch);
   if (!launch.empty()) {
     s.min_gbps = *std::min_element(launch.begin(), launch.end());
     s.max_gbps = *std::max_element(launch.begin(), launch.end());
@@ -78,7 +72,7 @@ IoSummary summarise(const std::vector<const results::IoRow*>& rows) {
   for (const auto* r : rows) {
     if (r->host == s.slowest_host && !s.slowest_host.empty()) slow.push_back(r->gbps);
   }
-  s.slowest_gbps = median(slow);
+  s.slowest_gbps = median_of(slow);
   return s;
 }
 

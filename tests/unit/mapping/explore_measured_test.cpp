@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "common/median.hpp"
 #include "mapping/src/explore_measured.hpp"
 #include "tests/unit/mapping/published_runs.hpp"
 
@@ -20,12 +21,6 @@ const PublishedRun& row(const std::vector<PublishedRun>& rows, const std::string
     if (r.id == id) return r;
   }
   throw std::runtime_error("no row " + id);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 std::string log_file(const PublishedRun& r) {
@@ -92,12 +87,12 @@ TEST(ExploreMeasured, PublishedRowFitImprovesTheOthers) {
     all_before.insert(all_before.end(), before.begin(), before.end());
     all_after.insert(all_after.end(), after.begin(), after.end());
     if (measured.model == "gpt-oss-120b" && measured.gpu == "H100") {
-      EXPECT_LT(median(after), median(before)) << measured.id;
-      EXPECT_LT(median(after), 0.25) << measured.id;
+      EXPECT_LT(median_of(after), median_of(before)) << measured.id;
+      EXPECT_LT(median_of(after), 0.25) << measured.id;
     }
   }
   ASSERT_GT(all_before.size(), 50U);
-  EXPECT_LT(median(all_after), median(all_before));
+  EXPECT_LT(median_of(all_after), median_of(all_before));
 }
 
 // The row written as a log reads back as the same measured run: layout, batch, precision, step.
