@@ -33,6 +33,11 @@ struct MeasuredFit {
 // compute's (docs/explore.md).
 inline constexpr double kFitEfficiencyMax = 0.95, kFitEfficiencyMin = 0.02;
 
+// explore's step time, ms, for the run's layout and settings as they are (no fit); InputError as
+// fit_to_measured.
+double measured_layout_step_ms(const Workload& workload, const MeasuredRun& run, const ExploreHardware& hardware,
+                               const topology::ClusterTopology& topology, const CostParams& params);
+
 // InputError when the measured layout breaks one of explore's rules for this model.
 MeasuredFit fit_to_measured(const Workload& workload, const MeasuredRun& run, const ExploreHardware& hardware,
                             const topology::ClusterTopology& topology, const CostParams& params);

@@ -151,15 +151,16 @@ int explore_command(const Args& args) {
   TrainingSettings settings = settings_of(o, file.workload);
   const auto topo = load_topology(o);
   const ExploreHardware hw = hardware_of(topo, o);
+  const CostParams params = cost_params_of(o, topo);
   std::optional<MeasuredFit> fit;
   if (!o.measured.empty()) {
     const MeasuredRun run = measured_run_of(o, settings, file.workload, topo.slot_count());
-    fit = fit_to_measured(file.workload, run, hw, topo, cost_params_of(o, topo));
+    fit = fit_to_measured(file.workload, run, hw, topo, params);
     settings.compute_efficiency = fit->efficiency_after;
     settings.comm_overlap = fit->overlap_after;
   }
   const Workload w = workload_for_step(file.workload, settings);
-  const CostModel model(topo, cost_params_of(o, topo), w);
+  const CostModel model(topo, params, w);
   if (!o.export_dir.empty() && !o.force && std::filesystem::exists(o.export_dir + "/megatron_args.txt")) {
     throw InputError("'" + o.export_dir + "/megatron_args.txt' exists; pass --force to overwrite it");
   }

@@ -173,6 +173,7 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
   std::ostringstream out;
   const Workload& w = *c.workload;
   const ExploreHardware& hw = *c.hardware;
+  const bool dense = w.experts <= 1;
   out << "explore: " << (w.name.empty() ? c.model_source : w.name) << " on " << c.topology->node_count() << " node(s), "
       << c.topology->slot_count() << " x " << (hw.gpu_model.empty() ? "slot" : hw.gpu_model) << " (" << fixed(hw.memory_gib, 1) << " GiB, "
       << fixed(hw.bf16_tflops, hw.bf16_tflops < 10 ? 2 : 0) << " TFLOPS bf16)\n";
@@ -190,9 +191,9 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
     const auto& e = r.ranked[i];
     char line[400];
     std::snprintf(line, sizeof line, "%4zu  %-40s %5.1f/%5.1f/%5.1f  %8.0f %7.0f %8.0f (%5.0f) %9.0f %9.0f %4.0f%%  %s%s\n", i + 1,
-                  sizes(e, w.experts <= 1).c_str(), gib(e.memory.minimum.total()), gib(e.memory.typical.total()),
-                  gib(e.memory.maximum.total()), ms(e.compute_us), ms(e.bubble_us), ms(e.comm.exposed_us), ms(e.comm.overlapped_us),
-                  ms(e.step_us), e.tokens_per_s, 100 * e.mfu, e.comm.placement.c_str(), e.comm.planned ? "" : " (not searched)");
+                  sizes(e, dense).c_str(), gib(e.memory.minimum.total()), gib(e.memory.typical.total()), gib(e.memory.maximum.total()),
+                  ms(e.compute_us), ms(e.bubble_us), ms(e.comm.exposed_us), ms(e.comm.overlapped_us), ms(e.step_us), e.tokens_per_s,
+                  100 * e.mfu, e.comm.placement.c_str(), e.comm.planned ? "" : " (not searched)");
     out << line;
   }
   if (rows < r.ranked.size()) out << "  ... " << r.ranked.size() - rows << " more that fit (--top 0 lists all)\n";
@@ -202,7 +203,7 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
     out << "\nbest of each EP size:\n";
     for (const auto& [ep, index] : by_ep) {
       const auto& e = r.ranked[index];
-      out << "  EP" << ep << ": rank " << index + 1 << ", " << sizes(e, w.experts <= 1) << ", step " << fixed(ms(e.step_us), 0) << " ms ("
+      out << "  EP" << ep << ": rank " << index + 1 << ", " << sizes(e, dense) << ", step " << fixed(ms(e.step_us), 0) << " ms ("
           << fixed(100.0 * (e.step_us / r.ranked.front().step_us - 1), 1) << "% over the best), EP all-to-all "
           << fixed(ms(e.comm.dim_us[static_cast<std::size_t>(Dim::ep)] * e.imbalance), 0) << " ms, busiest rank " << fixed(e.imbalance, 2)
           << "x the mean, memory " << fixed(gib(e.memory.maximum.total()), 1) << " GiB\n";
@@ -214,12 +215,12 @@ std::string explore_text(const ExploreResult& r, const ExploreReportContext& c, 
   for (const auto& [rule, n] : r.rejected_by_rule) out << "  " << n << "  " << rule << "\n";
   if (!r.too_big.empty()) {
     const auto& e = r.too_big.front();
-    out << "  smallest that does not fit: " << sizes(e, w.experts <= 1) << " needs " << fixed(gib(e.memory.maximum.total()), 1)
-        << " GiB on stage " << e.memory.maximum.stage << "\n";
+    out << "  smallest that does not fit: " << sizes(e, dense) << " needs " << fixed(gib(e.memory.maximum.total()), 1) << " GiB on stage "
+        << e.memory.maximum.stage << "\n";
   }
   const auto& best = r.ranked.front();
   const StageMemory& m = best.memory.maximum;
-  out << "\nbest: " << sizes(best, w.experts <= 1) << ", " << best.micro_batches << " micro-batches, layers per stage "
+  out << "\nbest: " << sizes(best, dense) << ", " << best.micro_batches << " micro-batches, layers per stage "
       << join(best.split.stage_layers, " ", [](int v) { return std::to_string(v); }) << "\n  memory (stage " << m.stage << "): weights "
       << fixed(gib(m.weights), 1) << " + gradients " << fixed(gib(m.gradients), 1) << " + optimizer " << fixed(gib(m.optimizer), 1)
       << " + activations " << fixed(gib(m.activations), 1) << " + allowance " << fixed(gib(m.allowance), 1) << " = "

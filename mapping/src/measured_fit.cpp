@@ -18,21 +18,46 @@ std::string layout_words(const ExploreLayout& e) {
          " EP" + std::to_string(l.ep) + " ETP" + std::to_string(l.expert_tp());
 }
 
-// Step time, ms, of the measured layout under `s`.
-struct Pricing {
-  const Workload& w;
-  const ExploreLayout& layout;
-  const ExploreHardware& hw;
-  const CostModel& model;
-  ExploreConstraints constraints;
+// The measured layout at the measured job's batch, its communication priced once: the constants
+// the fit moves (compute efficiency, hidden share) do not change what the collectives cost.
+class MeasuredLayout {
+ public:
+  MeasuredLayout(const Workload& workload, const MeasuredRun& run, const ExploreHardware& hw, const topology::ClusterTopology& topology,
+                 const CostParams& params)
+      : w_(step_workload(workload, run)), layout_(run.layout), hw_(hw), model_(topology, params, w_) {
+    constraints_.tp_in_node = false;
+    const RuleInputs rules{w_, run.settings, constraints_, hw.gpus_per_node};
+    if (const std::string_view rule = broken_rule(rules, layout_); !rule.empty()) {
+      throw InputError("the measured layout " + layout_words(layout_) + " of " + run.source + " breaks explore's rule '" +
+                       std::string(rule) + "' for this model; check that the log and --workload describe the same model and job");
+    }
+    StepPricer pricer(w_, run.settings, constraints_, hw_, model_);
+    LayoutEstimate e = pricer.size_up(layout_);
+    pricer.price(e);
+    comm_ = e.comm;
+  }
 
   LayoutEstimate estimate(const TrainingSettings& s) const {
-    StepPricer pricer(w, s, constraints, hw, model);
-    LayoutEstimate e = pricer.size_up(layout);
-    pricer.price(e);
+    StepPricer pricer(w_, s, constraints_, hw_, model_);
+    LayoutEstimate e = pricer.size_up(layout_);
+    e.comm = comm_;
+    pricer.finish(e);
     return e;
   }
   double step_ms(const TrainingSettings& s) const { return estimate(s).step_us / 1000.0; }
+
+ private:
+  static Workload step_workload(Workload w, const MeasuredRun& run) {
+    if (run.seq_len > 0) w.seq_len = run.seq_len;
+    return workload_for_step(std::move(w), run.settings);
+  }
+
+  Workload w_;
+  ExploreLayout layout_;
+  const ExploreHardware& hw_;
+  CostModel model_;
+  ExploreConstraints constraints_;
+  StepComm comm_;
 };
 
 // The value in [lo, hi] where step(value) meets `target`, step falling as value rises.
@@ -47,21 +72,15 @@ double bisect(double lo, double hi, double target, Step step) {
 
 }  // namespace
 
+double measured_layout_step_ms(const Workload& workload, const MeasuredRun& run, const ExploreHardware& hw,
+                               const topology::ClusterTopology& topology, const CostParams& params) {
+  return MeasuredLayout(workload, run, hw, topology, params).step_ms(run.settings);
+}
+
 MeasuredFit fit_to_measured(const Workload& workload, const MeasuredRun& run, const ExploreHardware& hw,
                             const topology::ClusterTopology& topology, const CostParams& params) {
-  Workload w = workload;
-  if (run.seq_len > 0) w.seq_len = run.seq_len;
   const TrainingSettings& s0 = run.settings;
-  const Workload step_workload = workload_for_step(w, s0);
-  ExploreConstraints c;
-  c.tp_in_node = false;
-  const RuleInputs rules{step_workload, s0, c, hw.gpus_per_node};
-  if (const std::string_view rule = broken_rule(rules, run.layout); !rule.empty()) {
-    throw InputError("the measured layout " + layout_words(run.layout) + " of " + run.source + " breaks explore's rule '" +
-                     std::string(rule) + "' for this model; check that the log and --workload describe the same model and job");
-  }
-  const CostModel model(topology, params, step_workload);
-  const Pricing pricing{step_workload, run.layout, hw, model, c};
+  const MeasuredLayout pricing(workload, run, hw, topology, params);
 
   MeasuredFit fit;
   fit.measured_ms = run.step_ms;

@@ -274,7 +274,6 @@ void read_qwen_sparse_layers(Reader& r, Workload& w) {
   w.experts = r.need("num_experts", "experts per MoE layer");
   w.top_k = r.need("num_experts_per_tok", "experts per token");
   w.moe_ffn_hidden = r.need("moe_intermediate_size", "width of one expert");
-  w.ffn_hidden = r.optional("intermediate_size", w.moe_ffn_hidden, 1);  // the dense MLP of mlp_only_layers
   const int step = r.optional("decoder_sparse_step", 1, 1);
   const auto dense_only = r.int_list("mlp_only_layers");
   std::vector<int> pattern(static_cast<std::size_t>(w.layers), 0);
@@ -348,6 +347,7 @@ void read_qwen3_next(Reader& r, WorkloadFile& f) {
                 std::to_string(c.kv_heads) + " K/V heads of " + std::to_string(c.head_dim) + ") and " + std::to_string(c.layers - full) +
                 " Gated DeltaNet linear-attention layers";
   read_qwen_sparse_layers(r, w);
+  w.ffn_hidden = r.optional("intermediate_size", w.moe_ffn_hidden, 1);  // the dense MLP of mlp_only_layers, if any
   w.shared_expert_ffn_hidden = r.optional("shared_expert_intermediate_size", 0);
 }
 

@@ -57,7 +57,7 @@ nlohmann::ordered_json log_json(const mapping::TrainingLog& log, const mapping::
   return j;
 }
 
-std::string size_or_dash(const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); }
+std::string size_or_unknown(const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); }
 
 void print_text(const mapping::TrainingLog& log, const mapping::MeasuredStep& step, const mapping::LoggedJob& job) {
   const auto& first = log.iterations.front();
@@ -79,10 +79,10 @@ void print_text(const mapping::TrainingLog& log, const mapping::MeasuredStep& st
   if (log.arguments.empty()) {
     std::cout << "  layout: not stated (no arguments block); give it to explore as --measured-layout tp=N,pp=N,ep=N,...\n";
   } else {
-    std::cout << "  layout: TP" << size_or_dash(job.tp) << " PP" << size_or_dash(job.pp) << " VPP" << size_or_dash(job.vpp) << " CP"
-              << size_or_dash(job.cp) << " EP" << size_or_dash(job.ep) << " ETP" << size_or_dash(job.etp) << " on "
-              << size_or_dash(job.world) << " GPUs; micro-batch " << size_or_dash(job.micro_batch) << ", global batch "
-              << size_or_dash(job.global_batch) << ", sequence " << size_or_dash(job.seq_len) << ", " << size_or_dash(job.layers)
+    std::cout << "  layout: TP" << size_or_unknown(job.tp) << " PP" << size_or_unknown(job.pp) << " VPP" << size_or_unknown(job.vpp)
+              << " CP" << size_or_unknown(job.cp) << " EP" << size_or_unknown(job.ep) << " ETP" << size_or_unknown(job.etp) << " on "
+              << size_or_unknown(job.world) << " GPUs; micro-batch " << size_or_unknown(job.micro_batch) << ", global batch "
+              << size_or_unknown(job.global_batch) << ", sequence " << size_or_unknown(job.seq_len) << ", " << size_or_unknown(job.layers)
               << " layers, " << job.precision.value_or("?") << ", recompute "
               << (job.recompute ? mapping::to_string(*job.recompute) : std::string("?")) << "\n";
   }

@@ -73,7 +73,7 @@ double predicted_step_ms(const PublishedRun& row, double efficiency, double comm
   MeasuredRun run = row.run;
   run.settings.compute_efficiency = efficiency;
   run.settings.comm_overlap = comm_overlap;
-  return fit_to_measured(row.workload, run, row.hardware, row.cluster, default_cost_params(row.cluster)).before_ms;
+  return measured_layout_step_ms(row.workload, run, row.hardware, row.cluster, default_cost_params(row.cluster));
 }
 
 std::string as_megatron_log(const PublishedRun& row) {
