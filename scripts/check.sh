@@ -4,9 +4,9 @@
 # the system headers' declarations that 14 matched in every batch, and runs the same named checks
 # (.clang-tidy) in under half the time (docs/development.md, "Guard rails"). clang-tidy reads the compile
 # database of build-tidy/ (or $MESHBENCH_TIDY_DIR), a unity tree that is configured, never built:
-# it checks the batch files that hold the sources, 8 a batch, so the standard library, GoogleTest
-# and nlohmann_json are parsed and matched once a batch instead of once a file (about a third
-# of the time; docs/development.md, "Guard rails"). A changed file is checked with its batch.
+# it checks the batch files that hold the sources, one batch a target, so the standard library,
+# GoogleTest and nlohmann_json are parsed and matched once a target instead of once a file
+# (docs/development.md, "Guard rails"). A changed file is checked with its target's batch.
 #   scripts/check.sh            the files changed against main (committed or not)
 #   scripts/check.sh --all      every source file (what CI runs)
 #   scripts/check.sh --fix      rewrite the changed files' formatting in place, then check
@@ -27,13 +27,14 @@ source "$root/scripts/deps.sh"
 MESHBENCH_PACKAGES+=("${MESHBENCH_CHECK_PACKAGES[@]}")
 meshbench_install_deps || exit 2
 build="${MESHBENCH_TIDY_DIR:-$root/build-tidy}"
-# Configured on every call (a second or two): the database follows new files and flags. The
-# batches are build/'s (8 sources, CMake's default): those are the ones known to compile; with 16
-# two sources' file-local constants of one name meet in a batch (clang-diagnostic-error). No
-# precompiled headers: clang cannot read GCC's.
+# Configured on every call (a second or two): the database follows new files and flags. A
+# target's sources are one batch (CMAKE_UNITY_BUILD_BATCH_SIZE=0): build/ compiles them 8 a
+# batch, so two files of one target that define one file-local name compile there and are an
+# error here (clang-diagnostic-error), which keeps names within a target unique, as a larger
+# batch anywhere would need. No precompiled headers: clang cannot read GCC's.
 mkdir -p "$build"
 # shellcheck disable=SC2086
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 -DMESHBENCH_PCH=OFF > "$build/check-configure.log" 2>&1 ||
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DMESHBENCH_PCH=OFF > "$build/check-configure.log" 2>&1 ||
   { cat "$build/check-configure.log" >&2; exit 2; }
 # Sources only: the generated files and the test data are not ours to format.
 sources_pattern='^(common|topology|mapping|bench|results|analysis|slurm|testbed|app|tests)/.*\.(cpp|hpp)$'

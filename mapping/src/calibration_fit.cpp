@@ -193,7 +193,7 @@ std::vector<SizeSegment> segment_fit(const std::vector<Row>& rows, const FitOpti
   return out;
 }
 
-using Key = std::pair<LinkClass, ops::Family>;
+using LinkFamily = std::pair<LinkClass, ops::Family>;
 
 // The class whose sharing a concurrent point measures: the NIC across nodes, a PCIe switch's
 // uplink inside one; none for the others.
@@ -307,7 +307,7 @@ bool usable(const CalibrationPoint& p) {
 }  // namespace
 
 Calibration fit_calibration(std::span<const CalibrationPoint> points, const FitOptions& options) {
-  std::map<Key, std::vector<const CalibrationPoint*>> isolated;
+  std::map<LinkFamily, std::vector<const CalibrationPoint*>> isolated;
   for (const auto& p : points) {
     if (usable(p) && p.flows <= 1) isolated[{p.link, ops::info(p.op).family}].push_back(&p);
   }

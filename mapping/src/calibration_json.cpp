@@ -31,9 +31,9 @@ json exponent_json(const std::optional<double>& exponent, const FitQuality& q) {
 
 // Reads the file's values at dotted paths ("links[0].segments[1].alpha_us"); any problem is one
 // line naming the file and the path.
-class Reader {
+class CalibrationReader {
  public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
+  explicit CalibrationReader(std::string where) : where_(std::move(where)) {}
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     // `path` holds the file's keys, which may hold line breaks (found by fuzzing): one line still.
     throw InputError(
@@ -90,20 +90,20 @@ class Reader {
   std::string where_;
 };
 
-FitQuality read_quality(const Reader& r, const json& j, const std::string& path) {
+FitQuality read_quality(const CalibrationReader& r, const json& j, const std::string& path) {
   r.object(j, path, {"points", "median_rel_error", "p90_rel_error", "rms_log_residual"});
   return {r.count(j["points"], path + ".points"), r.number(j["median_rel_error"], path + ".median_rel_error", 0),
           r.number(j["p90_rel_error"], path + ".p90_rel_error", 0), r.number(j["rms_log_residual"], path + ".rms_log_residual", 0)};
 }
 
-std::optional<double> read_exponent(const Reader& r, const json& j, const std::string& path, FitQuality& quality) {
+std::optional<double> read_exponent(const CalibrationReader& r, const json& j, const std::string& path, FitQuality& quality) {
   r.object(j, path, {"exponent", "quality"});
   quality = read_quality(r, j["quality"], path + ".quality");
   if (j["exponent"].is_null()) return std::nullopt;
   return r.number(j["exponent"], path + ".exponent", 0);
 }
 
-LinkFit read_link(const Reader& r, const json& j, const std::string& path) {
+LinkFit read_link(const CalibrationReader& r, const json& j, const std::string& path) {
   // line_gbps came later within version 1: a file without it fits one line rate per class.
   r.object(j, path, {"link", "family", "segments"}, {"line_gbps"});
   LinkFit fit;
@@ -119,7 +119,7 @@ LinkFit read_link(const Reader& r, const json& j, const std::string& path) {
   const json& segments = r.array(j["segments"], path + ".segments");
   if (segments.empty()) r.fail(path + ".segments", "must hold at least one segment");
   for (std::size_t i = 0; i < segments.size(); ++i) {
-    const std::string p = Reader::at(path + ".segments", i);
+    const std::string p = CalibrationReader::at(path + ".segments", i);
     const json& s = r.object(segments[i], p, {"min_bytes", "alpha_us", "bandwidth_gbps", "quality"});
     SizeSegment seg{r.unsigned_integer(s["min_bytes"], p + ".min_bytes"), r.number(s["alpha_us"], p + ".alpha_us", 0),
                     r.number(s["bandwidth_gbps"], p + ".bandwidth_gbps", 0, true), read_quality(r, s["quality"], p + ".quality")};
@@ -131,7 +131,7 @@ LinkFit read_link(const Reader& r, const json& j, const std::string& path) {
 }
 
 Calibration read_calibration(const json& j, const std::string& where) {
-  const Reader r(where);
+  const CalibrationReader r(where);
   if (!j.is_object() || !j.contains("calibration_version")) r.fail("calibration_version", "is missing (not a calibration file)");
   const json& v = j["calibration_version"];
   if (!v.is_number_integer()) r.fail("calibration_version", "must be an integer");
@@ -149,15 +149,15 @@ Calibration read_calibration(const json& j, const std::string& where) {
   if (!j["versions"].is_object()) r.fail("versions", "must be an object of names to version strings");
   for (const auto& [name, version] : j["versions"].items()) c.versions[name] = r.text(version, "versions." + name);
   const json& sources = r.array(j["sources"], "sources");
-  for (std::size_t i = 0; i < sources.size(); ++i) c.sources.push_back(r.text(sources[i], Reader::at("sources", i)));
+  for (std::size_t i = 0; i < sources.size(); ++i) c.sources.push_back(r.text(sources[i], CalibrationReader::at("sources", i)));
   c.created_at = r.text(j["created_at"], "created_at");
   const json& links = r.array(j["links"], "links");
   std::set<std::pair<topology::LinkClass, ops::Family>> seen;
   for (std::size_t i = 0; i < links.size(); ++i) {
-    c.links.push_back(read_link(r, links[i], Reader::at("links", i)));
+    c.links.push_back(read_link(r, links[i], CalibrationReader::at("links", i)));
     if (!seen.insert({c.links.back().link, c.links.back().family}).second)
-      r.fail(Reader::at("links", i), "fits " + std::string(topology::to_string(c.links.back().link)) + " " +
-                                         std::string(ops::to_string(c.links.back().family)) + " a second time");
+      r.fail(CalibrationReader::at("links", i), "fits " + std::string(topology::to_string(c.links.back().link)) + " " +
+                                                    std::string(ops::to_string(c.links.back().family)) + " a second time");
   }
   const json& sharing = r.object(j["sharing"], "sharing", {"nic", "uplink"});
   c.sharing.nic_exponent = read_exponent(r, sharing["nic"], "sharing.nic", c.sharing.nic_quality);

@@ -29,9 +29,9 @@ ordered layout_json(const Layout& l) {
 }
 
 // Reads what the JSON holds at `key`, or says in one line where and what is wrong.
-class Reader {
+class PlanReader {
  public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
+  explicit PlanReader(std::string where) : where_(std::move(where)) {}
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError("plan " + where_ + ": " + what + "; make it again with 'meshbench plan --out'");
   }
@@ -205,7 +205,7 @@ ordered plan_to_json(const Plan& p, bool with_placements) {
 namespace {
 
 // The plan's hosts: names, node types, slots and their devices, adding up to the layout's world.
-PlanTopology read_plan_topology(const Reader& r, const json& t, int world) {
+PlanTopology read_plan_topology(const PlanReader& r, const json& t, int world) {
   PlanTopology topo;
   topo.slot_kind = r.text(t, "slot_kind", "topology");
   const json& hosts = r.at(t, "hosts", "topology");
@@ -234,7 +234,7 @@ PlanTopology read_plan_topology(const Reader& r, const json& t, int world) {
 }
 
 Plan read_plan(const json& j, const std::string& where) {
-  const Reader r(where);
+  const PlanReader r(where);
   if (!j.is_object() || j.value("format", "") != "meshbench-plan") r.fail("is not a meshbench plan (no \"format\": \"meshbench-plan\")");
   Plan p;
   p.version = r.integer(j, "version", "plan");

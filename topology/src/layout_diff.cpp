@@ -9,7 +9,7 @@ namespace meshbench::topology {
 
 namespace {
 
-std::string num(double v) {
+std::string general_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -60,7 +60,7 @@ std::string describe_layout_difference(const NodeTopology& a, const NodeTopology
   if (a.nics.size() != b.nics.size()) {
     parts.push_back(std::to_string(b.nics.size()) + " NICs vs " + std::to_string(a.nics.size()));
   } else if (a.nic_bandwidth_gbps() != b.nic_bandwidth_gbps()) {
-    parts.push_back("NIC bandwidth " + num(b.nic_bandwidth_gbps()) + " vs " + num(a.nic_bandwidth_gbps()) + " GB/s");
+    parts.push_back("NIC bandwidth " + general_number(b.nic_bandwidth_gbps()) + " vs " + general_number(a.nic_bandwidth_gbps()) + " GB/s");
   } else {
     for (std::size_t i = 0; i < a.nics.size(); ++i) {
       if (a.nics[i].name != b.nics[i].name || a.nics[i].pci != b.nics[i].pci || a.nics[i].kind != b.nics[i].kind ||

@@ -9,7 +9,7 @@ namespace meshbench::topology {
 
 namespace {
 
-std::string num(double v) {
+std::string hundredths(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", std::round(v * 100.0) / 100.0);
   return buf;
@@ -44,14 +44,14 @@ void print_matrix(std::ostream& out, const NodeTopology& n, bool bandwidth) {
   const int count = n.slot_count();
   std::size_t width = 4;
   if (bandwidth) {
-    for (double v : n.bandwidth_gbps) width = std::max(width, num(v).size() + 1);
+    for (double v : n.bandwidth_gbps) width = std::max(width, hundredths(v).size() + 1);
   }
   out << "    " << pad("", 5);
   for (int b = 0; b < count; ++b) out << pad(std::to_string(b), width);
   out << "\n";
   for (int a = 0; a < count; ++a) {
     out << "    " << pad(std::to_string(a), 5);
-    for (int b = 0; b < count; ++b) out << pad(bandwidth ? num(n.bandwidth(a, b)) : std::string(to_string(n.link(a, b))), width);
+    for (int b = 0; b < count; ++b) out << pad(bandwidth ? hundredths(n.bandwidth(a, b)) : std::string(to_string(n.link(a, b))), width);
     out << "\n";
   }
 }
@@ -84,7 +84,7 @@ void print_layout(std::ostream& out, const ClusterTopology& c, int l, const std:
     out << "    " << pad(std::to_string(s.index), 6) << pad(std::string(to_string(s.kind)), 6) << pad(s.model, 32)
         << pad(s.pci.empty() ? "-" : s.pci, 15) << pad(std::to_string(s.numa), 6)
         << pad(s.pci_switch < 0 ? "-" : std::to_string(s.pci_switch), 8) << pad(ranges(n.rails[static_cast<std::size_t>(s.index)]), 11)
-        << num(n.rail_bandwidth_gbps(s.index)) << "\n";
+        << hundredths(n.rail_bandwidth_gbps(s.index)) << "\n";
   }
   out << "  NICs:" << (n.nics.empty() ? " none\n" : "\n");
   if (!n.nics.empty()) {
@@ -94,8 +94,8 @@ void print_layout(std::ostream& out, const ClusterTopology& c, int l, const std:
       const Nic& nic = n.nics[i];
       out << "    " << pad(std::to_string(i), 5) << pad(nic.name, 14) << pad(std::string(to_string(nic.kind)), 7)
           << pad(nic.pci.empty() ? "-" : nic.pci, 15) << pad(std::to_string(nic.numa), 6)
-          << pad(nic.pci_switch < 0 ? "-" : std::to_string(nic.pci_switch), 8) << num(nic.speed_gbps * 8) << " Gb/s ("
-          << num(nic.speed_gbps) << " GB/s)\n";
+          << pad(nic.pci_switch < 0 ? "-" : std::to_string(nic.pci_switch), 8) << hundredths(nic.speed_gbps * 8) << " Gb/s ("
+          << hundredths(nic.speed_gbps) << " GB/s)\n";
     }
   }
   out << "  link classes, slot x slot:\n";
@@ -124,7 +124,7 @@ void print_topology_text(std::ostream& out, const ClusterTopology& c, const std:
     out << "between nodes: NET. A slot sends off its node through its rail NICs; the expected bandwidth between slots on two nodes is the "
            "slower of their rail bandwidths";
     const NodeTopology& n = c.layout(0);
-    if (!n.slots.empty()) out << " (layout 0, slot 0: " << num(n.rail_bandwidth_gbps(0)) << " GB/s)";
+    if (!n.slots.empty()) out << " (layout 0, slot 0: " << hundredths(n.rail_bandwidth_gbps(0)) << " GB/s)";
     out << ".\n";
   }
   if (!slot_of_rank.empty()) {

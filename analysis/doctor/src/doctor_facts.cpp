@@ -19,20 +19,20 @@ bool is_launcher_identity(const std::string& name) {
   // Variables the launcher sets to this process's own rank, node or session: they differ on
   // every rank by design, say nothing rank and host do not, and would make every rank's facts
   // distinct, so that 65,536 ranks stored 65,536 copies of one environment.
-  static constexpr std::array<std::string_view, 10> kSuffixes = {"_RANK",     "_LOCALID",   "_PROCID",        "_NODEID",  "_vpid",
-                                                                 "_TASK_PID", "_node_rank", "_TOPOLOGY_ADDR", "NODENAME", "_session_dir"};
-  static constexpr std::array<std::string_view, 7> kNames = {"PMIX_ID",
-                                                             "PMIX_HOSTNAME",
-                                                             "HOSTNAME",
-                                                             "OMPI_FILE_LOCATION",
-                                                             "SLURM_GTIDS",
-                                                             "OMPI_MCA_orte_hnp_uri",
-                                                             "OMPI_MCA_orte_local_daemon_uri"};
+  static constexpr std::array<std::string_view, 10> kLauncherSuffixes = {
+      "_RANK", "_LOCALID", "_PROCID", "_NODEID", "_vpid", "_TASK_PID", "_node_rank", "_TOPOLOGY_ADDR", "NODENAME", "_session_dir"};
+  static constexpr std::array<std::string_view, 7> kLauncherNames = {"PMIX_ID",
+                                                                     "PMIX_HOSTNAME",
+                                                                     "HOSTNAME",
+                                                                     "OMPI_FILE_LOCATION",
+                                                                     "SLURM_GTIDS",
+                                                                     "OMPI_MCA_orte_hnp_uri",
+                                                                     "OMPI_MCA_orte_local_daemon_uri"};
   // The PMIx server of each node: its address and session paths.
   static constexpr std::array<std::string_view, 2> kPrefixes = {"PMIX_SERVER_", "PMIX_DSTORE_"};
-  if (std::find(kNames.begin(), kNames.end(), name) != kNames.end()) return true;
+  if (std::find(kLauncherNames.begin(), kLauncherNames.end(), name) != kLauncherNames.end()) return true;
   if (std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.rfind(p, 0) == 0; })) return true;
-  return std::any_of(kSuffixes.begin(), kSuffixes.end(),
+  return std::any_of(kLauncherSuffixes.begin(), kLauncherSuffixes.end(),
                      [&](std::string_view s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; });
 }
 

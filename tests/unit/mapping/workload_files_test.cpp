@@ -18,7 +18,7 @@ namespace {
 using testing::error_of;
 using testing::write_temp;
 
-const std::string kConfigs = std::string(MESHBENCH_TEST_DATA) + "/model-configs/";
+const std::string kWorkloadConfigs = std::string(MESHBENCH_TEST_DATA) + "/model-configs/";
 const std::string kMegatron = std::string(MESHBENCH_TEST_DATA) + "/megatron/";
 
 const OpTraffic& op(const std::vector<OpTraffic>& t, Dim d, Op o) {
@@ -37,7 +37,7 @@ bool has(const std::vector<OpTraffic>& t, Dim d) {
 
 // A published config with one key changed or removed, for the bad-input cases.
 std::string edited_config(const std::string& model, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
-  std::ifstream in(kConfigs + model + "/config.json");
+  std::ifstream in(kWorkloadConfigs + model + "/config.json");
   nlohmann::json j = nlohmann::json::parse(in);
   edit(j);
   return write_temp(name, j.dump(2));
@@ -54,7 +54,7 @@ void expect_near_published(double params, double published_billions, double tole
 // meshbench's training defaults: s = 4096, b = 1, 8 micro-batches, bf16 activations, fp32
 // gradients, sequence parallelism, no distributed optimizer.
 TEST(WorkloadFiles, MixtralConfigVolumesByHand) {
-  const WorkloadFile f = read_workload_file(kConfigs + "mixtral-8x7b-v0.1/config.json");
+  const WorkloadFile f = read_workload_file(kWorkloadConfigs + "mixtral-8x7b-v0.1/config.json");
   EXPECT_EQ(f.format, "Hugging Face config.json (mixtral)");
   const Workload& w = f.workload;
   const Layout l{.world = 32, .tp = 2, .cp = 1, .pp = 2, .ep = 8, .etp = 1};
@@ -93,7 +93,7 @@ TEST(WorkloadFiles, MixtralConfigVolumesByHand) {
 // ETP1 on 64 GPUs (DP 32, EDP 2, PP 1): its 3 dense first layers and one shared expert per
 // MoE layer change TP, EP and DP traffic.
 TEST(WorkloadFiles, DeepSeekV3DenseFirstLayersAndSharedExpertsByHand) {
-  const std::string overlay = write_temp("dsv3_overlay.yaml", "model: " + kConfigs +
+  const std::string overlay = write_temp("dsv3_overlay.yaml", "model: " + kWorkloadConfigs +
                                                                   "deepseek-v3/config.json\n"
                                                                   "seq_len: 4096\nmicro_batch: 1\nmicro_batches: 4\n");
   const WorkloadFile f = read_workload_file(overlay);
@@ -132,35 +132,35 @@ TEST(WorkloadFiles, DeepSeekV3DenseFirstLayersAndSharedExpertsByHand) {
 // 0.1% for these models). DeepSeek-V3's 671B excludes its multi-token-prediction module, as
 // meshbench does.
 TEST(WorkloadFiles, ParameterCountsNearThePublishedTotals) {
-  const Workload mixtral = load_workload(kConfigs + "mixtral-8x7b-v0.1/config.json");
+  const Workload mixtral = load_workload(kWorkloadConfigs + "mixtral-8x7b-v0.1/config.json");
   expect_near_published(mixtral.derived_dense_params() + mixtral.derived_expert_params(), 46.7, 0.02);
   expect_near_published(mixtral.active_params(), 12.9, 0.02);
-  const Workload dsv3 = load_workload(kConfigs + "deepseek-v3/config.json");
+  const Workload dsv3 = load_workload(kWorkloadConfigs + "deepseek-v3/config.json");
   expect_near_published(dsv3.derived_dense_params() + dsv3.derived_expert_params(), 671, 0.02);
   expect_near_published(dsv3.active_params(), 37, 0.02);
-  const Workload qwen = load_workload(kConfigs + "qwen3-30b-a3b/config.json");
+  const Workload qwen = load_workload(kWorkloadConfigs + "qwen3-30b-a3b/config.json");
   expect_near_published(qwen.derived_dense_params() + qwen.derived_expert_params(), 30.5, 0.02);
   expect_near_published(qwen.active_params(), 3.3, 0.02);
-  const Workload olmoe = load_workload(kConfigs + "olmoe-1b-7b-0924/config.json");
+  const Workload olmoe = load_workload(kWorkloadConfigs + "olmoe-1b-7b-0924/config.json");
   expect_near_published(olmoe.derived_dense_params() + olmoe.derived_expert_params(), 6.9, 0.02);
   expect_near_published(olmoe.active_params(), 1.3, 0.02);
   // gpt-oss-120b's card: 117B total (its 5.1B active leaves the embeddings out, which this count keeps).
-  const Workload oss = load_workload(kConfigs + "gpt-oss-120b/config.json");
+  const Workload oss = load_workload(kWorkloadConfigs + "gpt-oss-120b/config.json");
   expect_near_published(oss.derived_dense_params() + oss.derived_expert_params(), 117, 0.02);
 }
 
 TEST(WorkloadFiles, ModelShapesFromEachFamily) {
-  const WorkloadFile qwen = read_workload_file(kConfigs + "qwen3-30b-a3b/config.json");
+  const WorkloadFile qwen = read_workload_file(kWorkloadConfigs + "qwen3-30b-a3b/config.json");
   EXPECT_EQ(qwen.workload.kv_hidden, 4 * 128);  // GQA: 4 K/V heads of 128
   EXPECT_EQ(qwen.workload.moe_layer_count(), 48);
   EXPECT_EQ(qwen.workload.expert_ffn(), 768);
   EXPECT_EQ(qwen.workload.top_k, 8);
-  const WorkloadFile oss = read_workload_file(kConfigs + "gpt-oss-120b/config.json");
+  const WorkloadFile oss = read_workload_file(kWorkloadConfigs + "gpt-oss-120b/config.json");
   // Heads 64 of 64 wide: Q and O are 2880 × 4096, not h × h.
   EXPECT_DOUBLE_EQ(oss.workload.attention_params, 2.0 * 2880 * 4096 + 2.0 * 2880 * 512);
   EXPECT_EQ(oss.workload.experts, 128);
   EXPECT_EQ(oss.workload.dtype, "bf16");
-  const WorkloadFile dsv3 = read_workload_file(kConfigs + "deepseek-v3/config.json");
+  const WorkloadFile dsv3 = read_workload_file(kWorkloadConfigs + "deepseek-v3/config.json");
   EXPECT_EQ(dsv3.workload.kv_hidden, 128 * (128 + 64 + 128) / 2);  // MLA's up-projected K and V around a CP ring
   EXPECT_FALSE(dsv3.workload.tied_embeddings);
   // What the file has and meshbench leaves out is listed, not lost.
@@ -188,7 +188,7 @@ TEST(WorkloadFiles, MegatronScriptGivesWorkloadAndLayout) {
   const Layout l{.world = 32, .tp = 2, .cp = 1, .pp = 2, .ep = 8};
   EXPECT_EQ(w.micro_batches_per_step(l), 32);
   // Same shape as the published config.json: same parameters, same per-micro-batch sizes.
-  const Workload hf = load_workload(kConfigs + "mixtral-8x7b-v0.1/config.json");
+  const Workload hf = load_workload(kWorkloadConfigs + "mixtral-8x7b-v0.1/config.json");
   EXPECT_DOUBLE_EQ(w.derived_dense_params(), hf.derived_dense_params());
   EXPECT_DOUBLE_EQ(w.derived_expert_params(), hf.derived_expert_params());
   const auto t = step_traffic(w, l);
@@ -208,7 +208,7 @@ TEST(WorkloadFiles, MegatronArgumentListWithSharedExpertsAndLayerPattern) {
   EXPECT_EQ(w.shared_expert_ffn_hidden, 2048);
   EXPECT_FALSE(w.tied_embeddings);
   // The same MLA sizes as the config.json: the same parameters.
-  const Workload hf = load_workload(kConfigs + "deepseek-v3/config.json");
+  const Workload hf = load_workload(kWorkloadConfigs + "deepseek-v3/config.json");
   EXPECT_DOUBLE_EQ(w.derived_dense_params(), hf.derived_dense_params());
   EXPECT_DOUBLE_EQ(w.derived_expert_params(), hf.derived_expert_params());
   // Global batch 128 over DP 32 (64 GPUs / TP 2): 4 micro-batches.
@@ -228,7 +228,7 @@ TEST(WorkloadFiles, YamlMeansWhatTheSameJsonMeans) {
 }
 
 TEST(WorkloadFiles, OverlaySetsOnlyTrainingSettings) {
-  const std::string model = kConfigs + "mixtral-8x7b-v0.1/config.json";
+  const std::string model = kWorkloadConfigs + "mixtral-8x7b-v0.1/config.json";
   const auto good = write_temp("ov.yaml", "model: " + model + "\nseq_len: 8192\nglobal_batch: 512\ndistributed_optimizer: true\n");
   const Workload w = load_workload(good);
   EXPECT_EQ(w.seq_len, 8192);
