@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/routing_skew.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/mapping.hpp"
 #include "topology/cluster.hpp"
@@ -31,6 +32,7 @@ struct RunMappings {
   std::map<mapping::Dim, std::vector<std::uint64_t>> workload_sizes;
   std::string plan_json;                            // the whole plan (mapping/plan.hpp), kept in the results file
   std::optional<mapping::Calibration> calibration;  // the fitted model the plan was made with
+  double a2av_skew = kDefaultRoutingSkew;           // the routing skew the plan priced (common/routing_skew.hpp)
 };
 
 }  // namespace meshbench::bench

@@ -17,6 +17,7 @@
 #include "bench/sensors/machine_state.hpp"
 #include "bench/sensors/point_sampler.hpp"
 #include "bench/timing.hpp"
+#include "common/routing_skew.hpp"
 #include "mapping/mapping.hpp"
 #include "results/records.hpp"
 
@@ -41,7 +42,7 @@ struct RunOptions {
   bool keep_samples = true;
   std::size_t group_rows = 256;  // per point, groups stored in full up to this many (representative_groups)
   TimingPolicy policy;
-  double a2av_skew = 1.0;
+  double a2av_skew = kDefaultRoutingSkew;  // common/routing_skew.hpp
   std::uint64_t seed = 1;
   int random_placements = 1;  // random mappings among the candidates (`--random`)
   // Rounds: each visits every point once, in a fresh order shuffled from `seed` and the round;

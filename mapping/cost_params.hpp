@@ -7,6 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "common/routing_skew.hpp"
 #include "mapping/calibration.hpp"
 #include "mapping/nccl_tuning.hpp"
 #include "topology/cluster.hpp"
@@ -28,8 +29,9 @@ struct CostParams {
   std::array<LinkCost, topology::kLinkClassCount> links{};
   // All groups of a dimension run at once and share NICs and PCIe switch uplinks.
   bool contention = true;
-  // all_to_allv: the busiest rank sends this many times the average (MoE routing skew).
-  double alltoallv_imbalance = 1.25;
+  // all_to_allv: the routing skew (common/routing_skew.hpp: the Zipf exponent over a group's
+  // ranks); the busiest rank receives routing_imbalance(group size, skew) times the mean.
+  double a2av_skew = kDefaultRoutingSkew;
   // Sizes (nccl-tests convention) summed per op by a model without a workload: run's in-process
   // plan sets them to the sizes it measures. `plan` always ranks by a workload (its default,
   // mapping/workload.hpp, when none is given).
@@ -58,7 +60,7 @@ struct CostParams {
 // network ~8 us) until measurements calibrate them.
 CostParams default_cost_params(const topology::ClusterTopology& topology);
 
-// Applies {"contention": bool, "alltoallv_imbalance": x, "sweep_bytes": [n, ...],
+// Applies {"contention": bool, "a2av_skew": s, "sweep_bytes": [n, ...],
 // "links": {"NVL": {"alpha_us": a, "bandwidth_gbps": b}, ...}, "calibration": {...} or null};
 // keys left out keep their value ("calibration" is how a plan file carries the calibration it
 // was planned with). InputError naming `where` and the key on anything else.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/routing_skew.hpp"
 #include "mapping/layout.hpp"
 #include "mapping/workload.hpp"
 
@@ -26,13 +27,13 @@ struct TrainingSettings {
   bool precision_aware_optimizer = false;  // Adam moments in bf16 (4 bytes per parameter instead of 8)
   bool sequence_parallel = true;           // with TP > 1
   Recompute recompute = Recompute::selective;
-  std::string precision = "bf16";   // the GEMMs' precision: bf16 | fp8 (compute peak only)
-  double compute_efficiency = 0.5;  // achieved / dense peak while computing
-  double routing_skew = 0;          // Zipf exponent over an EP group's ranks (run --a2av-skew's meaning)
-  bool ep_overlap = false;          // EP all-to-all overlapped with another micro-batch's compute
-  double comm_overlap = 0;          // share of the otherwise exposed communication hidden behind compute (fitted by --measured)
-  double allowance_gib = 3.0;       // CUDA context, NCCL and library workspaces
-  double fragmentation = 0.10;      // of the activations: the caching allocator's unused blocks
+  std::string precision = "bf16";             // the GEMMs' precision: bf16 | fp8 (compute peak only)
+  double compute_efficiency = 0.5;            // achieved / dense peak while computing
+  double routing_skew = kDefaultRoutingSkew;  // common/routing_skew.hpp: the Zipf exponent over an EP group's ranks
+  bool ep_overlap = false;                    // EP all-to-all overlapped with another micro-batch's compute
+  double comm_overlap = 0;                    // share of the otherwise exposed communication hidden behind compute (fitted by --measured)
+  double allowance_gib = 3.0;                 // CUDA context, NCCL and library workspaces
+  double fragmentation = 0.10;                // of the activations: the caching allocator's unused blocks
 };
 
 // The workload as the cost model prices it: the model with the job's batch, sequence parallelism
@@ -62,10 +63,6 @@ std::optional<StageSplit> split_layers(int layers, int pp, int vpp);
 // Layer i is an MoE layer when it is among the last moe_layer_count() (DeepSeek's dense first
 // layers come first).
 bool is_moe_layer(const Workload& workload, int layer);
-
-// Busiest rank's share over the mean under Zipf(skew) popularity of an EP group's n ranks, as
-// `run --a2av-skew` draws it: n / Σ_{i=1..n} i^-skew. 1 when skew is 0 or n is 1.
-double routing_imbalance(int ep, double skew);
 
 // One pipeline stage's memory per GPU, bytes.
 struct StageMemory {

@@ -13,10 +13,11 @@ namespace meshbench::bench {
 struct RunConfig {
   std::string out;
   bool force = false;
-  std::string resume;      // the file to continue; also the output then
-  std::string plan_file;   // a plan written by `meshbench plan --out`
-  LaunchOptions launch;    // topology, backend, NCCL log, watchdog grace
-  mapping::Layout layout;  // world comes from the topology / launch
+  std::string resume;            // the file to continue; also the output then
+  std::string plan_file;         // a plan written by `meshbench plan --out`
+  bool a2av_skew_given = false;  // --a2av-skew on the command line (else a --plan's own)
+  LaunchOptions launch;          // topology, backend, NCCL log, watchdog grace
+  mapping::Layout layout;        // world comes from the topology / launch
   std::string workload_file;
   int top = 0;  // 0: every candidate
   std::vector<std::string> mapping_names;

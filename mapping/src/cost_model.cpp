@@ -761,8 +761,8 @@ double CostModel::op_time_us(const DimShape& shape, Op op, std::uint64_t bytes, 
 OpEstimate CostModel::op_estimate(const DimShape& shape, Op op, std::uint64_t bytes, bool isolated) const {
   const int n = shape.group_size;
   if (n <= 1) return {0, "none", ""};
-  // all_to_allv's busiest rank sends `skew` times the average, in both models.
-  const double skew = ops::info(op).traffic_matrix ? params_.alltoallv_imbalance : 1.0;
+  // all_to_allv's busiest rank receives `skew` times the mean under the routing skew, in both models.
+  const double skew = ops::info(op).traffic_matrix ? routing_imbalance(n, params_.a2av_skew) : 1.0;
   if (params_.calibration) {
     // Without contention every group runs alone, as in the α-β model.
     const auto busiest = static_cast<std::uint64_t>(static_cast<double>(bytes) * skew);

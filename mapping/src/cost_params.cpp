@@ -72,9 +72,13 @@ void apply_cost_overrides(CostParams& p, const json& j, const std::string& where
     if (key == "contention") {
       if (!value.is_boolean()) fail("'contention' must be true or false");
       p.contention = value.get<bool>();
+    } else if (key == "a2av_skew") {
+      if (!value.is_number() || value.get<double>() < 0) fail("'a2av_skew' must be a number >= 0 (a Zipf exponent; 0 = balanced)");
+      p.a2av_skew = value.get<double>();
     } else if (key == "alltoallv_imbalance") {
-      if (!value.is_number() || value.get<double>() < 1) fail("'alltoallv_imbalance' must be a number >= 1");
-      p.alltoallv_imbalance = value.get<double>();
+      fail(
+          "'alltoallv_imbalance' (a fixed ratio) is replaced by 'a2av_skew', the routing skew as run --a2av-skew draws it (a Zipf "
+          "exponent; 0 = balanced)");
     } else if (key == "sweep_bytes") {
       if (!value.is_array() || value.empty()) fail("'sweep_bytes' must be a non-empty list of sizes in bytes");
       p.sweep_bytes.clear();
@@ -115,7 +119,7 @@ void apply_cost_overrides(CostParams& p, const json& j, const std::string& where
         p.calibration = calibration_from_json(value, where);
       }
     } else {
-      fail("unknown key '" + key + "' (use contention, alltoallv_imbalance, nccl_tuning, nccl_version, sweep_bytes, links, calibration)");
+      fail("unknown key '" + key + "' (use contention, a2av_skew, nccl_tuning, nccl_version, sweep_bytes, links, calibration)");
     }
   }
 }
@@ -137,7 +141,7 @@ json to_json(const CostParams& p) {
     links[std::string(topology::to_string(static_cast<LinkClass>(c)))] = {{"alpha_us", p.links[c].alpha_us},
                                                                           {"bandwidth_gbps", p.links[c].bandwidth_gbps}};
   }
-  json j = {{"contention", p.contention},   {"alltoallv_imbalance", p.alltoallv_imbalance},
+  json j = {{"contention", p.contention},   {"a2av_skew", p.a2av_skew},
             {"nccl_tuning", p.nccl_tuning}, {"nccl_version", nccl::version_string(p.nccl_version)},
             {"sweep_bytes", p.sweep_bytes}, {"links", links}};
   if (p.calibration) j["calibration"] = to_json(*p.calibration);

@@ -118,6 +118,9 @@ CostParams cost_params_of(const ExploreOptions& o, const topology::ClusterTopolo
   CostParams params = default_cost_params(topo);
   if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
   if (o.no_contention) params.contention = false;
+  // One routing skew for the step's all-to-all, the memory of the routed tokens and --out's plan
+  // (which run measures): --a2av-skew, else a --cost-model file's, else the default.
+  if (o.skew_given) params.a2av_skew = o.skew;
   return params;
 }
 
@@ -152,6 +155,7 @@ int explore_command(const Args& args) {
   const auto topo = load_topology(o);
   const ExploreHardware hw = hardware_of(topo, o);
   const CostParams params = cost_params_of(o, topo);
+  settings.routing_skew = params.a2av_skew;
   std::optional<MeasuredFit> fit;
   if (!o.measured.empty()) {
     const MeasuredRun run = measured_run_of(o, settings, file.workload, topo.slot_count());

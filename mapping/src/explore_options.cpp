@@ -71,8 +71,8 @@ void add_explore_options(po::options_description& options, ExploreOptions& o) {
       ("headroom", po::value<double>(&o.headroom)->default_value(0)->value_name("GIB"), "memory to keep free beyond the allowance")
       ("allowance", po::value<double>(&o.allowance)->default_value(3.0)->value_name("GIB"),
        "memory per GPU for the CUDA context, NCCL and library workspaces (10% of the activations is added for fragmentation)")
-      ("a2av-skew", po::value<double>(&o.skew)->default_value(0)->value_name("S"),
-       "routing skew: Zipf exponent over an EP group's ranks, as run --a2av-skew (0 = balanced)")
+      ("a2av-skew", po::value<double>(&o.skew)->default_value(kDefaultRoutingSkew)->value_name("S"),
+       "routing skew: Zipf exponent over an EP group's ranks, as run --a2av-skew (0 = balanced); --out's plan carries it")
       ("ep-overlap", po::bool_switch(&o.ep_overlap), "EP all-to-all overlapped with compute (Megatron's --overlap-moe-expert-parallel-comm)")
       ("comm-overlap", po::value<double>(&o.comm_overlap)->default_value(0)->value_name("F"),
        "share of the otherwise exposed communication hidden behind compute, 0-1 (--measured fits it)")
@@ -125,6 +125,7 @@ std::optional<ExploreOptions> parse_explore_options(const Args& args) {
                                 options, args, std::cout);
   if (!vm) return std::nullopt;
   o.output = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
+  o.skew_given = !(*vm)["a2av-skew"].defaulted();
   check_values(o);
   return o;
 }

@@ -18,9 +18,10 @@ struct ExploreOptions {
   std::string measured, measured_layout;  // a Megatron-LM log and, when it prints no arguments, its layout
   int micro_batch = 0, global_batch = 0, top = 10, plan_top = 5, out_top = 2;
   OutputFormat output = OutputFormat::text;
-  double gpu_memory = 0, peak_tflops = 0, headroom = 0, efficiency = 0.5, skew = 0, allowance = 3.0, comm_overlap = 0;
+  double gpu_memory = 0, peak_tflops = 0, headroom = 0, efficiency = 0.5, skew = kDefaultRoutingSkew, allowance = 3.0, comm_overlap = 0;
   bool tp_across_nodes = false, no_distributed_optimizer = false, bf16_moments = false, no_sequence_parallel = false, ep_overlap = false,
        no_contention = false, force = false;
+  bool skew_given = false;  // --a2av-skew on the command line (else a --cost-model file's, else the default)
 };
 
 // nullopt after --help; InputError for a value out of range or an --out that exists without --force.

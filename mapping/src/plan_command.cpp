@@ -30,6 +30,7 @@ struct PlanOptions {
   std::uint64_t seed = 1;
   int random = 1;
   bool no_contention = false, force = false, no_search = false;
+  std::optional<double> a2av_skew;  // --a2av-skew (else a --cost-model file's, else the default)
 };
 
 // The planned cluster: the offline description, or this node alone.
@@ -61,6 +62,7 @@ CostParams plan_cost_params(const PlanOptions& o, const topology::ClusterTopolog
   if (!o.cost_model.empty()) params = load_cost_params(o.cost_model, params);
   if (params.calibration) check_calibration_topology(*params.calibration, topo, "'" + o.cost_model + "'");
   if (o.no_contention) params.contention = false;
+  if (o.a2av_skew) params.a2av_skew = *o.a2av_skew;
   return params;
 }
 
@@ -79,6 +81,8 @@ void add_plan_options(po::options_description& options, PlanOptions& o) {
       ("cost-model", po::value<std::string>(&o.cost_model)->default_value("", "from the topology")->value_name("FILE"),
        "a calibration file from 'meshbench calibrate', or JSON overrides of the cost model's parameters (latency and bandwidth per link class, contention)")
       ("no-contention", po::bool_switch(&o.no_contention), "price every group as if it ran alone (no NIC or PCIe sharing)")
+      ("a2av-skew", po::value<double>()->value_name("S"),
+       "routing skew: the Zipf exponent over an EP group's ranks, as run --a2av-skew draws it (default 0, balanced); --out's plan carries it to run")
       ("no-search", po::bool_switch(&o.no_search), "skip the local search")
       ("seed", po::value<std::uint64_t>(&o.seed)->default_value(1), "seed of the random baseline placement")
       ("random", po::value<int>(&o.random)->default_value(1)->value_name("N"), "random placements among the candidates (seeds seed, seed+1, ...)")
@@ -107,6 +111,10 @@ int plan_command(const Args& args) {
   if (!vm) return kExitOk;
   const OutputFormat format = parse_output_format(o.format, {OutputFormat::text, OutputFormat::json});
   if (o.top < 0) throw InputError("--top must be 0 (all) or more (got " + std::to_string(o.top) + ")");
+  if (vm->count("a2av-skew")) {
+    o.a2av_skew = (*vm)["a2av-skew"].as<double>();
+    if (!(*o.a2av_skew >= 0)) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent; 0 = balanced)");
+  }
   if (!o.mapping.empty() && o.export_dir.empty()) throw InputError("--mapping chooses what --export writes; add --export DIR");
 
   // Everything the user gave is read and checked before any work.

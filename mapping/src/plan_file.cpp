@@ -256,7 +256,13 @@ Plan read_plan(const json& j, const std::string& where) {
   if (!w.is_null()) p.workload = workload_from_json(w, where);
   p.time_basis = r.text(j, "time_basis", "plan");
   p.cost_model = CostParams{};
-  apply_cost_overrides(p.cost_model, r.at(j, "cost_model", "plan"), where);
+  json cost_model = r.at(j, "cost_model", "plan");
+  // Plans (and the results files that keep them) written before the routing skew had one meaning
+  // priced all_to_allv at a fixed ratio, 'alltoallv_imbalance'. It cannot be turned into a skew
+  // without the group size, and nothing reads a stored plan's all_to_allv price back (the report
+  // leaves all_to_allv out of its predictions), so such a plan reads as balanced.
+  if (cost_model.is_object()) cost_model.erase("alltoallv_imbalance");
+  apply_cost_overrides(p.cost_model, cost_model, where);
   p.topology = read_plan_topology(r, r.at(j, "topology", "plan"), p.layout.world);
   const json& ms = r.at(j, "mappings", "plan");
   if (!ms.is_array() || ms.empty()) r.fail("lists no mappings");

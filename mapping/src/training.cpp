@@ -123,13 +123,6 @@ std::optional<StageSplit> split_layers(int layers, int pp, int vpp) {
   return s;
 }
 
-double routing_imbalance(int ep, double skew) {
-  if (ep <= 1 || skew <= 0) return 1.0;
-  double harmonic = 0;
-  for (int i = 1; i <= ep; ++i) harmonic += std::pow(static_cast<double>(i), -skew);
-  return ep / harmonic;
-}
-
 double layer_activation_bytes(const Workload& w, const Layout& l, const TrainingSettings& s, bool moe, double routed_factor) {
   const double t = l.tp;
   const double tokens = static_cast<double>(s.micro_batch) * w.seq_len / l.cp;

@@ -93,23 +93,29 @@ def test_two_layouts_in_one_launch():
 
 def test_explore_hand_off():
     """explore --out writes the plan: EP2 and EP4 measured in one launch, report ranks them with
-    the explorer's estimate and draws each layout's memory in the HTML page."""
+    the explorer's estimate and draws each layout's memory in the HTML page. The routing skew
+    explore priced travels in the plan to what run draws and keeps."""
     with TempDir() as d:
         workload = workload_file(d)
         layouts = os.path.join(d, "explore.json")
         p = run("explore", "--workload", workload, "--cpu-slots", str(RANKS), "--gpu-memory", "4", "--allowance", "0.1",
-                "--peak-tflops", "0.05", "--ep", "2,4", "--tp", "1", "--pp", "1", "--cp", "1", "--etp", "1", "--out", layouts)
+                "--peak-tflops", "0.05", "--ep", "2,4", "--tp", "1", "--pp", "1", "--cp", "1", "--etp", "1", "--a2av-skew", "0.5",
+                "--out", layouts)
         check(p.returncode == 0 and "plan of the best layouts written" in p.stdout, "explore --out failed", p)
         with open(layouts) as f:
             written = json.load(f)
         check(written["version"] == 2 and sorted(l["name"] for l in written["layouts"]) == ["ep2", "ep4"],
               f"explore wrote {[l['name'] for l in written['layouts']]}")
+        check(all(l["plan"]["cost_model"]["a2av_skew"] == 0.5 for l in written["layouts"]), "the plan lost explore's routing skew")
         estimates = {l["name"]: l["estimate"] for l in written["layouts"]}
         check(all(e["memory_max_gib"] > 0 and e["memory_limit_gib"] == 4 and e["explore_rank"] >= 1 for e in estimates.values()),
               f"estimates {estimates}")
         out = os.path.join(d, "run.h5")
         p = mpirun(RANKS, "run", "--plan", layouts, *QUICK, *TOP, "--out", out)
         check(p.returncode == 0, "run --plan of explore's file failed", p)
+        with read_h5(out) as f:
+            kept = json.loads(f["plan_json"][0])
+        check(all(l["plan"]["cost_model"]["a2av_skew"] == 0.5 for l in kept["layouts"]), "the results file lost the plan's routing skew")
         r = run("report", out, "--format", "json")
         check(r.returncode == 0, "report failed", r)
         rows = json.loads(r.stdout)["layouts"]["rows"]
@@ -134,6 +140,10 @@ def test_bad_input():
         both = plan_file(d, "both.json", [("ep2", None, ep2), ("ep4", None, ep4)])
         expect_bad_input(mpirun(4, "run", "--plan", both, *QUICK, "--out", out), "8 slots", launched=True)
         check(not os.path.exists(out), "a plan for another world left an output file")
+        # One routing skew for a plan and its run: the plan priced 0 (the default).
+        expect_bad_input(mpirun(RANKS, "run", "--plan", both, *QUICK, "--a2av-skew", "1", "--out", out), "differs from the routing skew 0.00",
+                         launched=True)
+        check(not os.path.exists(out), "a skew the plan did not price left an output file")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}

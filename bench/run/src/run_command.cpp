@@ -32,6 +32,7 @@
 #include "common/mpi/session.hpp"
 #include "common/mpi/strings.hpp"
 #include "common/sizes.hpp"
+#include "common/strings.hpp"
 #include "common/version.hpp"
 #include "mapping/mapping.hpp"
 #include "mapping/plan.hpp"
@@ -88,6 +89,11 @@ std::optional<RunMappings> share_plan(const RunConfig& config, const Launch& at,
       if (plan.layout.world != at.size) {
         throw InputError("the plan is for " + std::to_string(plan.layout.world) + " ranks but " + std::to_string(at.size) +
                          " were launched; launch " + std::to_string(plan.layout.world) + " ranks or plan again");
+      }
+      // One skew for a plan and its run: the plan priced the traffic the run is to draw.
+      if (!config.plan_file.empty() && config.a2av_skew_given && plan.a2av_skew != config.run.a2av_skew) {
+        throw InputError("--a2av-skew " + fixed(config.run.a2av_skew, 2) + " differs from the routing skew " + fixed(plan.a2av_skew, 2) +
+                         " the plan was made with; drop --a2av-skew to measure the plan's, or plan again with --a2av-skew");
       }
       select_mappings(plan, config.mapping_names, config.top, config.calibrate);
       if (plan.mappings.empty()) throw InputError("the plan holds no mapping to measure");
@@ -384,6 +390,7 @@ int run_under_mpi(const RunConfig& config, const Args& args, const ProbeFit& fit
   }
   Backend& backend = *started->backend;
   RunOptions options = config.run;
+  options.a2av_skew = plan->a2av_skew;
   if (config.workload_sizes) options.dim_sizes = plan->workload_sizes;
   const DoctorRecord doctor = run_preflight_checks(config, at);
   std::unique_ptr<NicCounterSampler> nic_counters;

@@ -87,7 +87,8 @@ po::options_description timing_options(RunConfig& c) {
       ("batch-ops", po::value(&c.run.policy.batch_ops)->default_value(20), "ops per batch (batched timing)")
       ("batches", po::value(&c.run.policy.batches)->default_value(5), "batches per point (batched timing)")
       ("no-check", "do not check results (check mode counts wrong elements after each point)")
-      ("a2av-skew", po::value(&c.run.a2av_skew)->default_value(1.0), "Zipf exponent of the skewed all-to-allv traffic (0: uniform)")
+      ("a2av-skew", po::value(&c.run.a2av_skew)->default_value(kDefaultRoutingSkew),
+       "routing skew of all_to_allv's traffic: the Zipf exponent over a group's ranks (0: uniform); a --plan's own by default")
       ("rounds", po::value(&c.run.rounds)->default_value(1),
        "visits of every point, each round in a fresh shuffled order; the spread between rounds is the run's own noise (docs/run.md)")
       ("machine-state", po::value<std::string>()->default_value("on"),
@@ -130,6 +131,8 @@ po::options_description run_options_description(RunConfig& c) {
 }
 
 void finish_run_config(const po::variables_map& vm, RunConfig& c) {
+  c.a2av_skew_given = !vm["a2av-skew"].defaulted();
+  if (!(c.run.a2av_skew >= 0)) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent; 0 = uniform)");
   c.run.keep_samples = vm.count("no-samples") == 0;
   c.run.check = vm.count("no-check") == 0;
   c.doctor = vm.count("no-doctor") == 0;

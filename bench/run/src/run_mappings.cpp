@@ -22,6 +22,7 @@ mapping::CostParams cost_params(const RunConfig& config, const topology::Cluster
     if (params.calibration) mapping::check_calibration_topology(*params.calibration, topology, config.cost_model_file);
   }
   if (calibration) params.calibration = calibration;
+  params.a2av_skew = config.run.a2av_skew;  // the plan prices the skew this run draws
   // Without a workload the plan sums each op over the sweep; charging the sizes this run measures
   // keeps the predicted order and the measured one about the same function.
   if (!with_workload && !config.workload_sizes && !config.run.sizes.empty()) params.sweep_bytes = config.run.sizes;
@@ -61,6 +62,7 @@ RunMappings choose_run_mappings(const RunConfig& config, const topology::Cluster
   const mapping::Plan& first = set.layouts.front().plan;
   RunMappings run;
   run.calibration = first.cost_model.calibration;
+  run.a2av_skew = first.cost_model.a2av_skew;
   run.layout = first.layout;
   run.plan_json = several ? mapping::plan_set_to_json(set).dump() : mapping::plan_to_json(first, true).dump();
   if (first.workload) run.workload_json = mapping::to_json(*first.workload).dump();

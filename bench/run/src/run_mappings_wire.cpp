@@ -37,6 +37,7 @@ std::string to_wire(const RunMappings& run) {
         {{"name", l.name}, {"layout", layout_to_wire(l.layout)}, {"workload_json", l.workload_json}, {"estimate_json", l.estimate_json}});
   }
   j["workload_json"] = run.workload_json;
+  j["a2av_skew"] = run.a2av_skew;
   for (const auto& [dim, sizes] : run.workload_sizes) j["workload_sizes"][std::string(mapping::to_string(dim))] = sizes;
   for (std::size_t i = 0; i < run.mappings.size(); ++i) {
     const auto& m = run.mappings[i];
@@ -56,6 +57,7 @@ RunMappings from_wire(const std::string& text) {
     run.layouts.push_back({l.at("name"), layout_from_wire(l.at("layout")), l.at("workload_json"), l.at("estimate_json")});
   }
   run.workload_json = j.value("workload_json", "");
+  run.a2av_skew = j.value("a2av_skew", kDefaultRoutingSkew);
   if (j.contains("workload_sizes")) {
     for (const auto& [k, v] : j["workload_sizes"].items()) run.workload_sizes[*mapping::parse_dim(k)] = v.get<std::vector<std::uint64_t>>();
   }

@@ -6,6 +6,7 @@
 
 #include "bench/op_spec.hpp"
 #include "bench/traffic_matrix.hpp"
+#include "common/routing_skew.hpp"
 
 namespace meshbench::bench {
 
@@ -63,6 +64,22 @@ TEST(NcclAlltoallvMatrix, HigherSkewIsHotter) {
   const auto mild = alltoallv_matrix(8, 1 << 20, 0.5, 5);
   const auto steep = alltoallv_matrix(8, 1 << 20, 2.0, 5);
   EXPECT_LT(max_rank_traffic(mild), max_rank_traffic(steep));
+}
+
+// One meaning of the skew: the hottest rank receives what the planner and explore price,
+// routing_imbalance(n, skew) times the mean (common/routing_skew.hpp), to the rounding of counts.
+TEST(NcclAlltoallvMatrix, TheHottestRankReceivesTheImbalanceThePlannerPrices) {
+  for (int n : {2, 4, 8, 16}) {
+    for (double skew : {0.0, 0.3, 1.0, 2.0}) {
+      const std::uint64_t per_rank = 1 << 20;
+      const auto m = alltoallv_matrix(n, per_rank, skew, 13);
+      const double mean = static_cast<double>(per_rank);  // every rank sends per_rank, so receives that on average
+      const double hottest = static_cast<double>(column_sum(m, hottest_column(m)));
+      // Each of the n rows adds at most n - 1 elements of rounding to the hottest rank.
+      const double rounding = static_cast<double>(n * n) / mean;
+      EXPECT_NEAR(hottest / mean, routing_imbalance(n, skew), rounding) << "n " << n << " skew " << skew;
+    }
+  }
 }
 
 TEST(NcclAlltoallvMatrix, DeterministicForASeed) {

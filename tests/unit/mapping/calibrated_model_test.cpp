@@ -214,9 +214,12 @@ TEST(CalibratedModel, OpTimeIsTheCalibratedTimeWhereTheCalibrationFits) {
   }
   // By hand: all-reduce of 2 ranks, 2 steps of 20 µs, 8 MiB at 2 GB/s shared by 2 flows as 2^0.5.
   EXPECT_NEAR(calibrated.op_time_us(across, ops::Op::all_reduce, bytes), 40 + 8388608.0 / 2e3 * std::sqrt(2.0), 1e-3);
-  // all_to_allv keeps the model's imbalance: the busiest rank's bytes.
-  EXPECT_DOUBLE_EQ(calibrated.op_time_us(across, ops::Op::all_to_allv, bytes),
-                   *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_to_all, 2, static_cast<std::uint64_t>(bytes * 1.25), 2));
+  // all_to_allv keeps the routing skew's imbalance: the busiest rank's bytes (Zipf 1 over 2
+  // ranks: 2 / 1.5 of the mean).
+  params.a2av_skew = 1.0;
+  const CostModel skewed(topo, params);
+  EXPECT_DOUBLE_EQ(skewed.op_time_us(across, ops::Op::all_to_allv, bytes),
+                   *calibrated_time_us(cal, LinkClass::NET, ops::Op::all_to_all, 2, static_cast<std::uint64_t>(bytes * (2.0 / 1.5)), 2));
   // Inside a node (NVL, not calibrated) the α-β profiles price, as without a calibration.
   const auto inside_cal = calibrated.score(kTp2OfFour, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);
   const auto inside_plain = plain.score(kTp2OfFour, groups, std::vector<int>{0, 1, 2, 3}).of(Dim::tp);

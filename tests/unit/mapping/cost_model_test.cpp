@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "mapping/mapping.hpp"
 #include "synthetic_nodes.hpp"
+#include "tests/unit/input_error_text.hpp"
 
 namespace meshbench::mapping {
 
@@ -92,8 +93,34 @@ TEST(CostModel, AllToAllIsBoundByNodeEgress) {
   // each node sends 2·S·2/4 = 1e6 B over 2×10 GB/s = 50 us; on-node 1/4·S over 100 GB/s = 2.5 us.
   const Layout l{.world = 4, .tp = 1, .cp = 1, .pp = 1, .ep = 4};
   EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_all, 1'000'000), 50.0, 1e-9);
-  // The skewed variant: the busiest rank sends alltoallv_imbalance times the average.
-  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_allv, 1'000'000), 50.0 * c.params.alltoallv_imbalance, 1e-9);
+  // The skewed variant, balanced by default: the same traffic as all_to_all.
+  EXPECT_EQ(c.params.a2av_skew, kDefaultRoutingSkew);
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_allv, 1'000'000), 50.0, 1e-9);
+}
+
+TEST(CostModel, AllToAllvIsPricedAtTheRoutingSkewsBusiestRank) {
+  TwoByTwo c(2);
+  const Layout l{.world = 4, .tp = 1, .cp = 1, .pp = 1, .ep = 4};
+  // Zipf exponent 1 over 4 ranks: the busiest receives 4 / (1 + 1/2 + 1/3 + 1/4) = 1.92 times the mean.
+  c.params.a2av_skew = 1.0;
+  EXPECT_NEAR(routing_imbalance(4, 1.0), 48.0 / 25.0, 1e-12);
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_allv, 1'000'000), 50.0 * 48.0 / 25.0, 1e-9);
+  EXPECT_NEAR(c.time(l, {0, 1, 2, 3}, Dim::ep, Op::all_to_all, 1'000'000), 50.0, 1e-9);  // all_to_all is not routed
+}
+
+TEST(CostParams, TheRoutingSkewIsOneKeyAndTheOldRatioIsRefusedByName) {
+  CostParams p;
+  apply_cost_overrides(p, nlohmann::json::parse(R"({"a2av_skew": 0.5})"), "'t.json'");
+  EXPECT_EQ(p.a2av_skew, 0.5);
+  EXPECT_EQ(to_json(p).at("a2av_skew"), 0.5);
+  EXPECT_FALSE(to_json(p).contains("alltoallv_imbalance"));
+  const std::string old =
+      test_support::error_of([&] { apply_cost_overrides(p, nlohmann::json::parse(R"({"alltoallv_imbalance": 1.25})"), "'t.json'"); });
+  EXPECT_NE(old.find("replaced by 'a2av_skew'"), std::string::npos) << old;
+  EXPECT_EQ(old.find('\n'), std::string::npos) << old;
+  const std::string negative =
+      test_support::error_of([&] { apply_cost_overrides(p, nlohmann::json::parse(R"({"a2av_skew": -1})"), "'t.json'"); });
+  EXPECT_NE(negative.find("'a2av_skew' must be a number >= 0"), std::string::npos) << negative;
 }
 
 TEST(CostModel, SendRecvBetweenStages) {
