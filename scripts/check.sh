@@ -28,10 +28,9 @@ MESHBENCH_PACKAGES+=("${MESHBENCH_CHECK_PACKAGES[@]}")
 meshbench_install_deps || exit 2
 build="${MESHBENCH_TIDY_DIR:-$root/build-tidy}"
 # Configured on every call (a second or two): the database follows new files and flags. A
-# target's sources are one batch (CMAKE_UNITY_BUILD_BATCH_SIZE=0): build/ compiles them 8 a
-# batch, so two files of one target that define one file-local name compile there and are an
-# error here (clang-diagnostic-error), which keeps names within a target unique, as a larger
-# batch anywhere would need. No precompiled headers: clang cannot read GCC's.
+# target's sources are one batch (CMAKE_UNITY_BUILD_BATCH_SIZE=0), as build/ compiles them: two
+# files of one target that define one file-local name are an error (clang-diagnostic-error). No
+# precompiled headers: clang cannot read GCC's.
 mkdir -p "$build"
 # shellcheck disable=SC2086
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${MESHBENCH_CMAKE_ARGS:-} -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DMESHBENCH_PCH=OFF > "$build/check-configure.log" 2>&1 ||

@@ -53,12 +53,13 @@ meshbench_install_deps() {
 }
 
 # meshbench_build ROOT [TARGET...]: configures and builds into $MESHBENCH_BUILD_DIR (default: build/): Ninja, a unity build
-# (CMAKE_UNITY_BUILD: each library and test binary compiles its sources in batches of 8 files, so
-# the heavy headers are parsed and their templates compiled once a batch, not once a file) and
-# line tables only (-O2 -g1). docs/development.md, "CI", has what each saves. Extra CMake
-# arguments come from $MESHBENCH_CMAKE_ARGS and win over these (-DCMAKE_UNITY_BUILD=OFF for a
-# tree where one edited file should recompile alone, -DMESHBENCH_LINE_TABLES_ONLY=OFF for a
-# debugger's view of every variable).
+# (CMAKE_UNITY_BUILD with CMAKE_UNITY_BUILD_BATCH_SIZE=0: each library and test binary compiles
+# all its sources as one translation unit, so the heavy headers' templates and inline functions
+# are compiled once a target, not once a file or a batch) and line tables only (-O2 -g1).
+# docs/development.md, "CI", has what each saves. Extra CMake arguments come from
+# $MESHBENCH_CMAKE_ARGS and win over these (-DCMAKE_UNITY_BUILD=OFF, or
+# -DCMAKE_UNITY_BUILD_BATCH_SIZE=8, for a tree where an edited file should recompile alone or with
+# few others; -DMESHBENCH_LINE_TABLES_ONLY=OFF for a debugger's view of every variable).
 meshbench_build() {
   local root="$1"
   shift
@@ -73,6 +74,6 @@ meshbench_build() {
   fi
   # shellcheck disable=SC2086
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=ON \
-    -DMESHBENCH_LINE_TABLES_ONLY=ON ${MESHBENCH_CMAKE_ARGS:-} || return 2
+    -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DMESHBENCH_LINE_TABLES_ONLY=ON ${MESHBENCH_CMAKE_ARGS:-} || return 2
   cmake --build "$build" -j "$(nproc)" "${targets[@]}" || return 2
 }
