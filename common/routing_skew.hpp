@@ -15,4 +15,7 @@ inline constexpr double kDefaultRoutingSkew = 0.0;
 // 1 when skew is 0 or n is 1.
 double routing_imbalance(int n, double skew);
 
+// InputError in one line unless `skew` (an --a2av-skew) is 0 or more.
+void check_routing_skew(double skew);
+
 }  // namespace meshbench

@@ -104,7 +104,7 @@ void check_values(const ExploreOptions& o) {
   if (!o.out.empty() && !o.force && std::filesystem::exists(o.out))
     throw InputError("'" + o.out + "' exists; pass --force to overwrite it");
   if (!(o.efficiency > 0 && o.efficiency <= 1)) throw InputError("--efficiency must be in (0, 1]; published MoE runs reach 0.3-0.6");
-  if (o.skew < 0) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent)");
+  check_routing_skew(o.skew);
   if (!(o.comm_overlap >= 0 && o.comm_overlap <= 1))
     throw InputError("--comm-overlap must be in [0, 1]: the share of exposed communication hidden");
   if (!o.measured_layout.empty() && o.measured.empty()) throw InputError("--measured-layout describes a --measured LOG; give the log too");
@@ -153,7 +153,6 @@ TrainingSettings settings_of(const ExploreOptions& o, const Workload& w) {
   s.sequence_parallel = !o.no_sequence_parallel;
   s.precision = o.precision;
   s.compute_efficiency = o.efficiency;
-  s.routing_skew = o.skew;
   s.ep_overlap = o.ep_overlap;
   s.comm_overlap = o.comm_overlap;
   s.allowance_gib = o.allowance;

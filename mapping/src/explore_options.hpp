@@ -30,7 +30,8 @@ std::optional<ExploreOptions> parse_explore_options(const Args& args);
 // The sizes to try (InputError for a malformed size list).
 ExploreConstraints constraints_of(const ExploreOptions& options);
 
-// The job's settings: the options', else the workload file's batch sizes, else the defaults.
+// The job's settings: the options', else the workload file's batch sizes, else the defaults. The
+// routing skew is the cost model's (explore_command.cpp), so that the two price one skew.
 TrainingSettings settings_of(const ExploreOptions& options, const Workload& workload);
 
 // --measured-layout "tp=1,pp=2,ep=8,vpp=24" (cp 1, vpp 1 and etp = tp unless given) on `world`;

@@ -113,7 +113,7 @@ int plan_command(const Args& args) {
   if (o.top < 0) throw InputError("--top must be 0 (all) or more (got " + std::to_string(o.top) + ")");
   if (vm->count("a2av-skew")) {
     o.a2av_skew = (*vm)["a2av-skew"].as<double>();
-    if (!(*o.a2av_skew >= 0)) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent; 0 = balanced)");
+    check_routing_skew(*o.a2av_skew);
   }
   if (!o.mapping.empty() && o.export_dir.empty()) throw InputError("--mapping chooses what --export writes; add --export DIR");
 

@@ -411,6 +411,7 @@ def test_bad_input():
         expect_bad_input(run("run", "--out", out, "--sizes", "8,,x"), "size")
         expect_bad_input(run("run", "--out", out, "--bogus"), "bogus")
         expect_bad_input(run("run", "--out", out, "--rank-time", "median"), "--rank-time")
+        expect_bad_input(run("run", "--out", out, "--a2av-skew", "-1"), "--a2av-skew must be 0 or more")
         expect_bad_input(mpirun(4, "run", *LAYOUT, "--out", "/nonexistent-dir/x.h5"), "does not exist", launched=True)
         # A plan for 8 slots launched on 4 ranks.
         expect_bad_input(mpirun(4, "run", "--node-type", "p4d.24xlarge", "--nodes", "1", "--tp", "2", "--out", out), "8 slots", launched=True)

@@ -26,11 +26,13 @@ foreach(_case
     groups_no_world groups_not_divisible groups_pp_last groups_unknown_dim groups_bad_format groups_zero_tp
     plan_unknown_node_type plan_nodes_zero plan_layout_not_dividing plan_workload_missing plan_workload_malformed
     plan_workload_unknown_key plan_workload_experts_vs_ep plan_cost_model_bad_key plan_mapping_without_export
-    plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format
+    plan_unknown_mapping plan_top_negative plan_out_exists plan_hosts_count plan_bad_format plan_negative_skew
+    plan_cost_model_old_imbalance
     plan_workload_unknown_model_type workload_no_file workload_unknown_model_type workload_missing_key
     workload_megatron_not_modelled workload_megatron_unknown_moe_arg workload_malformed_yaml workload_overlay_model_key
     workload_global_batch explore_no_workload explore_workload_refused explore_ep_vs_experts explore_size_not_dividing
     explore_bad_sizes explore_memory_unknown explore_efficiency explore_out_exists explore_out_top_zero explore_negative_allowance
+    explore_negative_skew
     explore_measured_not_megatron explore_measured_no_iterations explore_measured_layout_contradicts explore_measured_layout_malformed
     explore_measured_layout_without_log)
   add_test(NAME mapping_bad_input_${_case}

@@ -55,6 +55,9 @@ cases = {
     "plan_out_exists": (["plan", *p5, "--out", file("exists.json", "{}")], ["exists", "--force"]),
     "plan_hosts_count": (["plan", *p5, "--hosts", file("hosts", "a\nb\nc\n")], ["3 hosts for 2 nodes"]),
     "plan_bad_format": (["plan", *p5, "--format", "csv"], ["csv", "--format"]),
+    "plan_negative_skew": (["plan", *p5, "--a2av-skew", "-0.5"], ["--a2av-skew must be 0 or more"]),
+    "plan_cost_model_old_imbalance": (["plan", *p5, "--cost-model", file("old.json", '{"alltoallv_imbalance": 1.25}')],
+                                      ["'alltoallv_imbalance'", "replaced by 'a2av_skew'"]),
     "plan_workload_unknown_model_type": (["plan", *p5, "--workload", file("falcon.json", '{"model_type": "falcon", "hidden_size": 4096}')],
                                          ["model type 'falcon'", "llama, mistral, qwen2, qwen3 (dense); mixtral"]),
     "workload_no_file": (["workload"], ["name the workload file"]),
@@ -101,6 +104,8 @@ cases = {
                                             ["--measured-layout describes a --measured LOG"]),
     "explore_negative_allowance": (["explore", *p5, "--allowance", "-1", "--workload", file("e9.json", '{"experts": 8}')],
                                    ["--allowance", "0 or more"]),
+    "explore_negative_skew": (["explore", *p5, "--a2av-skew", "-1", "--workload", file("e10.json", '{"experts": 8}')],
+                              ["--a2av-skew must be 0 or more"]),
 }
 args, words = cases[case]
 p = subprocess.run([meshbench, *args], capture_output=True, text=True, timeout=50)

@@ -132,7 +132,7 @@ po::options_description run_options_description(RunConfig& c) {
 
 void finish_run_config(const po::variables_map& vm, RunConfig& c) {
   c.a2av_skew_given = !vm["a2av-skew"].defaulted();
-  if (!(c.run.a2av_skew >= 0)) throw InputError("--a2av-skew must be 0 or more (a Zipf exponent; 0 = uniform)");
+  check_routing_skew(c.run.a2av_skew);
   c.run.keep_samples = vm.count("no-samples") == 0;
   c.run.check = vm.count("no-check") == 0;
   c.doctor = vm.count("no-doctor") == 0;
